@@ -1,0 +1,386 @@
+"""The Tokenizer: one canonical model (merges, split pattern, special tokens) and
+everything derived from it: vocab, encoding, decoding, spans and traces.
+
+The API follows tiktoken's ``Encoding`` where one exists (``encode``,
+``encode_ordinary``, ``decode``, ``decode_bytes``, ``decode_tokens_bytes``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import regex
+
+from . import engine_py
+from .patterns import Splitter, pattern_name, resolve_pattern
+from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
+
+Pair = tuple[int, int]
+_IDENTITY = tuple(range(256))
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates with U+FFFD, exactly as tiktoken does before encoding."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str, not {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer.
+
+    ``merges`` maps ``(left, right)`` to the new id, in merge order (minbpe's
+    convention); it may also be given as a sequence of ``Merge`` records. Ids
+    ``byte_ids[b]`` are the single bytes (``0..255`` in order unless the tokenizer
+    comes from an official encoding, whose byte tokens are shuffled).
+
+    >>> tok = Tokenizer({(97, 97): 256, (256, 97): 257})
+    >>> tok.encode("aaab")
+    [257, 98]
+    >>> tok.decode([257, 98])
+    'aaab'
+    """
+
+    def __init__(
+        self,
+        merges: Mapping[Pair, int] | Sequence[Merge] = (),
+        *,
+        pattern: str | None = None,
+        special_tokens: Mapping[str, int] | None = None,
+        byte_ids: Sequence[int] | None = None,
+        name: str = "",
+        metadata: Mapping[str, Any] | None = None,
+    ):
+        if isinstance(merges, Mapping):
+            merge_list = [Merge(i, (int(a), int(b)), int(new)) for i, ((a, b), new) in enumerate(merges.items())]
+        else:
+            merge_list = [Merge(i, tuple(m.pair), m.new_id, m.count) for i, m in enumerate(merges)]
+        self._merges: list[Merge] = merge_list
+        self.byte_ids: tuple[int, ...] = tuple(byte_ids) if byte_ids is not None else _IDENTITY
+        self.pattern: str | None = resolve_pattern(pattern)
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.name = name
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.training = None  # a TrainingTrace when this tokenizer was just trained
+        self._check()
+        self._splitter = Splitter(self.pattern)
+
+    # ------------------------------------------------------------------ model
+
+    def _check(self) -> None:
+        if len(self.byte_ids) != 256 or len(set(self.byte_ids)) != 256:
+            raise ValueError("byte_ids must give 256 different ids, one for each byte value")
+        known = set(self.byte_ids)
+        for m in self._merges:
+            a, b = m.pair
+            if a not in known or b not in known:
+                missing = a if a not in known else b
+                raise ValueError(
+                    f"merge #{m.rank} {m.pair} -> {m.new_id} uses id {missing}, which no byte or earlier merge defines; "
+                    "merges must be listed in the order they were learned"
+                )
+            if m.new_id in known:
+                raise ValueError(f"merge #{m.rank} {m.pair} mints id {m.new_id}, which is already taken; every merge needs a new id")
+            known.add(m.new_id)
+        for tok, tid in self.special_tokens.items():
+            if not isinstance(tok, str) or not tok:
+                raise ValueError(f"special token {tok!r} must be a non-empty string")
+            if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0:
+                raise ValueError(f"special token {tok!r} needs a whole-number id, got {tid!r}")
+            if tid in known:
+                free = max(known) + 1
+                raise ValueError(
+                    f"special token {tok!r} has id {tid}, which a byte or merge already uses; "
+                    f"give it an id of {free} or more (the first free id), or pass a list of names to have ids assigned"
+                )
+            known.add(tid)
+
+    @property
+    def merges(self) -> dict[Pair, int]:
+        """``{(left, right): new_id}`` in merge order."""
+        return {m.pair: m.new_id for m in self._merges}
+
+    @property
+    def merge_list(self) -> list[Merge]:
+        """The merges as records, with the count each had when it was learned."""
+        return list(self._merges)
+
+    @property
+    def num_merges(self) -> int:
+        return len(self._merges)
+
+    @functools.cached_property
+    def vocab(self) -> dict[int, bytes]:
+        """``{id: bytes}`` for bytes, merges and special tokens, derived from the merges."""
+        vocab = {tid: bytes([b]) for b, tid in enumerate(self.byte_ids)}
+        for m in self._merges:
+            vocab[m.new_id] = vocab[m.pair[0]] + vocab[m.pair[1]]
+        for tok, tid in self.special_tokens.items():
+            vocab[tid] = tok.encode("utf-8")
+        return vocab
+
+    @functools.cached_property
+    def parents(self) -> dict[int, Pair]:
+        """``{new_id: (left, right)}``: what each merged token was made from."""
+        return {m.new_id: m.pair for m in self._merges}
+
+    @functools.cached_property
+    def rank_of(self) -> dict[int, int]:
+        """``{new_id: rank}`` for merged tokens."""
+        return {m.new_id: m.rank for m in self._merges}
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id (tiktoken's ``n_vocab``)."""
+        return max(self.vocab) + 1
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return frozenset(self.special_tokens.values())
+
+    @property
+    def pattern_name(self) -> str:
+        return pattern_name(self.pattern)
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<Tokenizer{label}: {256 + self.num_merges} tokens, pattern={self.pattern_name}, {len(self.special_tokens)} special>"
+
+    def truncated(self, k: int) -> Tokenizer:
+        """This tokenizer after only its first ``k`` merges (same pattern and specials).
+
+        Encoding the training text with it gives the text as training left it after
+        ``k`` merges.
+        """
+        if not isinstance(k, int) or not 0 <= k <= self.num_merges:
+            raise ValueError(f"k must be a whole number from 0 to {self.num_merges}, got {k!r}")
+        out = Tokenizer(self._merges[:k], pattern=self.pattern, special_tokens={}, byte_ids=self.byte_ids, name=self.name)
+        out.special_tokens = dict(self.special_tokens)  # ids may lie above the cut; they stay valid
+        return out
+
+    # ------------------------------------------------------------------ encoding
+
+    @functools.cached_property
+    def _encoder(self) -> engine_py.PyEncoder:
+        enc = engine_py.PyEncoder(self.byte_ids)
+        enc.ranks = {m.pair: (m.rank, m.new_id) for m in self._merges}
+        return enc
+
+    @functools.cached_property
+    def _special_regex(self):
+        return _special_regex(tuple(self.special_tokens))
+
+    def split(self, text: str) -> list[str]:
+        """The pre-tokenisation chunks of ordinary text."""
+        return self._splitter.split(clean_text(text))
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text, treating special-token strings as ordinary text."""
+        return self._encoder.encode_chunks(self._splitter.split(clean_text(text)))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode text; special tokens as in tiktoken.
+
+        Text equal to a special token raises ValueError unless the token is in
+        ``allowed_special`` (encoded as the special id) or left out of
+        ``disallowed_special`` (encoded as ordinary text).
+        """
+        text = clean_text(text)
+        out: list[int] = []
+        for piece, special in self._pieces(text, allowed_special, disallowed_special):
+            if special is not None:
+                out.append(special)
+            else:
+                out.extend(self._encoder.encode_chunks(self._splitter.split(piece)))
+        return out
+
+    def _pieces(self, text, allowed_special, disallowed_special):
+        """Cut text at allowed special tokens: ``[(piece, special_id or None), ...]``."""
+        specials = set(self.special_tokens)
+        if allowed_special == "all":
+            allowed = specials
+        else:
+            allowed = set(allowed_special)
+            unknown = allowed - specials
+            if unknown:
+                raise ValueError(
+                    f"allowed_special names {sorted(unknown)!r}, which this tokenizer does not have; "
+                    f"its special tokens are {sorted(specials)!r}"
+                )
+        disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
+        if disallowed:
+            m = _special_regex(tuple(sorted(disallowed))).search(text)
+            if m:
+                raise_disallowed_special_token(m.group())
+        if not allowed:
+            return [(text, None)] if text else []
+        pieces = []
+        pos = 0
+        for m in _special_regex(tuple(sorted(allowed))).finditer(text):
+            if m.start() > pos:
+                pieces.append((text[pos : m.start()], None))
+            pieces.append((m.group(), self.special_tokens[m.group()]))
+            pos = m.end()
+        if pos < len(text):
+            pieces.append((text[pos:], None))
+        return pieces
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of a token given its exact text or bytes; KeyError if there is none."""
+        data = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
+        if isinstance(text_or_bytes, str) and text_or_bytes in self.special_tokens:
+            return self.special_tokens[text_or_bytes]
+        try:
+            return self._bytes_to_id[data]
+        except KeyError:
+            raise KeyError(f"{text_or_bytes!r} is not a single token of this tokenizer") from None
+
+    @functools.cached_property
+    def _bytes_to_id(self) -> dict[bytes, int]:
+        out: dict[bytes, int] = {}
+        specials = self.special_ids
+        for tid, b in self.vocab.items():
+            if tid not in specials:
+                out.setdefault(b, tid)
+        return out
+
+    # ------------------------------------------------------------------ decoding
+
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
+        """The bytes of each token.
+
+        >>> Tokenizer().decode_tokens_bytes([104, 105])
+        [b'h', b'i']
+        """
+        vocab = self.vocab
+        try:
+            return [vocab[i] for i in ids]
+        except (KeyError, TypeError):
+            pass
+        for i in ids:
+            if not isinstance(i, int) or i not in vocab:
+                raise ValueError(
+                    f"cannot decode token id {i!r}: this tokenizer has ids 0 to {self.n_vocab - 1} "
+                    f"({len(vocab)} in use); check that the ids came from the same tokenizer"
+                ) from None
+        raise AssertionError("unreachable")
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return b"".join(self.decode_tokens_bytes(ids))
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Decode ids to text; invalid UTF-8 becomes U+FFFD unless ``errors`` says otherwise."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    # ------------------------------------------------------------------ display data
+
+    def spans(self, ids: Sequence[int]) -> list[Span]:
+        """One ``Span`` per token, with character and byte offsets in the decoded text."""
+        return make_spans(list(zip(ids, self.decode_tokens_bytes(ids))), self.special_ids)
+
+    def encode_spans(self, text: str, **special_args) -> list[Span]:
+        """``encode`` then ``spans``: what the playground shows."""
+        return self.spans(self.encode(text, **special_args))
+
+    def encode_trace(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = (),
+    ) -> EncodeTrace:
+        """Encode step by step: each step applies one merge rank everywhere at once.
+
+        Replaying every step gives exactly ``encode`` (a test checks it). Special
+        tokens in the text are ordinary text unless allowed.
+        """
+        text = clean_text(text)
+        data = text.encode("utf-8")
+        enc = self._encoder
+        ranks = enc.ranks
+        chunks: list[tuple[int, int]] = []
+        chunk_bytes: list[tuple[int, int]] = []
+        specials: list[tuple[int, int, int]] = []
+        events: list[tuple[int, int, int]] = []
+        per_chunk: dict[str, list[tuple[int, int, int]]] = {}
+        char_pos = 0
+        byte_pos = 0
+        for piece, special in self._pieces(text, allowed_special, disallowed_special):
+            pieces = [piece] if special is not None else self._splitter.split(piece)
+            for chunk in pieces:
+                cb = chunk.encode("utf-8")
+                chunks.append((char_pos, char_pos + len(chunk)))
+                chunk_bytes.append((byte_pos, byte_pos + len(cb)))
+                if special is not None:
+                    specials.append((byte_pos, len(cb), special))
+                else:
+                    ev = per_chunk.get(chunk)
+                    if ev is None:
+                        ev = []
+                        engine_py.bpe_heap([self.byte_ids[b] for b in cb], ranks, len(ranks), ev)
+                        per_chunk[chunk] = ev
+                    events.extend((r, byte_pos + p, new_id) for r, p, new_id in ev)
+                char_pos += len(chunk)
+                byte_pos += len(cb)
+        events.sort()
+        steps = []
+        n_tokens = len(data) - sum(length - 1 for _, length, _ in specials)
+        vocab = self.vocab
+        i = 0
+        while i < len(events):
+            r = events[i][0]
+            j = i
+            while j < len(events) and events[j][0] == r:
+                j += 1
+            new_id = events[i][2]
+            n_tokens -= j - i
+            m = self._merges[r]
+            steps.append(EncodeStep(len(steps) + 1, r, m.pair, new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
+            i = j
+        return EncodeTrace(text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps))
+
+    def merge_tree(self, token_id: int) -> MergeTree:
+        """How ``token_id`` was built, recursively down to bytes."""
+        vocab = self.vocab
+        if token_id not in vocab:
+            raise ValueError(f"no token with id {token_id}: ids go from 0 to {self.n_vocab - 1}")
+        parents = self.parents
+
+        def build(tid: int) -> MergeTree:
+            pair = parents.get(tid)
+            if pair is None:
+                return MergeTree(tid, vocab[tid])
+            return MergeTree(tid, vocab[tid], (build(pair[0]), build(pair[1])))
+
+        return build(token_id)
+
+
+@functools.lru_cache(maxsize=64)
+def _special_regex(tokens: tuple[str, ...]):
+    # longest first, so a special token that is a prefix of another never wins
+    ordered = sorted(tokens, key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(t) for t in ordered))
+
+
+def raise_disallowed_special_token(token: str):
+    """tiktoken's error, word for word: it names the two arguments that change it."""
+    raise ValueError(
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, "
+        f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        f"If you want this text to be encoded as normal text, disable the check for this token "
+        f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )

@@ -1,0 +1,333 @@
+"""The BPE engine in plain Python: incremental training and per-chunk encoding.
+
+This is the readable version of the algorithms; ``_fastbpe.c`` implements exactly
+the same ones in C and is used when it is built (``make build``). Both are tested
+against each other and against the naive recount in ``tests/reference.py``.
+
+Vocabulary of this module: a *chunk* is the bytes of one regex piece; a *word* is
+a chunk as a list of token ids; ``weight`` is how often the chunk occurs.
+"""
+
+from __future__ import annotations
+
+import heapq
+from itertools import chain
+from collections.abc import Callable, Sequence
+
+Pair = tuple[int, int]
+Progress = Callable[[int, int], object] | None
+
+# Chunks shorter than this are encoded by rescanning (fast for short words); longer
+# ones with a heap over positions, which stays O(n log n) for a 100 kB chunk.
+SHORT_CHUNK = 48
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def train_merges(
+    chunks: Sequence[bytes],
+    weights: Sequence[int],
+    num_merges: int,
+    progress: Progress = None,
+    every: int = 1,
+) -> list[tuple[int, int, int, int]]:
+    """Learn up to ``num_merges`` merges; return ``[(left, right, count, replaced), ...]``.
+
+    Merge ``i`` mints id ``256 + i``. Each step takes the pair with the highest count
+    (summed over chunks, each weighted by how often it occurs); among equal counts,
+    the pair whose first occurrence comes earliest in the text, i.e. the earliest
+    ``(chunk index, byte offset)`` with chunks in order of first appearance. Every
+    non-overlapping occurrence is replaced left to right. Stops early only when no
+    adjacent pair is left.
+
+    Incremental: pair counts change only where a merge touched a word; a pair's
+    occurrences are all created at the step that minted its newer id and afterwards
+    only destroyed, so counts only fall and first occurrences only move right. The
+    heap therefore holds optimistic entries that are checked when popped.
+
+    ``replaced`` is how many occurrences the merge replaced (less than ``count`` only
+    for overlapping runs such as ``aaa``), so the sequence length after each merge
+    follows without re-encoding.
+
+    >>> train_merges([b"aaabdaaabac"], [1], 3)
+    [(97, 97, 4, 2), (256, 97, 2, 2), (257, 98, 2, 2)]
+    """
+    words = [list(c) for c in chunks]
+    tok_len = [1] * 256
+    counts: dict[Pair, int] = {}
+    where: dict[Pair, list[int]] = {}  # chunk indices in increasing order (may be stale)
+    first: dict[Pair, tuple[int, int]] = {}
+    for ci, w in enumerate(words):
+        wt = weights[ci]
+        for off, pair in enumerate(zip(w, w[1:])):
+            if pair in counts:
+                counts[pair] += wt
+                lst = where[pair]
+                if lst[-1] != ci:
+                    lst.append(ci)
+            else:
+                counts[pair] = wt
+                where[pair] = [ci]
+                first[pair] = (ci, off)
+    heap = [(-c, first[p], p) for p, c in counts.items()]
+    heapq.heapify(heap)
+    cursor: dict[Pair, int] = {}
+
+    def first_occurrence(pair: Pair) -> tuple[int, int]:
+        lst = where[pair]
+        k = cursor.get(pair, 0)
+        a, b = pair
+        while k < len(lst):
+            ci = lst[k]
+            w = words[ci]
+            off = 0
+            for i in range(len(w) - 1):
+                if w[i] == a and w[i + 1] == b:
+                    cursor[pair] = k
+                    return (ci, off)
+                off += tok_len[w[i]]
+            k += 1  # the pair is gone from this chunk for good
+        cursor[pair] = k
+        return (1 << 62, 0)
+
+    merges: list[tuple[int, int, int, int]] = []
+    every = max(1, every)
+    while len(merges) < num_merges and heap:
+        negc, key, pair = heapq.heappop(heap)
+        c = counts.get(pair, 0)
+        if c <= 0:
+            continue
+        if c != -negc:
+            heapq.heappush(heap, (-c, first_occurrence(pair), pair))
+            continue
+        new_id = 256 + len(merges)
+        tok_len.append(tok_len[pair[0]] + tok_len[pair[1]])
+        new_pairs: dict[Pair, None] = {}
+        replaced = _apply_merge(words, weights, pair, new_id, where[pair], counts, where, first, tok_len, new_pairs)
+        merges.append((pair[0], pair[1], c, replaced))
+        del counts[pair]
+        for p in new_pairs:
+            heapq.heappush(heap, (-counts[p], first[p], p))
+        if progress is not None and (len(merges) % every == 0 or len(merges) == num_merges):
+            progress(len(merges), num_merges)
+    return merges
+
+
+def _apply_merge(words, weights, pair, new_id, chunk_list, counts, where, first, tok_len, new_pairs):
+    """Merge ``pair`` in every word of ``chunk_list``, updating counts where it changed.
+
+    Returns how many occurrences were replaced, weighted by chunk frequency.
+    """
+    a, b = pair
+    replaced = 0
+    seen = -1
+    for ci in chunk_list:
+        if ci == seen:
+            continue
+        seen = ci
+        w = words[ci]
+        wt = weights[ci]
+        i = 0
+        out: list[int] = []
+        off = 0  # byte offset of w[i] in the chunk
+        changed = False
+        n = len(w)
+        while i < n:
+            if i + 1 < n and w[i] == a and w[i + 1] == b:
+                changed = True
+                # the pair on the left now ends in new_id instead of a
+                if out:
+                    left = out[-1]
+                    _add(counts, (left, a), -wt) if left != new_id else None
+                    _new(counts, where, first, new_pairs, (left, new_id), wt, ci, off - tok_len[left])
+                # the pair on the right now starts with new_id instead of b
+                if i + 2 < n:
+                    right = w[i + 2]
+                    if not (right == a and i + 3 < n and w[i + 3] == b):
+                        _add(counts, (b, right), -wt)
+                        _new(counts, where, first, new_pairs, (new_id, right), wt, ci, off)
+                    else:
+                        _add(counts, (b, right), -wt)  # (b, a): its a is merged next
+                out.append(new_id)
+                off += tok_len[new_id]
+                replaced += wt
+                i += 2
+            else:
+                out.append(w[i])
+                off += tok_len[w[i]]
+                i += 1
+        if changed:
+            words[ci] = out
+    return replaced
+
+
+def _add(counts, pair, delta):
+    counts[pair] = counts.get(pair, 0) + delta
+
+
+def _new(counts, where, first, new_pairs, pair, wt, ci, off):
+    if pair in counts and pair not in new_pairs:
+        # cannot happen: a pair with the new id is created only at this step
+        raise AssertionError(f"pair {pair} seen before its id was minted")
+    if pair not in new_pairs:
+        new_pairs[pair] = None
+        counts[pair] = 0
+        where[pair] = []
+        first[pair] = (ci, off)
+    counts[pair] += wt
+    lst = where[pair]
+    if not lst or lst[-1] != ci:
+        lst.append(ci)
+
+
+# ----------------------------------------------------------------------------- encoding
+
+
+class PyEncoder:
+    """Applies merges to chunks: lowest rank first, every occurrence, until none applies.
+
+    ``ranks`` maps a pair to ``(rank, new_id)``. ``max_rank`` (exclusive) restricts the
+    encoder to the first merges, which is how a tokenizer "after k merges" is viewed.
+    Whole-chunk results are cached: text repeats its words, so most chunks are hits.
+    """
+
+    CACHE_LIMIT = 500_000
+
+    def __init__(self, byte_ids: Sequence[int]):
+        self.byte_ids = list(byte_ids)
+        self.ranks: dict[Pair, tuple[int, int]] = {}
+        self._cache = _ChunkCache(self.encode_bytes)
+
+    def add(self, a: int, b: int, new_id: int) -> None:
+        self.ranks[(a, b)] = (len(self.ranks), new_id)
+        self._cache.clear()
+
+    def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
+        limit = max_rank if max_rank >= 0 else len(self.ranks)
+        ids = [self.byte_ids[b] for b in data]
+        if len(ids) < SHORT_CHUNK:
+            return bpe_short(ids, self.ranks, limit)
+        return bpe_heap(ids, self.ranks, limit)
+
+    def encode_chunks(self, chunks: Sequence[str], max_rank: int = -1) -> list[int]:
+        if max_rank >= 0:
+            out: list[int] = []
+            for c in chunks:
+                out.extend(self.encode_bytes(c.encode("utf-8"), max_rank))
+            return out
+        cache = self._cache
+        if len(cache) > self.CACHE_LIMIT:
+            cache.clear()
+        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+
+
+class _ChunkCache(dict):
+    """``{chunk: ids}`` that encodes a chunk the first time it is asked for."""
+
+    def __init__(self, encode_bytes):
+        super().__init__()
+        self._encode_bytes = encode_bytes
+
+    def __missing__(self, chunk: str) -> list[int]:
+        ids = self[chunk] = self._encode_bytes(chunk.encode("utf-8"))
+        return ids
+
+
+def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) -> list[int]:
+    """Rescan-and-merge, the seeds' encode loop, for one chunk."""
+    while len(ids) >= 2:
+        best = None
+        for pair in zip(ids, ids[1:]):
+            r = ranks.get(pair)
+            if r is not None and r[0] < limit and (best is None or r[0] < best[0]):
+                best = r
+                bp = pair
+        if best is None:
+            break
+        ids = merge(ids, bp, best[1])
+    return ids
+
+
+def merge(ids: list[int], pair: Pair, idx: int) -> list[int]:
+    """Replace every non-overlapping ``pair`` in ``ids``, left to right.
+
+    >>> merge([1, 1, 1, 2], (1, 1), 9)
+    [9, 1, 2]
+    """
+    out = []
+    i = 0
+    n = len(ids)
+    a, b = pair
+    while i < n:
+        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+            out.append(idx)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def bpe_heap(
+    ids: list[int],
+    ranks: dict[Pair, tuple[int, int]],
+    limit: int,
+    events: list[tuple[int, int, int]] | None = None,
+) -> list[int]:
+    """Encode one chunk with a heap over positions; optionally record the merges.
+
+    Each merge applied is appended to ``events`` as ``(rank, position, new_id)``, where
+    ``position`` is the index in ``ids`` (the chunk's initial tokens, normally its
+    bytes) at which the merged token starts. Popping (rank, position) from a heap is
+    the same as "lowest rank first, all occurrences left to right": a merge only
+    creates pairs that contain the new id, and those rank higher than the current one.
+
+    >>> bpe_heap([1, 1, 1], {(1, 1): (0, 9)}, 1)
+    [9, 1]
+    """
+    n = len(ids)
+    tok = list(ids)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    heap = []
+    get = ranks.get
+    for i in range(n - 1):
+        r = get((tok[i], tok[i + 1]))
+        if r is not None and r[0] < limit:
+            heap.append((r[0], i))
+    heapq.heapify(heap)
+    while heap:
+        r, i = heapq.heappop(heap)
+        if tok[i] < 0:
+            continue
+        j = nxt[i]
+        if j >= n:
+            continue
+        cur = get((tok[i], tok[j]))
+        if cur is None or cur[0] != r:
+            continue
+        new_id = cur[1]
+        if events is not None:
+            events.append((r, i, new_id))
+        tok[i] = new_id
+        tok[j] = -1
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+        p = prv[i]
+        if p >= 0:
+            rr = get((tok[p], new_id))
+            if rr is not None and rr[0] < limit:
+                heapq.heappush(heap, (rr[0], p))
+        if k < n:
+            rr = get((new_id, tok[k]))
+            if rr is not None and rr[0] < limit:
+                heapq.heappush(heap, (rr[0], i))
+    out = []
+    i = 0
+    while i < n:
+        out.append(tok[i])
+        i = nxt[i]
+    return out

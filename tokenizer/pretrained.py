@@ -1,0 +1,155 @@
+"""The official encodings as our own Tokenizers, built from OpenAI's rank files.
+
+Loaders here are pure (bytes in, Tokenizer out); fetching the files is
+``provision.py``'s job. Merges are recovered from the ranks as in minbpe's
+``gpt4.py``: each multi-byte token is encoded with the merges ranked below it, and
+must come out as exactly two tokens, which form its merge pair.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from . import engine_py
+from .bpe import Tokenizer
+from .display import from_gpt2_form
+from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+from .provision import read_ranks_file
+from .trace import Merge
+
+ENDOFTEXT = "<|endoftext|>"
+FIM_PREFIX = "<|fim_prefix|>"
+FIM_MIDDLE = "<|fim_middle|>"
+FIM_SUFFIX = "<|fim_suffix|>"
+ENDOFPROMPT = "<|endofprompt|>"
+
+#: name -> (rank file, pattern, special tokens, label)
+ENCODINGS = {
+    "r50k_base": ("r50k_base", GPT2_PATTERN, {ENDOFTEXT: 50256}, "GPT-2 / GPT-3 (r50k_base)"),
+    "cl100k_base": (
+        "cl100k_base",
+        GPT4_PATTERN,
+        {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276},
+        "GPT-4 / GPT-3.5 (cl100k_base)",
+    ),
+    "o200k_base": ("o200k_base", O200K_PATTERN, {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, "GPT-4o (o200k_base)"),
+}
+ALIASES = {"gpt2": "r50k_base", "r50k": "r50k_base", "gpt4": "cl100k_base", "cl100k": "cl100k_base", "o200k": "o200k_base", "gpt4o": "o200k_base"}
+
+
+def parse_tiktoken_ranks(data: bytes, source: str = "rank file") -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` file (``base64-token rank`` per line)."""
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            tok, rank = line.split()
+            ranks[base64.b64decode(tok, validate=True)] = int(rank)
+        except (ValueError, binascii.Error):
+            raise ValueError(
+                f"{source}, line {lineno}: expected '<base64 token> <rank>', got {line[:60]!r}; the file is not a tiktoken rank file or is damaged"
+            ) from None
+    return ranks
+
+
+def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge]]:
+    """Recover ``(byte_ids, merges)`` from tiktoken-style ``{token bytes: rank}``.
+
+    >>> byte_ids, merges = merges_from_ranks({**{bytes([b]): b for b in range(256)}, b"ab": 256, b"abc": 257})
+    >>> [(m.pair, m.new_id) for m in merges]
+    [((97, 98), 256), ((256, 99), 257)]
+    """
+    try:
+        byte_ids = [ranks[bytes([b])] for b in range(256)]
+    except KeyError as e:
+        raise ValueError(f"the ranks lack the single byte {e.args[0]!r}: a byte-level BPE needs all 256") from None
+    enc = engine_py.PyEncoder(byte_ids)
+    merges: list[Merge] = []
+    for tok, r in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(tok) == 1:
+            continue
+        ids = enc.encode_bytes(tok)
+        if len(ids) != 2:
+            raise ValueError(f"token {tok!r} (rank {r}) is not made of two lower-ranked tokens (got {len(ids)} parts), so its merge cannot be recovered")
+        enc.ranks[(ids[0], ids[1])] = (len(merges), r)
+        merges.append(Merge(len(merges), (ids[0], ids[1]), r))
+    return byte_ids, merges
+
+
+def from_ranks(ranks: Mapping[bytes, int], *, pattern: str | None, special_tokens: Mapping[str, int] | None = None, name: str = "") -> Tokenizer:
+    """A Tokenizer from tiktoken-style mergeable ranks."""
+    byte_ids, merges = merges_from_ranks(ranks)
+    return Tokenizer(merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name)
+
+
+def canonical_name(name: str) -> str:
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r}; choose one of gpt2, r50k_base, cl100k_base, o200k_base")
+    return key
+
+
+@functools.lru_cache(maxsize=None)
+def load_encoding(name: str) -> Tokenizer:
+    """``"gpt2" | "r50k_base" | "cl100k_base" | "o200k_base"`` as our own Tokenizer.
+
+    Built from the official ranks, split pattern and special tokens; its ids equal
+    tiktoken's. The result is cached per process; do not modify it.
+    """
+    key = canonical_name(name)
+    file, pattern, specials, label = ENCODINGS[key]
+    ranks = parse_tiktoken_ranks(read_ranks_file(file), f"{file}.tiktoken")
+    tok = from_ranks(ranks, pattern=pattern, special_tokens=specials, name=key)
+    tok.metadata.update({"official": True, "label": label, "encoding": key})
+    return tok
+
+
+def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: str = "gpt2") -> Tokenizer:
+    """GPT-2's original ``encoder.json`` + ``vocab.bpe`` pair (seed 001's format).
+
+    ``encoder.json`` maps each token, spelled with GPT-2's byte characters (``Ġthe``),
+    to its id; ``vocab.bpe`` lists the merges in order after a ``#version`` line.
+    """
+    try:
+        encoder = json.loads(Path(encoder_json).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{encoder_json}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if not isinstance(encoder, dict):
+        raise ValueError(f"{encoder_json}: expected a JSON object of token -> id")
+    specials = {k: v for k, v in encoder.items() if k.startswith("<|") and k.endswith("|>")}
+    by_bytes: dict[bytes, int] = {}
+    for k, v in encoder.items():
+        if k in specials:
+            continue
+        by_bytes[from_gpt2_form(k)] = v
+    try:
+        byte_ids = [by_bytes[bytes([b])] for b in range(256)]
+    except KeyError as e:
+        raise ValueError(f"{encoder_json}: no entry for the single byte {e.args[0]!r}") from None
+    merges: list[Merge] = []
+    lines = Path(vocab_bpe).read_text(encoding="utf-8").split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip() or (lineno == 1 and line.startswith("#")):
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"{vocab_bpe}, line {lineno}: expected two tokens separated by a space, got {line!r}")
+        a, b = (from_gpt2_form(p) for p in parts)
+        try:
+            pair = (by_bytes[a], by_bytes[b])
+            new_id = by_bytes[a + b]
+        except KeyError as e:
+            raise ValueError(f"{vocab_bpe}, line {lineno}: {e.args[0]!r} is not in {Path(encoder_json).name}") from None
+        merges.append(Merge(len(merges), pair, new_id))
+    return Tokenizer(merges, pattern=GPT2_PATTERN, special_tokens=specials, byte_ids=byte_ids, name=name)
+
+
+def official_names() -> list[str]:
+    return list(ENCODINGS)

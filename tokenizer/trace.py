@@ -1,0 +1,201 @@
+"""Steps as data: the records that the pages draw (spans, merge steps, pair counts).
+
+Everything here is a frozen dataclass or a pure function over them; nothing prints.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .display import is_partial
+
+# UTF-8 continuation bytes (10xxxxxx): deleting them leaves one byte per character.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """One learned merge: ``pair`` -> ``new_id``, the ``rank``-th merge (0-based).
+
+    ``count`` is how often the pair occurred in the training text when it was chosen
+    (``None`` for merges recovered from an official encoding's ranks).
+    """
+
+    rank: int
+    pair: tuple[int, int]
+    new_id: int
+    count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One token as it sits in the text, for display.
+
+    ``start``/``end`` are character offsets: from the character holding the token's
+    first byte to just after the one holding its last byte, so a token that holds
+    only part of an emoji still points at that emoji. ``byte_start``/``byte_end``
+    are exact.
+    """
+
+    index: int
+    id: int
+    bytes: bytes
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    special: bool = False
+
+    @property
+    def partial(self) -> bool:
+        """True when the token is not a whole number of characters."""
+        return is_partial(self.bytes)
+
+
+def make_spans(tokens: Sequence[tuple[int, bytes]], special_ids: frozenset[int] | set[int] = frozenset()) -> list[Span]:
+    """Spans for ``[(id, token_bytes), ...]`` laid end to end.
+
+    >>> [(s.start, s.end) for s in make_spans([(1, b"a"), (2, "😄".encode()[:2]), (3, "😄".encode()[2:])])]
+    [(0, 1), (1, 2), (1, 2)]
+    """
+    spans = []
+    chars = 0
+    pos = 0
+    for i, (tid, tb) in enumerate(tokens):
+        n = len(tb)
+        lead = len(tb.translate(None, _CONTINUATION))
+        starts_inside = n > 0 and 0x80 <= tb[0] < 0xC0
+        start = max(0, chars - 1) if starts_inside else chars
+        chars += lead
+        spans.append(Span(i, tid, tb, start, max(chars, start + (1 if n else 0)), pos, pos + n, tid in special_ids))
+        pos += n
+    return spans
+
+
+@dataclass(frozen=True, slots=True)
+class EncodeStep:
+    """One step of encoding: merge rank ``rank`` applied everywhere at once.
+
+    ``positions`` are the byte offsets in the text where each new token starts;
+    ``n_tokens`` is the length of the sequence after the step.
+    """
+
+    step: int
+    rank: int
+    pair: tuple[int, int]
+    new_id: int
+    token: bytes
+    positions: tuple[int, ...]
+    n_tokens: int
+
+    @property
+    def count(self) -> int:
+        return len(self.positions)
+
+
+@dataclass(frozen=True)
+class EncodeTrace:
+    """How a text is encoded, one merge rank at a time (the seeds' encode loop).
+
+    ``chunks`` are the pre-tokenisation pieces as character spans (special tokens are
+    pieces of their own); ``steps[k-1]`` is step k. ``tokens_at(k)`` is the sequence
+    after k steps: ``tokens_at(0)`` is the bytes, ``tokens_at(len(steps))`` equals
+    ``encode``. Self-contained: it needs no tokenizer to be replayed.
+    """
+
+    text: str
+    data: bytes
+    byte_ids: tuple[int, ...]
+    chunks: tuple[tuple[int, int], ...]
+    chunk_bytes: tuple[tuple[int, int], ...]
+    specials: tuple[tuple[int, int, int], ...]  # (byte offset, byte length, id)
+    steps: tuple[EncodeStep, ...]
+    _char_starts: list[int] = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def boundaries_at(self, k: int) -> list[tuple[int, int, int]]:
+        """``[(byte_start, byte_end, id), ...]`` of the tokens after ``k`` steps."""
+        if not 0 <= k <= len(self.steps):
+            raise ValueError(f"step must be between 0 and {len(self.steps)}, got {k}")
+        n = len(self.data)
+        node_end = [0] * n
+        node_id = [-1] * n
+        for off, length, tid in self.specials:
+            node_id[off] = tid
+            node_end[off] = off + length
+        for st in self.steps[:k]:
+            length = len(st.token)
+            for p in st.positions:
+                node_id[p] = st.new_id
+                node_end[p] = p + length
+        out = []
+        i = 0
+        data = self.data
+        byte_ids = self.byte_ids
+        while i < n:
+            tid = node_id[i]
+            if tid >= 0:
+                e = node_end[i]
+                out.append((i, e, tid))
+                i = e
+            else:
+                out.append((i, i + 1, byte_ids[data[i]]))
+                i += 1
+        return out
+
+    def tokens_at(self, k: int) -> list[int]:
+        """The token ids after ``k`` steps."""
+        return [t for _, _, t in self.boundaries_at(k)]
+
+    def spans_at(self, k: int) -> list[Span]:
+        """Display spans after ``k`` steps."""
+        data = self.data
+        special_ids = frozenset(t for _, _, t in self.specials)
+        return make_spans([(t, data[s:e]) for s, e, t in self.boundaries_at(k)], special_ids)
+
+    def char_offset(self, byte_offset: int) -> int:
+        """The character index holding byte ``byte_offset`` of the text."""
+        starts = self._char_starts
+        if starts is None:
+            starts = []
+            pos = 0
+            for ch in self.text:
+                starts.append(pos)
+                pos += len(ch.encode("utf-8"))
+            object.__setattr__(self, "_char_starts", starts)
+        return max(0, bisect_right(starts, byte_offset) - 1)
+
+    @property
+    def final(self) -> list[int]:
+        return self.tokens_at(len(self.steps))
+
+
+@dataclass(frozen=True, slots=True)
+class PairCount:
+    """A pair's count in the training text at some step, and where it first occurs."""
+
+    pair: tuple[int, int]
+    count: int
+    first: tuple[int, int]  # (chunk index, byte offset in chunk): the tie-break
+
+
+@dataclass(frozen=True, slots=True)
+class MergeTree:
+    """How a token was built: itself, and the two tokens merged into it (none for a byte)."""
+
+    id: int
+    bytes: bytes
+    children: tuple[MergeTree, ...] = ()
+
+    @property
+    def depth(self) -> int:
+        return 1 + max((c.depth for c in self.children), default=0)
+
+    def leaves(self) -> list[MergeTree]:
+        if not self.children:
+            return [self]
+        return [leaf for c in self.children for leaf in c.leaves()]

@@ -1,0 +1,220 @@
+"""Training a byte-level BPE tokenizer, and looking back at training step by step."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from . import engine_py
+from .bpe import Tokenizer, _special_regex, clean_text
+from .patterns import Splitter, pattern_name
+from .trace import Merge, PairCount
+
+Progress = Callable[[int, int], object] | None
+
+
+def check_vocab_size(vocab_size) -> int:
+    """Return ``vocab_size`` as an int, or raise ValueError that says what is allowed."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        if isinstance(vocab_size, float) and vocab_size.is_integer():
+            vocab_size = int(vocab_size)
+        else:
+            raise ValueError(
+                f"vocab_size must be a whole number of at least 256, got {vocab_size!r}; "
+                "use 256 plus the number of merges you want, e.g. 512"
+            )
+    if vocab_size < 256:
+        raise ValueError(
+            f"vocab_size must be at least 256 (one token for each byte value), got {vocab_size}; "
+            "use 256 plus the number of merges you want, e.g. 512"
+        )
+    return vocab_size
+
+
+def count_chunks(
+    text: str | Iterable[str],
+    pattern: str | None = "gpt4",
+    special_tokens: Iterable[str] = (),
+) -> Counter:
+    """``{chunk: occurrences}`` in order of first appearance.
+
+    ``text`` is one string or an iterable of documents; no chunk crosses a document
+    or a special-token string (those are cut out and not counted). Long documents
+    are split window by window, so memory grows with the number of unique chunks,
+    not with the size of the text.
+    """
+    splitter = Splitter(pattern)
+    docs = [text] if isinstance(text, str) else text
+    specials = tuple(special_tokens)
+    cut = _special_regex(specials) if specials else None
+    counts: Counter = Counter()
+    for doc in docs:
+        if not isinstance(doc, str):
+            raise ValueError(f"training text must be a str or an iterable of str, found {type(doc).__name__}")
+        doc = clean_text(doc)
+        pieces = cut.split(doc) if cut is not None else [doc]
+        for chunks in splitter.iter_chunks(pieces):
+            counts.update(chunks)
+    return counts
+
+
+@dataclass
+class TrainingTrace:
+    """What training saw, kept with a freshly trained tokenizer (in memory only).
+
+    ``chunks`` are the unique chunks' bytes in order of first appearance and
+    ``weights`` how often each occurs; ``tokens_after[k-1]`` is the length of the
+    training text in tokens after k merges.
+    """
+
+    chunks: list[bytes]
+    weights: list[int]
+    initial_tokens: int
+    tokens_after: list[int]
+    seconds: float = 0.0
+
+    @classmethod
+    def from_text(cls, tokenizer: Tokenizer, text: str | Iterable[str]) -> TrainingTrace:
+        """Rebuild the trace of a saved tokenizer from its training text."""
+        counts = count_chunks(text, tokenizer.pattern, tokenizer.special_tokens)
+        chunks = [c.encode("utf-8") for c in counts]
+        weights = list(counts.values())
+        initial = sum(len(c) * w for c, w in zip(chunks, weights))
+        return cls(chunks, weights, initial, _lengths_by_replay(tokenizer, chunks, weights))
+
+    def length_at(self, k: int) -> int:
+        """Tokens in the training text after ``k`` merges (from the record)."""
+        return self.initial_tokens if k == 0 else self.tokens_after[k - 1]
+
+    def tokens_at(self, tokenizer: Tokenizer, k: int) -> int:
+        """Tokens in the training text after ``k`` merges, recomputed by encoding."""
+        enc = tokenizer._encoder
+        return sum(len(enc.encode_bytes(c, k)) * w for c, w in zip(self.chunks, self.weights))
+
+    def pair_counts(self, tokenizer: Tokenizer, k: int, top: int | None = None) -> list[PairCount]:
+        """Pair counts in the training text after ``k`` merges, best first.
+
+        Ordered as training chooses: highest count, then earliest first occurrence.
+        So for ``k < num_merges`` the first entry is the pair merge ``k`` merges.
+        """
+        if not 0 <= k <= tokenizer.num_merges:
+            raise ValueError(f"k must be between 0 and {tokenizer.num_merges}, got {k}")
+        enc = tokenizer._encoder
+        counts: dict[tuple[int, int], int] = {}
+        first: dict[tuple[int, int], tuple[int, int]] = {}
+        vocab = tokenizer.vocab
+        for ci, (c, w) in enumerate(zip(self.chunks, self.weights)):
+            ids = enc.encode_bytes(c, k)
+            off = 0
+            for pair in zip(ids, ids[1:]):
+                if pair in counts:
+                    counts[pair] += w
+                else:
+                    counts[pair] = w
+                    first[pair] = (ci, off)
+                off += len(vocab[pair[0]])
+        ordered = sorted(counts, key=lambda p: (-counts[p], first[p]))
+        if top is not None:
+            ordered = ordered[:top]
+        return [PairCount(p, counts[p], first[p]) for p in ordered]
+
+
+def _lengths_by_replay(tokenizer: Tokenizer, chunks: Sequence[bytes], weights: Sequence[int]) -> list[int]:
+    """Sequence length after every merge, from each chunk's merge events."""
+    enc = tokenizer._encoder
+    saved = [0] * tokenizer.num_merges
+    for c, w in zip(chunks, weights):
+        events: list[tuple[int, int, int]] = []
+        engine_py.bpe_heap([tokenizer.byte_ids[b] for b in c], enc.ranks, len(enc.ranks), events)
+        for r, _, _ in events:
+            saved[r] += w
+    total = sum(len(c) * w for c, w in zip(chunks, weights))
+    out = []
+    for s in saved:
+        total -= s
+        out.append(total)
+    return out
+
+
+def train(
+    text: str | Iterable[str],
+    vocab_size: int,
+    pattern: str | None = "gpt4",
+    special_tokens: Sequence[str] | Mapping[str, int] | None = None,
+    progress: Progress = None,
+    *,
+    name: str = "",
+) -> Tokenizer:
+    """Train a byte-level BPE tokenizer on ``text``.
+
+    ``text`` is a string or an iterable of strings (documents). ``pattern`` is
+    ``None`` (no pre-split), ``"gpt2"``, ``"gpt4"`` (cl100k_base), ``"o200k"`` or a
+    regex. Ids 0..255 are the bytes; merge i gets id 256 + i; special tokens (a
+    list of strings, or ``{string: id}``) come after the merges and are cut out of
+    the training text.
+
+    Each step merges the pair with the highest count summed over all chunks; among
+    equal counts, the pair whose first occurrence comes earliest in the text wins
+    (what ``max(stats, key=stats.get)`` over an insertion-ordered dict does); every
+    non-overlapping occurrence is replaced left to right. Training stops early only
+    when no adjacent pair is left. ``progress(done, total)`` is called as merges are
+    made (about 200 times in all).
+
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> tok.encode("aaabdaaabac")
+    [258, 100, 258, 97, 99]
+    """
+    vocab_size = check_vocab_size(vocab_size)
+    if special_tokens is None:
+        special_names: list[str] = []
+    elif isinstance(special_tokens, Mapping):
+        special_names = list(special_tokens)
+    elif isinstance(special_tokens, str):
+        raise ValueError("special_tokens must be a list of strings, e.g. ['<|endoftext|>'], not a single string")
+    else:
+        special_names = list(special_tokens)
+    for s in special_names:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"special token {s!r} must be a non-empty string")
+    t0 = time.perf_counter()
+    num_merges = vocab_size - 256
+    if progress is not None:
+        progress(0, num_merges)
+    counts = count_chunks(text, pattern, special_names)
+    chunks = [c.encode("utf-8") for c in counts]
+    weights = list(counts.values())
+    n_chars = sum(len(c) * w for c, w in counts.items())
+    del counts
+    initial = sum(len(c) * w for c, w in zip(chunks, weights))
+    raw = engine_py.train_merges(chunks, weights, num_merges, progress, every=max(1, num_merges // 200))
+    merges = [Merge(i, (a, b), 256 + i, c) for i, (a, b, c, _) in enumerate(raw)]
+    tokens_after = []
+    total = initial
+    for *_, replaced in raw:
+        total -= replaced
+        tokens_after.append(total)
+    if isinstance(special_tokens, Mapping):
+        specials = dict(special_tokens)
+    else:
+        specials = {s: 256 + len(merges) + i for i, s in enumerate(dict.fromkeys(special_names))}
+    seconds = time.perf_counter() - t0
+    metadata = {
+        "vocab_size": vocab_size,
+        "merges_learned": len(merges),
+        "stopped_early": len(merges) < num_merges,
+        "pattern_name": pattern_name(Splitter(pattern).pattern),
+        "corpus_chars": n_chars,
+        "corpus_bytes": initial,
+        "unique_chunks": len(chunks),
+        "tokens_before": initial,
+        "tokens_after": total,
+        "seconds": round(seconds, 4),
+        "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    tok = Tokenizer(merges, pattern=pattern, special_tokens=specials, name=name, metadata=metadata)
+    tok.training = TrainingTrace(chunks, weights, initial, tokens_after, seconds)
+    if progress is not None and num_merges and len(merges) < num_merges:
+        progress(num_merges, num_merges)
+    return tok
