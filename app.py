@@ -1,0 +1,24 @@
+"""BPE Lab: see how byte-level BPE tokenizers work.
+
+Navigation only: the one list of pages (order, titles, icons) and the shared sidebar.
+Start it with `make run`.
+"""
+
+import streamlit as st
+
+from ui import sidebar, state
+
+st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
+
+PAGES = [
+    st.Page("pages/tokenize.py", title="Tokenize", icon="🔤", url_path="tokenize", default=True),
+    st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
+    st.Page("pages/train.py", title="Train", icon="🏋️", url_path="train"),
+    st.Page("pages/step.py", title="Step through", icon="👣", url_path="step"),
+    st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),
+]
+
+state.init()
+page = st.navigation(PAGES)
+sidebar.render()
+page.run()

@@ -1,0 +1,130 @@
+"""Real-browser fixtures: a `streamlit run` server on a free port and Debian's Chromium.
+
+Playwright drives /usr/bin/chromium (installed by `make browser`); it never downloads
+a browser. Screenshots go to artifacts/screenshots/ (a CI artifact).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StreamlitServer:
+    """`streamlit run app.py` in a subprocess, with its own workspace folder."""
+
+    def __init__(self, workspace: Path, shared: bool = False):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.workspace = workspace
+        self.shared = shared
+        self.proc: subprocess.Popen | None = None
+        self.log = workspace.parent / f"streamlit-{self.port}.log"
+
+    def start(self) -> StreamlitServer:
+        env = dict(os.environ)
+        env["BPE_LAB_WORKSPACE"] = str(self.workspace)
+        env["BPE_LAB_SHARED"] = "1" if self.shared else "0"
+        cmd = [
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            "--server.port", str(self.port), "--server.address", "127.0.0.1",
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+        ]
+        self._logf = open(self.log, "w")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited early:\n{self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"streamlit did not start in 60 s:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self._logf.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium); the browser suite never downloads one")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    srv = StreamlitServer(tmp_path_factory.mktemp("workspace")).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+def wait_idle(page, timeout: float = 30_000) -> None:
+    """Wait until the app is rendered and no rerun is running."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
+    page.wait_for_timeout(200)
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def assert_no_exception(page) -> None:
+    errors = page.locator('[data-testid="stException"]')
+    assert errors.count() == 0, errors.first.inner_text()

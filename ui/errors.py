@@ -1,0 +1,21 @@
+"""Expected failures become a message on the page, never a traceback."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import streamlit as st
+
+
+@contextmanager
+def shown(stop: bool = False, prefix: str = ""):
+    """Show a ValueError from the core with ``st.error``; optionally stop the page there.
+
+    >>> # with shown(): tok.encode(text)   # a bad input becomes a red box, the page goes on
+    """
+    try:
+        yield
+    except ValueError as e:
+        st.error(f"{prefix}{e}", icon="⚠️")
+        if stop:
+            st.stop()

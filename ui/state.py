@@ -1,0 +1,58 @@
+"""Session state: one place that names every shared key and its default.
+
+Keys shared across pages are plain session-state entries (never widget keys,
+which Streamlit drops when a page without that widget runs); page-local keys are
+namespaced ``"<page>.<name>"``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+#: The text the user is working on; the same on Tokenize, Compare and Step.
+TEXT = "shared.text"
+#: The tokenizer key last chosen on any page (see ui.tokenizers).
+TOKENIZER = "shared.tokenizer"
+
+DEFAULT_TEXT = (
+    "Many words map to one token, but some don't: indivisible.\n\n"
+    "Unicode characters like emojis may be split into many tokens containing the underlying bytes: 🤚🏾\n\n"
+    "Sequences of characters commonly found next to each other may be grouped together: 1234567890\n\n"
+    "Hello 你好 — tokenization, aaabdaaabac, Honolulu.\n"
+)
+
+DEFAULTS = {
+    TEXT: DEFAULT_TEXT,
+    TOKENIZER: "cl100k_base",
+}
+
+
+def init() -> None:
+    """Initialise shared state once per session (every page calls it; it is idempotent)."""
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+
+
+def shared_text_area(label: str, page: str, *, height: int = 180, help: str | None = None, max_chars: int | None = None) -> str:
+    """A text area bound to the shared text, so it survives switching pages.
+
+    The widget has a page-local key; its value is copied from the shared key when
+    the widget is (re)created and copied back on every change.
+    """
+    wkey = f"{page}.text"
+    if wkey not in st.session_state:
+        st.session_state[wkey] = st.session_state.get(TEXT, DEFAULT_TEXT)
+
+    def _sync() -> None:
+        st.session_state[TEXT] = st.session_state[wkey]
+
+    st.text_area(label, key=wkey, height=height, help=help, on_change=_sync, max_chars=max_chars)
+    st.session_state[TEXT] = st.session_state[wkey]
+    return st.session_state[wkey]
+
+
+def set_text(text: str, page: str | None = None) -> None:
+    """Replace the shared text (e.g. a sample button); the page's widget follows."""
+    st.session_state[TEXT] = text
+    if page is not None:
+        st.session_state[f"{page}.text"] = text
