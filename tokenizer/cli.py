@@ -33,8 +33,8 @@ BLOCK_CHARS = 1 << 20
 class ProgressBar:
     """A one-line text progress bar on stderr (no dependency, works without a tty)."""
 
-    def __init__(self, label: str, stream=sys.stderr, width: int = 30):
-        self.label, self.stream, self.width = label, stream, width
+    def __init__(self, label: str, stream=None, width: int = 30):
+        self.label, self.stream, self.width = label, stream or sys.stderr, width
         self.t0 = time.perf_counter()
         self.last = -1.0
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import base64
 import json
+
+import regex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .bpe import Tokenizer
 from .display import bytes_to_unicode, from_gpt2_form
-from .patterns import resolve_pattern
 from .pretrained import from_ranks, parse_tiktoken_ranks
 from .trace import Merge
 
@@ -300,6 +301,18 @@ def to_tiktoken(tok: Tokenizer):
 # ----------------------------------------------------------------------------- Hugging Face
 
 
+def hf_pattern(pattern: str) -> str:
+    """The split pattern as Hugging Face's Oniguruma engine needs it.
+
+    Python's ``regex`` reads ``\\p{N}{1,3}+`` as a possessive interval; Oniguruma reads
+    ``{1,3}+`` as "one or more runs of 1-3 digits", which would glue long numbers
+    into one chunk. A possessive interval at the end of an alternative matches the
+    same as a greedy one, so the ``+`` is dropped.
+    """
+    return regex.sub(r"(\{\d+(?:,\d*)?\})\+", r"\1", pattern)
+
+
+
 def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     """A Hugging Face ``tokenizers`` tokenizer.json (byte-level BPE) giving our ids."""
     vocab = tok.vocab
@@ -328,7 +341,7 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
         pre = {
             "type": "Sequence",
             "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": tok.pattern}, "behavior": "Isolated", "invert": False},
+                {"type": "Split", "pattern": {"Regex": hf_pattern(tok.pattern)}, "behavior": "Isolated", "invert": False},
                 byte_level,
             ],
         }
@@ -391,7 +404,11 @@ def from_hf_json(doc: Mapping[str, Any]) -> Tokenizer:
         except KeyError as e:
             raise ValueError(f"field 'model.merges[{i}]': {e.args[0]!r} is not in model.vocab") from None
     specials = {t["content"]: t["id"] for t in doc.get("added_tokens") or []}
-    return Tokenizer(merges, pattern=resolve_pattern(pattern) if pattern else None, special_tokens=specials)
+    if pattern:
+        from .patterns import PATTERNS
+
+        pattern = next((p for p in PATTERNS.values() if hf_pattern(p) == pattern), pattern)
+    return Tokenizer(merges, pattern=pattern, special_tokens=specials)
 
 
 __all__ = [

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import engine_py
 from .bpe import Tokenizer
-from .display import from_gpt2_form
+from .display import from_gpt2_form, gpt2_form
 from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from .provision import read_ranks_file
 from .trace import Merge
@@ -154,6 +154,23 @@ def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: st
             raise ValueError(f"{vocab_bpe}, line {lineno}: {e.args[0]!r} is not in {Path(encoder_json).name}") from None
         merges.append(Merge(len(merges), pair, new_id))
     return Tokenizer(merges, pattern=GPT2_PATTERN, special_tokens=specials, byte_ids=byte_ids, name=name)
+
+
+def gpt2_files_from_ranks(ranks: Mapping[bytes, int]) -> dict[str, bytes]:
+    """GPT-2's ``encoder.json`` and ``vocab.bpe``, byte for byte, from the r50k_base ranks.
+
+    Both spell tokens with GPT-2's byte characters; ``vocab.bpe`` lists the merges in
+    rank order after a ``#version: 0.2`` line.
+    """
+    byte_ids, merges = merges_from_ranks(ranks)
+    by_id = {r: t for t, r in ranks.items()}
+    encoder = {gpt2_form(t): r for t, r in sorted(ranks.items(), key=lambda kv: kv[1])}
+    encoder[ENDOFTEXT] = len(ranks)
+    lines = ["#version: 0.2"] + [f"{gpt2_form(by_id[a])} {gpt2_form(by_id[b])}" for (a, b) in (m.pair for m in merges)]
+    return {
+        "encoder.json": json.dumps(encoder).encode("utf-8"),
+        "vocab.bpe": ("\n".join(lines) + "\n").encode("utf-8"),
+    }
 
 
 def official_names() -> list[str]:

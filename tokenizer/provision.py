@@ -91,13 +91,53 @@ SOURCES = {
 }
 
 
+#: GPT-2's original file pair (tiktoken's "gpt2" encoding reads these); rebuilt from the
+#: r50k_base ranks, which hold the same merges, and checked against tiktoken's pinned hashes.
+GPT2_FILES = {
+    "encoder.json": (
+        "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
+        "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    ),
+    "vocab.bpe": (
+        "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+        "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    ),
+}
+
+
+def gpt2_file_path(name: str) -> Path:
+    """Where tiktoken caches GPT-2's ``encoder.json`` or ``vocab.bpe``."""
+    return cache_dir() / hashlib.sha1(GPT2_FILES[name][0].encode()).hexdigest()
+
+
+def provision_gpt2_files(*, log=print) -> None:
+    """Write GPT-2's encoder.json and vocab.bpe, derived from r50k_base and hash-checked."""
+    if all(_has_hash(gpt2_file_path(n), GPT2_FILES[n][1]) for n in GPT2_FILES):
+        return
+    from .pretrained import gpt2_files_from_ranks, parse_tiktoken_ranks
+
+    ranks = parse_tiktoken_ranks(read_ranks_file("r50k_base"), "r50k_base.tiktoken")
+    for name, data in gpt2_files_from_ranks(ranks).items():
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != GPT2_FILES[name][1]:
+            raise RuntimeError(f"GPT-2 {name} rebuilt from r50k_base has sha256 {digest}, not tiktoken's {GPT2_FILES[name][1]}")
+        path = gpt2_file_path(name)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    log("gpt2: encoder.json and vocab.bpe rebuilt from r50k_base, sha256 verified")
+
+
+def _has_hash(path: Path, sha256: str) -> bool:
+    return path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+
+
 def cached_path(encoding: str) -> Path:
     return cache_dir() / SOURCES[encoding].cache_name
 
 
 def is_provisioned(encoding: str) -> bool:
-    path = cached_path(encoding)
-    return path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == SOURCES[encoding].sha256
+    return _has_hash(cached_path(encoding), SOURCES[encoding].sha256)
 
 
 def _from_web(src: RankSource) -> bytes:
@@ -167,6 +207,7 @@ def provision(encoding: str, *, log=print) -> Path:
 def provision_all(log=print) -> None:
     for name in SOURCES:
         provision(name, log=log)
+    provision_gpt2_files(log=log)
     log(f"rank files ready in {cache_dir()}")
 
 

@@ -1,0 +1,30 @@
+"""Shared test setup: hypothesis profiles and the official encodings (loaded once)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import tokenizer  # noqa: E402  (points tiktoken at the provisioned rank files)
+
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
+
+
+@pytest.fixture(scope="session", params=OFFICIAL)
+def official(request):
+    """(our Tokenizer, tiktoken.Encoding) for each official encoding."""
+    import tiktoken
+
+    return tokenizer.load_encoding(request.param), tiktoken.get_encoding(request.param)

@@ -1,0 +1,62 @@
+"""Split patterns: tiktoken's exact chunks, safe windowing, user patterns with timeouts."""
+
+from __future__ import annotations
+
+import pytest
+import regex
+from corpus import MULTILINGUAL, stdlib_sample
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tokenizer import PATTERNS, Splitter, validate_pattern
+from tokenizer.patterns import iter_safe_pieces, resolve_pattern
+
+BUILTIN = ["gpt2", "gpt4", "o200k"]
+pieces = st.sampled_from(["a", "B", "1", " ", "  ", "\n", "\n\n", " \n", "\r\n", "\t", "!", "'s", "😄", "你", "x\ny", "é", ".\n"])
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_split_is_findall_and_lossless(name):
+    text = MULTILINGUAL + stdlib_sample(20_000)
+    chunks = Splitter(name).split(text)
+    assert chunks == regex.findall(PATTERNS[name], text)
+    assert "".join(chunks) == text
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+@given(st.lists(pieces, max_size=200).map("".join), st.integers(1, 40))
+def test_safe_windows_give_the_same_chunks(name, text, window):
+    whole = regex.findall(PATTERNS[name], text)
+    windowed = [c for piece in iter_safe_pieces([text], window=window) for c in regex.findall(PATTERNS[name], piece)]
+    assert windowed == whole
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_safe_windows_on_real_text(name):
+    text = stdlib_sample(400_000)
+    blocks = [text[i : i + 7_000] for i in range(0, len(text), 7_000)]
+    windowed = [c for piece in iter_safe_pieces(blocks, window=10_000) for c in regex.findall(PATTERNS[name], piece)]
+    assert windowed == regex.findall(PATTERNS[name], text)
+
+
+def test_user_pattern_keeps_unmatched_text():
+    assert Splitter(r"\w+").split("hi, you!") == ["hi", ", ", "you", "!"]
+
+
+def test_no_pattern_is_one_chunk():
+    assert Splitter(None).split("a b\nc") == ["a b\nc"]
+    assert resolve_pattern("") is None
+
+
+def test_invalid_pattern_message():
+    with pytest.raises(ValueError, match="not a valid regex"):
+        validate_pattern("[a-")
+
+
+def test_catastrophic_pattern_is_stopped():
+    with pytest.raises(ValueError, match="backtracks catastrophically"):
+        Splitter(r"(a|a)+b", timeout=0.5).split("a" * 50)
+
+
+def test_validate_returns_sample_chunks():
+    assert validate_pattern("gpt2", "Hello world") == ["Hello", " world"]

@@ -1,0 +1,147 @@
+"""Official encodings: our ids equal tiktoken's on everything."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import random
+
+import pytest
+import tiktoken
+import tiktoken_ext.openai_public as openai_public
+from corpus import MULTILINGUAL, stdlib_sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, load_encoding, load_gpt2_files
+from tokenizer.formats import _tiktoken_parts
+from tokenizer.pretrained import canonical_name, merges_from_ranks
+from tokenizer.provision import GPT2_FILES, SOURCES, cached_path, gpt2_file_path
+
+# text that exercises the split patterns: letters, digits, punctuation, whitespace runs, many scripts
+pieces = st.sampled_from(["the", " The", "I'M", "'ll", "don't", "123456", " 42", "\n", "\n\n", "  ", "\t", "\r\n", "!!", "...", "你好", "😄", "🤚🏾", "é", "ß", "Привет", "<|endoftext|>", "x=1;", "  \n "])
+mixed_text = st.one_of(st.text(max_size=80), st.lists(pieces, max_size=25).map("".join))
+
+
+def test_seed_001_known_answer():
+    assert load_encoding("gpt2").encode("This is some text") == [1212, 318, 617, 2420]
+
+
+def test_seed_001_gpt2_ids_240_to_270():
+    tok = load_encoding("gpt2")
+    assert [tok.decode([i]) for i in range(240, 256)] == ["\ufffd"] * 16
+    assert [tok.decode([i]) for i in range(256, 270)] == [" t", " a", "he", "in", "re", "on", " the", "er", " s", "at", " w", " o", "en", " c"]
+
+
+@settings(max_examples=300)
+@given(mixed_text)
+def test_ids_equal_tiktoken_on_any_text(official, text):
+    ours, ref = official
+    assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+    ids = ref.encode_ordinary(text)
+    assert ours.decode(ids) == ref.decode(ids)
+    assert ours.decode_tokens_bytes(ids) == ref.decode_tokens_bytes(ids)
+
+
+def test_ids_equal_tiktoken_on_multilingual_and_code(official):
+    ours, ref = official
+    text = MULTILINGUAL + stdlib_sample(300_000)
+    assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
+
+
+def test_every_token_encodes_to_itself(official):
+    ours, ref = official
+    # each token's own bytes, decoded leniently, round-trips like tiktoken's
+    rng = random.Random(0)
+    ids = rng.sample(range(ref.n_vocab - 300), 3000)
+    for i in ids:
+        try:
+            b = ref.decode_single_token_bytes(i)
+        except KeyError:
+            continue
+        assert ours.vocab[i] == b
+        text = b.decode("utf-8", errors="replace")
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+def test_special_tokens_equal_tiktoken(official):
+    ours, ref = official
+    assert ours.special_tokens == ref._special_tokens
+    assert ours.n_vocab == ref.n_vocab
+    text = "start <|endoftext|> middle <|endofprompt|> end"
+    assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
+    with pytest.raises(ValueError):
+        ours.encode(text)
+    with pytest.raises(ValueError):
+        ref.encode(text)
+
+
+def test_lone_surrogates_behave_as_in_tiktoken(official):
+    ours, ref = official
+    for text in ["a\ud800b", "\udfff", "x\ud83d\ude00y", "\ud83d"]:
+        assert ours.encode(text) == ref.encode(text)
+
+
+def test_patterns_are_tiktokens():
+    assert GPT2_PATTERN == tiktoken.get_encoding("r50k_base")._pat_str
+    assert GPT4_PATTERN == tiktoken.get_encoding("cl100k_base")._pat_str
+    assert O200K_PATTERN == tiktoken.get_encoding("o200k_base")._pat_str
+
+
+def test_provisioned_hashes_are_tiktokens_pins():
+    src = inspect.getsource(openai_public)
+    for s in SOURCES.values():
+        assert s.url in src and s.sha256 in src
+        assert hashlib.sha256(cached_path(s.encoding).read_bytes()).hexdigest() == s.sha256
+    for url, sha in GPT2_FILES.values():
+        assert url in src and sha in src
+
+
+def test_recovered_merges_match_tiktokens_own_rule(official):
+    ours, ref = official
+    ranks = ref._mergeable_ranks
+    vocab = ours.vocab
+    rng = random.Random(1)
+    for m in rng.sample(ours.merge_list, 2000):
+        token = vocab[m.new_id]
+        assert _tiktoken_parts(token, ranks, ranks[token]) == [vocab[m.pair[0]], vocab[m.pair[1]]]
+
+
+def test_gpt2_original_files_load_to_the_same_tokenizer():
+    # the provisioned encoder.json / vocab.bpe are OpenAI's files (tiktoken's pinned sha256)
+    tok = load_gpt2_files(gpt2_file_path("encoder.json"), gpt2_file_path("vocab.bpe"))
+    ref = load_encoding("gpt2")
+    assert tok.merges == ref.merges and tok.byte_ids == ref.byte_ids
+    assert tok.special_tokens == {"<|endoftext|>": 50256}
+    text = MULTILINGUAL
+    assert tok.encode_ordinary(text) == tiktoken.get_encoding("gpt2").encode_ordinary(text)
+
+
+def test_gpt2_files_errors_name_the_line(tmp_path):
+    enc = tmp_path / "encoder.json"
+    bpe = tmp_path / "vocab.bpe"
+    enc.write_text(gpt2_file_path("encoder.json").read_text())
+    bpe.write_text("#version: 0.2\nĠ t\nthis line is wrong\n")
+    with pytest.raises(ValueError, match="line 3"):
+        load_gpt2_files(enc, bpe)
+    enc.write_text('{"a": 1')
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_gpt2_files(enc, bpe)
+
+
+def test_merges_from_ranks_rejects_unbuildable_tokens():
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"abc"] = 256
+    with pytest.raises(ValueError, match="two lower-ranked"):
+        merges_from_ranks(ranks)
+    del ranks[b"a"]
+    with pytest.raises(ValueError, match="single byte"):
+        merges_from_ranks(ranks)
+
+
+def test_names_and_aliases():
+    assert canonical_name("GPT2") == "r50k_base"
+    assert canonical_name("gpt4o") == "o200k_base"
+    with pytest.raises(ValueError, match="choose one of"):
+        load_encoding("p50k_base")
