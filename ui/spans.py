@@ -28,7 +28,7 @@ CSS = """
 .bpe-spans .t.sp{outline:2px solid #7c3aed;font-weight:600;}
 .bpe-spans .t.hl{outline:2px solid #f97316;outline-offset:0;}
 .bpe-spans .t.dim{opacity:.45;}
-.bpe-spans .hx{font-size:0.8em;color:#7f1d1d;}
+.bpe-spans .hx{font-size:0.8em;color:#7f1d1d;white-space:nowrap;}
 .bpe-spans .ws{color:#6b7280;}
 .bpe-spans .cut{display:inline-block;width:0;border-left:2px dashed #ef4444;height:1.2em;vertical-align:middle;margin:0 1px;}
 .bpe-spans .chunk{border-bottom:2px solid rgba(99,102,241,.55);padding-bottom:1px;margin-right:3px;}
