@@ -94,7 +94,7 @@ def token_html(data: bytes, *, show_whitespace: bool) -> str:
 def tooltip(span: Span) -> str:
     """Hover text: id, bytes and text of a token (escaped for an attribute)."""
     byte_list = " ".join(f"{b:02X}" for b in span.bytes[:24]) + (" …" if len(span.bytes) > 24 else "")
-    text = span.bytes.decode("utf-8", errors="replace")
+    text = "".join(part for part, _ in decode_parts(span.bytes))  # part of a character: its bytes, never U+FFFD
     kind = "special token" if span.special else ("partial character" if span.partial else "token")
     return html.escape(f"#{span.index} · id {span.id} · {kind}\nbytes: {byte_list}\ntext: {text!r}", quote=True)
 
