@@ -11,6 +11,7 @@ the right one for the running session.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -18,13 +19,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokenizer import Tokenizer, formats
+from tokenizer import Tokenizer, TrainingTrace, formats
 from tokenizer.provision import data_dir
+
+from .upload import check_size
 
 SHARED_ENV = "BPE_LAB_SHARED"
 WORKSPACE_ENV = "BPE_LAB_WORKSPACE"
-#: The most training text kept with a tokenizer (for the Step page); more is cut.
-MAX_CORPUS_CHARS = 2_000_000
+#: The most training text kept with a tokenizer (for the Step page); more is cut
+#: (and the tokenizer's metadata says so). Above the 10 MB upload limit on purpose:
+#: every corpus the Train page accepts is kept whole, so the Step page's pair counts
+#: are exactly the ones training saw.
+MAX_CORPUS_CHARS = 11_000_000
 
 
 def shared_mode() -> bool:
@@ -45,6 +51,26 @@ class Entry:
     pattern: str
     source: str  # "trained" or "uploaded"
     has_corpus: bool
+
+
+@dataclass(frozen=True)
+class Damaged:
+    """A saved tokenizer file that cannot be read, and why."""
+
+    key: str
+    file: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Export:
+    """One download of a tokenizer: the bytes, or why this format cannot hold it."""
+
+    label: str
+    file_name: str
+    mime: str
+    data: bytes | None
+    problem: str | None = None
 
 
 def _slug(name: str) -> str:
@@ -77,25 +103,42 @@ class TokenizerStore:
         return [p.stem for p in files]
 
     def entries(self) -> list[Entry]:
+        """Every readable tokenizer, oldest first (damaged files: see ``damaged``)."""
         out = []
         for key in self.keys():
             try:
                 tok = self.get(key)
             except ValueError:
-                continue  # a damaged file is reported by get() when it is opened
+                continue  # listed by damaged(), with the reason
             md = tok.metadata
             out.append(
                 Entry(
                     key,
                     tok.name or key,
-                    str(md.get("trained_at") or md.get("uploaded_at") or ""),
+                    str(md.get("saved_at") or md.get("trained_at") or md.get("uploaded_at") or ""),
                     256 + tok.num_merges,
                     tok.pattern_name,
                     str(md.get("source", "trained")),
-                    self.corpus(key) is not None,
+                    self.has_corpus(key),
                 )
             )
+        out.sort(key=lambda e: e.created)  # stable: equal times keep file order
         return out
+
+    def damaged(self) -> list[Damaged]:
+        """Saved files that cannot be read (truncated, edited by hand, not JSON)."""
+        out = []
+        for key in self.keys():
+            try:
+                self.get(key)
+            except ValueError as e:
+                out.append(Damaged(key, f"{key}.json", str(e)))
+        return out
+
+    def has_corpus(self, key: str) -> bool:
+        if self.root is None:
+            return self._memory.get(key, (None, None))[1] is not None
+        return self._corpus(key).exists()
 
     def get(self, key: str) -> Tokenizer:
         if self.root is None:
@@ -111,8 +154,12 @@ class TokenizerStore:
             return hit[1]
         try:
             tok = formats.loads(path.read_text(encoding="utf-8"))
-        except ValueError as e:
-            raise ValueError(f"the saved tokenizer {path.name} cannot be read: {e}") from None
+        except ValueError as e:  # also UnicodeDecodeError
+            raise ValueError(
+                f"the saved tokenizer {path.name} cannot be read ({e}); delete it, or replace it with a good copy"
+            ) from None
+        except OSError as e:
+            raise ValueError(f"the saved tokenizer {path.name} cannot be read: {e.strerror}") from None
         self._loaded[key] = (mtime, tok)
         return tok
 
@@ -124,22 +171,49 @@ class TokenizerStore:
 
     # -- changes
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
-        """Store a tokenizer (and the text it was trained on); return its key."""
-        tok.metadata.setdefault("source", source)
+        """Store a tokenizer (and the text it was trained on); return its key.
+
+        The stored object is ``tok`` itself, so what was computed for it (its
+        training trace, cached tables) stays available without reading the file back.
+        """
+        now = time.strftime("%Y-%m-%dT%H:%M:%S")
+        tok.metadata["source"] = source
+        tok.metadata["saved_at"] = now
         if source == "uploaded":
-            tok.metadata.setdefault("uploaded_at", time.strftime("%Y-%m-%dT%H:%M:%S"))
+            tok.metadata["uploaded_at"] = now
         if not tok.name:
             tok.name = f"tokenizer {time.strftime('%H:%M:%S')}"
         key = f"{_slug(tok.name)}-{secrets.token_hex(3)}"
-        if corpus is not None:
+        if corpus is not None and len(corpus) > MAX_CORPUS_CHARS:
             corpus = corpus[:MAX_CORPUS_CHARS]
+            tok.metadata["corpus_kept_chars"] = MAX_CORPUS_CHARS
+            tok.training = None  # a trace of the cut corpus would not match training
         if self.root is None:
             self._memory[key] = (tok, corpus)
             return key
         if corpus is not None:
             self._corpus(key).write_text(corpus, encoding="utf-8")
         formats.save(tok, self._json(key))
+        self._loaded[key] = (self._json(key).stat().st_mtime, tok)
         return key
+
+    def import_bytes(self, data: bytes, file_name: str, *, pattern: str | None = "gpt4") -> str:
+        """Store an uploaded tokenizer file (any format ``formats.load_bytes`` reads); return its key.
+
+        ``pattern`` is used only for tiktoken rank files, which carry no split pattern.
+        """
+        check_size(len(data), file_name)
+        stem = Path(file_name).name
+        for suffix in (".json", ".tiktoken", ".model", ".txt", ".bpe"):
+            if stem.lower().endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        try:
+            tok = formats.load_bytes(data, name=stem, pattern=pattern)
+        except ValueError as e:
+            raise ValueError(f"{file_name} cannot be read as a tokenizer: {e}") from None
+        tok.metadata["uploaded_from"] = file_name
+        return self.add(tok, source="uploaded")
 
     def rename(self, key: str, name: str) -> None:
         name = name.strip()
@@ -149,6 +223,23 @@ class TokenizerStore:
         tok.name = name
         if self.root is not None:
             formats.save(tok, self._json(key))
+            self._loaded[key] = (self._json(key).stat().st_mtime, tok)
+
+    def training_trace(self, key: str) -> TrainingTrace | None:
+        """What training saw (pair counts, lengths after each merge), or None without a corpus.
+
+        A freshly trained tokenizer has it already; after a restart it is rebuilt
+        once from the stored corpus and kept on the tokenizer object.
+        """
+        tok = self.get(key)
+        if tok.training is None:
+            if "corpus_kept_chars" in tok.metadata:
+                return None
+            corpus = self.corpus(key)
+            if corpus is None:
+                return None
+            tok.training = TrainingTrace.from_text(tok, corpus)
+        return tok.training
 
     def delete(self, key: str) -> None:
         if self.root is None:
@@ -157,6 +248,22 @@ class TokenizerStore:
         for p in (self._json(key), self._corpus(key)):
             p.unlink(missing_ok=True)
         self._loaded.pop(key, None)
+
+
+def exports(tok: Tokenizer) -> list[Export]:
+    """The three downloads of a tokenizer: BPE Lab JSON (lossless), tiktoken ranks, HF tokenizer.json."""
+    stem = _slug(tok.name or "tokenizer")
+    out = [Export("BPE Lab JSON", f"{stem}.json", "application/json", formats.dumps(tok).encode("utf-8"))]
+    try:
+        out.append(Export("tiktoken", f"{stem}.tiktoken", "text/plain", formats.dumps_tiktoken(tok)))
+    except ValueError as e:
+        out.append(Export("tiktoken", f"{stem}.tiktoken", "text/plain", None, str(e)))
+    try:
+        hf = json.dumps(formats.to_hf_json(tok), ensure_ascii=False, indent=1).encode("utf-8")
+        out.append(Export("HF tokenizer.json", f"{stem}.tokenizer.json", "application/json", hf))
+    except ValueError as e:
+        out.append(Export("HF tokenizer.json", f"{stem}.tokenizer.json", "application/json", None, str(e)))
+    return out
 
 
 def store() -> TokenizerStore:
@@ -186,4 +293,4 @@ def describe() -> str:
     return f"Local mode: tokenizers are saved in {workspace_dir()}."
 
 
-__all__ = ["TokenizerStore", "Entry", "store", "shared_mode", "workspace_dir", "describe"]
+__all__ = ["TokenizerStore", "Entry", "Damaged", "Export", "exports", "store", "shared_mode", "workspace_dir", "describe"]
