@@ -145,3 +145,20 @@ def test_names_and_aliases():
     assert canonical_name("gpt4o") == "o200k_base"
     with pytest.raises(ValueError, match="choose one of"):
         load_encoding("p50k_base")
+
+
+def _probe(c: str) -> str:
+    # each context puts the character where a letter, number, mark or space class decides the split
+    return f"{c}:A a{c}b 1{c}2 {c}'s A{c} {c}{c}\n"
+
+
+def test_every_code_point_splits_like_tiktoken(official):
+    """Unicode tables must agree with tiktoken's regex (requirements pin `regex` for this)."""
+    ours, ref = official
+    cps = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+    bad = []
+    for i in range(0, len(cps), 512):
+        text = "".join(_probe(chr(cp)) for cp in cps[i : i + 512])
+        if ours.encode_ordinary(text) != ref.encode_ordinary(text):
+            bad += [hex(cp) for cp in cps[i : i + 512] if ours.encode_ordinary(_probe(chr(cp))) != ref.encode_ordinary(_probe(chr(cp)))]
+    assert bad == []

@@ -68,6 +68,8 @@ class Tokenizer:
         self.name = name
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.training = None  # a TrainingTrace when this tokenizer was just trained
+        # ids whose bytes are known to encode to themselves (None: check on first use)
+        self._self_encoding: frozenset[int] | None = None
         self._check()
         self._splitter = Splitter(self.pattern)
 
@@ -162,6 +164,10 @@ class Tokenizer:
             raise ValueError(f"k must be a whole number from 0 to {self.num_merges}, got {k!r}")
         out = Tokenizer(self._merges[:k], pattern=self.pattern, special_tokens={}, byte_ids=self.byte_ids, name=self.name)
         out.special_tokens = dict(self.special_tokens)  # ids may lie above the cut; they stay valid
+        if self._self_encoding is not None:
+            # a token encodes to itself with all merges iff it does with those up to its own rank
+            kept = {m.new_id for m in out._merges}
+            out._self_encoding = frozenset(i for i in self._self_encoding if i in kept)
         return out
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -174,6 +180,7 @@ class Tokenizer:
             name=self.name if name is None else name,
             metadata=self.metadata,
         )
+        out._self_encoding = self._self_encoding
         if "_encoder" in self.__dict__:
             out.__dict__["_encoder"] = self._encoder  # merges are shared, so is the chunk cache
         return out
@@ -184,6 +191,14 @@ class Tokenizer:
     def _encoder(self) -> engine_py.PyEncoder:
         enc = engine_py.PyEncoder(self.byte_ids)
         enc.ranks = {m.pair: (m.rank, m.new_id) for m in self._merges}
+        vocab = self.vocab
+        ids = self._self_encoding
+        if ids is None:
+            # BPE can mint a token whose bytes later encode differently (e.g. the same
+            # bytes by two merges): only tokens that survive the check take the shortcut
+            ids = frozenset(m.new_id for m in self._merges if enc.encode_bytes(vocab[m.new_id]) == [m.new_id])
+            self._self_encoding = ids
+        enc.whole = {vocab[i]: i for i in ids}
         return enc
 
     @functools.cached_property

@@ -197,7 +197,10 @@ class PyEncoder:
     def __init__(self, byte_ids: Sequence[int]):
         self.byte_ids = list(byte_ids)
         self.ranks: dict[Pair, tuple[int, int]] = {}
-        self._cache = _ChunkCache(self.encode_bytes)
+        # tokens known to encode to themselves: a chunk equal to one is that token
+        # (tiktoken's shortcut, made safe by checking it holds for the token first)
+        self.whole: dict[bytes, int] = {}
+        self._cache = _ChunkCache(self._encode_chunk)
 
     def add(self, a: int, b: int, new_id: int) -> None:
         self.ranks[(a, b)] = (len(self.ranks), new_id)
@@ -209,6 +212,10 @@ class PyEncoder:
         if len(ids) < SHORT_CHUNK:
             return bpe_short(ids, self.ranks, limit)
         return bpe_heap(ids, self.ranks, limit)
+
+    def _encode_chunk(self, data: bytes) -> list[int]:
+        tid = self.whole.get(data)
+        return [tid] if tid is not None else self.encode_bytes(data)
 
     def encode_chunks(self, chunks: Sequence[str], max_rank: int = -1) -> list[int]:
         if max_rank >= 0:
@@ -227,7 +234,7 @@ class _ChunkCache(dict):
 
     def __init__(self, encode_bytes):
         super().__init__()
-        self._encode_bytes = encode_bytes
+        self._encode_bytes = encode_bytes  # bytes -> ids
 
     def __missing__(self, chunk: str) -> list[int]:
         ids = self[chunk] = self._encode_bytes(chunk.encode("utf-8"))
@@ -236,10 +243,11 @@ class _ChunkCache(dict):
 
 def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) -> list[int]:
     """Rescan-and-merge, the seeds' encode loop, for one chunk."""
+    get = ranks.get
     while len(ids) >= 2:
         best = None
         for pair in zip(ids, ids[1:]):
-            r = ranks.get(pair)
+            r = get(pair)
             if r is not None and r[0] < limit and (best is None or r[0] < best[0]):
                 best = r
                 bp = pair

@@ -90,7 +90,10 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge
 def from_ranks(ranks: Mapping[bytes, int], *, pattern: str | None, special_tokens: Mapping[str, int] | None = None, name: str = "") -> Tokenizer:
     """A Tokenizer from tiktoken-style mergeable ranks."""
     byte_ids, merges = merges_from_ranks(ranks)
-    return Tokenizer(merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name)
+    tok = Tokenizer(merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name)
+    # recovery encoded every token's bytes to exactly its pair, so each encodes to itself
+    tok._self_encoding = frozenset(m.new_id for m in merges)
+    return tok
 
 
 def canonical_name(name: str) -> str:
