@@ -1,7 +1,26 @@
+"""Train: learn a byte-level BPE tokenizer on your own text and watch the merges appear."""
+
 import streamlit as st
 
-from ui import state
+from ui import state, train_view
 
 state.init()
-st.title("Train")
-st.info("This page is coming soon.")
+train_view.init_state()
+
+st.title("🏋️ Train")
+st.caption(
+    "Byte-level BPE starts from the 256 byte values and repeatedly merges the most frequent neighbouring pair "
+    "into a new token. Pick a corpus, choose how many tokens you want, and train."
+)
+
+corpus_col, settings_col = st.columns([3, 2], gap="large")
+with corpus_col:
+    text, title = train_view.corpus_section()
+with settings_col:
+    settings = train_view.settings_section(text, title)
+
+train_view.train_section(text, settings)
+st.divider()
+key = train_view.workspace_section()
+if key is not None:
+    train_view.results_section(key)

@@ -1,0 +1,257 @@
+"""The Train page in AppTest: train a tiny corpus, every bad input, the workspace actions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tokenizer import formats, train
+from ui.upload import MAX_UPLOAD_BYTES
+from ui.workspace import TokenizerStore
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "train.py")
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
+    monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    return ws
+
+
+def page(**kwargs) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def paste(at, text: str, vocab: int, pattern: str = "none") -> AppTest:
+    at.segmented_control(key="train.source").set_value("paste").run()
+    at.text_area(key="train.paste").input(text)
+    at.selectbox(key="train.pattern").set_value(pattern)
+    at.number_input(key="train.vocab_size").set_value(vocab)
+    return at.run()
+
+
+def press_train(at) -> AppTest:
+    return at.button(key="train.go").click().run()
+
+
+def test_page_runs_on_its_own(workspace):
+    at = page()
+    assert at.title[0].value.endswith("Train")
+    assert at.segmented_control(key="train.source").value == "sample"
+    assert any("Nothing trained yet" in i.value for i in at.info)
+    assert not at.button(key="train.go").disabled
+
+
+def test_train_a_tiny_corpus(workspace):
+    at = paste(page(), "aaabdaaabac", 259)
+    press_train(at)
+    assert not at.exception and not errors(at)
+    assert any("3 merges" in s.value for s in at.success)
+    df = at.dataframe[0].value
+    assert df[["step", "left", "right", "new token", "count"]].values.tolist() == [
+        [1, "a", "a", "aa", 4], [2, "aa", "a", "aaa", 2], [3, "aaa", "b", "aaab", 2],
+    ]
+    assert len(at.get("vega_lite_chart")) == 2  # merge counts, compression
+    [entry] = TokenizerStore(workspace).entries()
+    assert entry.vocab_size == 259 and entry.has_corpus
+    assert at.session_state["shared.tokenizer"] == f"user:{entry.key}"
+    assert [m.value for m in at.metric][:2] == ["259", "3"]
+
+
+def test_training_the_default_sample(workspace):
+    at = press_train(page())
+    assert not at.exception
+    assert any("744 merges" in s.value for s in at.success)
+    assert at.metric[0].value == "1,000"
+
+
+def test_a_sample_brings_its_settings(workspace):
+    at = page()
+    at.selectbox(key="train.sample").set_value("honolulu").run()
+    assert at.number_input(key="train.vocab_size").value == 257
+    assert at.selectbox(key="train.pattern").value == "none"
+    press_train(at)
+    assert at.dataframe[0].value["new token"].tolist() == ["lu"]
+
+
+def test_split_pattern_and_special_tokens(workspace):
+    at = paste(page(), "the cat<|endoftext|>the hat<|endoftext|>the mat", 270, pattern="gpt2")
+    at.text_input(key="train.specials").input("<|endoftext|>").run()
+    at.text_input(key="train.name").input("cats").run()
+    press_train(at)
+    tok = TokenizerStore(workspace).get(TokenizerStore(workspace).entries()[0].key)
+    assert tok.name == "cats" and tok.pattern_name == "gpt2"
+    assert tok.special_tokens == {"<|endoftext|>": 256 + tok.num_merges}
+    assert all(b"<|" not in tok.vocab[m.new_id] for m in tok.merge_list)
+
+
+def test_empty_corpus_is_a_message(workspace):
+    at = paste(page(), "   ", 300)
+    press_train(at)
+    assert any("corpus is empty" in e for e in errors(at))
+    assert TokenizerStore(workspace).entries() == []
+
+
+@pytest.mark.parametrize("vocab, message", [(100, "at least 256"), (60_000, "too large")])
+def test_vocab_size_out_of_range(workspace, vocab, message):
+    at = page()
+    at.number_input(key="train.vocab_size").set_value(vocab).run()
+    assert any(message in e for e in errors(at))
+    assert at.button(key="train.go").disabled
+
+
+def test_invalid_custom_regex(workspace):
+    at = page()
+    at.selectbox(key="train.pattern").set_value("custom").run()
+    assert not errors(at)  # the default custom pattern is fine
+    assert len(at.html) >= 1  # its chunks of a test sentence
+    at.text_input(key="train.custom_pattern").input("(unclosed").run()
+    assert any("not a valid regex" in e for e in errors(at))
+    assert at.button(key="train.go").disabled
+
+
+def test_catastrophic_custom_regex_is_stopped(workspace):
+    at = page()
+    at.selectbox(key="train.pattern").set_value("custom").run()
+    at.text_input(key="train.custom_pattern").input(r"(a|aa)+$").run()
+    assert any("longer than" in e for e in errors(at))
+    assert at.button(key="train.go").disabled
+
+
+def upload(at, name: str, data: bytes) -> AppTest:
+    at.segmented_control(key="train.source").set_value("upload").run()
+    at.file_uploader(key="train.corpus_file").upload(name, data, "text/plain")
+    return at.run()
+
+
+def test_utf8_upload_trains(workspace):
+    at = upload(page(), "notes.txt", ("héllo wörld " * 50).encode())
+    assert not errors(at)
+    at.number_input(key="train.vocab_size").set_value(270).run()
+    press_train(at)
+    assert any("merges" in s.value for s in at.success)
+
+
+def test_non_utf8_upload_offers_replacement(workspace):
+    at = upload(page(), "latin.txt", ("café crème " * 40).encode("latin-1"))
+    assert any("not UTF-8" in e for e in errors(at))
+    at.checkbox(key="train.replace").check().run()
+    assert not errors(at)
+    assert any("replaced by �" in c.value for c in at.caption)
+    at.number_input(key="train.vocab_size").set_value(262).run()
+    press_train(at)
+    assert len(TokenizerStore(workspace).entries()) == 1
+
+
+def test_binary_upload_is_refused(workspace):
+    at = upload(page(), "cat.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
+    assert any("binary" in e for e in errors(at))
+    assert len(at.checkbox) == 0
+    press_train(at)
+    assert any("corpus is empty" in e for e in errors(at))
+
+
+def test_upload_above_the_limit(workspace):
+    at = upload(page(), "big.txt", b"a" * (MAX_UPLOAD_BYTES + 1))
+    assert any("limited to 10 MB" in e for e in errors(at))
+
+
+def test_corrupt_saved_tokenizer_is_reported_and_nothing_else_lost(workspace):
+    store = TokenizerStore(workspace)
+    key = store.add(train("hello hello world", 260, name="kept"), corpus="hello hello world")
+    (workspace / "broken-000000.json").write_text('{"format": "bpe-lab/tokenizer", "vers', encoding="utf-8")
+    at = page()
+    assert any("broken-000000.json cannot be read" in w.value for w in at.warning)
+    assert at.selectbox(key="train.selected").value == key
+    at.button(key="train.drop.broken-000000").click().run()
+    assert not at.warning and not (workspace / "broken-000000.json").exists()
+    assert [e.key for e in TokenizerStore(workspace).entries()] == [key]
+
+
+def test_rename_download_delete(workspace):
+    at = press_train(paste(page(), "low lower lowest " * 5, 265))
+    key = TokenizerStore(workspace).entries()[0].key
+    at.text_input(key="train.rename").input("my lows").run()
+    at.button(key="train.rename_go").click().run()
+    assert TokenizerStore(workspace).entries()[0].name == "my lows"
+    assert any("Renamed" in s.value for s in at.success)
+    labels = [d.label for d in at.get("download_button")]
+    assert labels == ["BPE Lab JSON", "tiktoken", "HF tokenizer.json"]
+    at.button(key="train.delete").click().run()
+    assert any("cannot be undone" in w.value for w in at.warning)
+    assert TokenizerStore(workspace).entries()  # not yet
+    at.button(key="train.delete_yes").click().run()
+    assert TokenizerStore(workspace).entries() == []
+    assert any("Deleted" in s.value for s in at.success)
+    assert not (workspace / f"{key}.json").exists()
+
+
+@pytest.mark.parametrize("fmt", ["json", "tiktoken", "hf"])
+def test_upload_a_tokenizer_file(workspace, fmt):
+    tok = train("the cat in the hat " * 30, 270, pattern="gpt2", name="hats")
+    if fmt == "json":
+        name, data = "hats.json", formats.dumps(tok).encode()
+    elif fmt == "tiktoken":
+        name, data = "hats.tiktoken", formats.dumps_tiktoken(tok)
+    else:
+        import json
+
+        name, data = "hats.tokenizer.json", json.dumps(formats.to_hf_json(tok)).encode()
+    at = page()
+    at.file_uploader(key="train.tokenizer_file").upload(name, data, "application/octet-stream").run()
+    assert not at.exception and not errors(at)
+    [entry] = TokenizerStore(workspace).entries()
+    assert entry.source == "uploaded" and entry.vocab_size == 256 + tok.num_merges
+    assert TokenizerStore(workspace).get(entry.key).encode("the cat") == tok.encode("the cat")
+    assert any("no compression curve" in i.value for i in at.info)
+
+
+def test_bad_tokenizer_upload_is_a_message(workspace):
+    at = page()
+    at.file_uploader(key="train.tokenizer_file").upload("notes.json", b'{"format": "bpe-lab/tokenizer", "version": 1', "application/json").run()
+    assert any("notes.json cannot be read as a tokenizer" in e for e in errors(at))
+    assert TokenizerStore(workspace).entries() == []
+
+
+def test_a_failed_training_keeps_what_was_trained(workspace):
+    at = press_train(paste(page(), "aaabdaaabac", 259))
+    paste(at, "", 300)
+    press_train(at)
+    assert any("corpus is empty" in e for e in errors(at))
+    assert len(TokenizerStore(workspace).entries()) == 1
+    assert at.dataframe[0].value["new token"].tolist() == ["aa", "aaa", "aaab"]
+
+
+def test_trained_tokenizer_is_offered_on_every_page(workspace):
+    press_train(paste(page(), "aaabdaaabac", 259))
+    [entry] = TokenizerStore(workspace).entries()
+    label = f"{entry.name} (yours, 259 tokens)"
+    for path, widget in [("tokenize.py", "tokenize.tokenizer"), ("vocabulary.py", "vocab.tokenizer")]:
+        at = AppTest.from_file(str(ROOT / "pages" / path), default_timeout=60).run()
+        assert label in at.selectbox(key=widget).options, path
+    at = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=60).run()
+    assert label in at.multiselect(key="compare.tokenizers").options
+    at = AppTest.from_file(str(ROOT / "pages" / "step.py"), default_timeout=60).run()
+    at.segmented_control(key="step.mode").set_value("training").run()
+    assert at.selectbox(key="step.training.tokenizer").value == f"user:{entry.key}"
+
+
+def test_shared_mode_sessions_do_not_see_each_other(workspace, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_SHARED", "1")
+    first = press_train(paste(page(), "aaabdaaabac", 259))
+    assert any("3 merges" in s.value for s in first.success)
+    second = page()
+    assert any("Nothing trained yet" in i.value for i in second.info)
+    assert not workspace.exists() or not list(workspace.glob("*.json"))
