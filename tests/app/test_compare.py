@@ -1,0 +1,223 @@
+"""The Compare page, driven with Streamlit's AppTest: counts equal tiktoken's, nothing crashes."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+import tiktoken
+from streamlit.testing.v1 import AppTest
+
+import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
+from ui import analysis, samples, state
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "compare.py")
+OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
+LABELS = {"r50k_base": "GPT-2 (r50k_base)", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)"}
+MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  return 'ok'\n"
+
+
+@pytest.fixture(autouse=True)
+def workspace(tmp_path, monkeypatch):
+    """Each test gets an empty workspace of its own (no tokenizers of the developer's)."""
+    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    return tmp_path / "workspace"
+
+
+def enc(name: str) -> tiktoken.Encoding:
+    return tiktoken.get_encoding(name)
+
+
+def app(text: str | None = None, keys: list[str] | None = None, query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update(query or {})
+    at.run()
+    assert not at.exception, at.exception
+    if keys is not None:
+        at.multiselect(key="compare.tokenizers").set_value(keys)
+    if text is not None:
+        at.text_area(key="compare.text").set_value(text)
+    if keys is not None or text is not None:
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
+def stats(at: AppTest):
+    df = next(d.value for d in at.dataframe if "tokenizer" in d.value.columns and "whole words %" in d.value.columns)
+    return df.set_index("tokenizer")
+
+
+def rows_html(at: AppTest) -> str:
+    return "".join(h.proto.body for h in at.get("html"))
+
+
+def test_default_compares_gpt2_cl100k_o200k():
+    at = app()
+    assert at.multiselect(key="compare.tokenizers").value == OFFICIAL
+    df = stats(at)
+    for key in OFFICIAL:
+        assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(state.DEFAULT_TEXT))
+    html_text = rows_html(at)
+    assert html_text.count('class="bpe-row"') == 3
+    assert len(at.get("vega_lite_chart")) == 2  # statistics and leaderboard
+
+
+def test_default_starts_with_your_latest_tokenizer(workspace):
+    from tokenizer import train
+    from ui.workspace import TokenizerStore
+
+    store = TokenizerStore(workspace)
+    store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
+    tok = train(samples.SAMPLES["Python code"] * 3, 300, name="newest")
+    key = "user:" + store.add(tok)
+    at = app(MIXED)
+    assert at.multiselect(key="compare.tokenizers").value == [key, *OFFICIAL]
+    df = stats(at)
+    label = next(i for i in df.index if i.startswith("newest"))
+    assert df.loc[label, "tokens"] == len(tok.encode(MIXED))
+
+
+@pytest.mark.parametrize("sample", samples.names())
+def test_counts_equal_tiktoken_and_baselines(sample):
+    text = samples.SAMPLES[sample]
+    at = app(text, [*OFFICIAL, "bytes", "chars"])
+    df = stats(at)
+    for key in OFFICIAL:
+        n = len(enc(key).encode(text, disallowed_special=()))
+        assert df.loc[LABELS[key], "tokens"] == n
+        assert df.loc[LABELS[key], "bytes/token"] == round(len(text.encode()) / n, 3)
+    assert df.loc["UTF-8 bytes", "tokens"] == len(text.encode())
+    assert df.loc["Characters", "tokens"] == len(text)
+    assert df.loc["Characters", "chars/token"] == 1.0
+
+
+def test_special_tokens_toggle():
+    text = "a<|endoftext|>b <|endoftext|>"
+    at = app(text, OFFICIAL)
+    for key in OFFICIAL:
+        assert stats(at).loc[LABELS[key], "tokens"] == len(enc(key).encode(text, disallowed_special=()))
+    at.toggle(key="compare.special").set_value(True).run()
+    assert not at.exception
+    for key in OFFICIAL:
+        assert stats(at).loc[LABELS[key], "tokens"] == len(enc(key).encode(text, allowed_special="all"))
+    assert 'class="t sp' in rows_html(at)
+
+
+def test_whitespace_and_difference_toggles():
+    at = app("Hello world\n\n  indentation", ["r50k_base", "cl100k_base"])
+    assert 'class="cut"' in rows_html(at) and " dim" in rows_html(at)
+    assert 'class="ws"' not in rows_html(at)
+    at.toggle(key="compare.whitespace").set_value(True)
+    at.toggle(key="compare.diff").set_value(False)
+    at.run()
+    assert not at.exception
+    assert 'class="ws"' in rows_html(at)
+    assert 'class="cut"' not in rows_html(at) and " dim" not in rows_html(at)
+
+
+def pieces(key: str, text: str) -> str:
+    e = enc(key)
+    return " | ".join(e.decode_single_token_bytes(t).decode().replace(" ", "·") for t in e.encode(text))
+
+
+def test_boundary_diff_table():
+    at = app("I don't", ["cl100k_base", "o200k_base"])
+    assert pieces("cl100k_base", " don't") != pieces("o200k_base", " don't")
+    table = next(d.value for d in at.dataframe if "bytes" in d.value.columns and "text" in d.value.columns)
+    row = table.iloc[0]
+    assert row["text"] == "·don't"
+    for key in ["cl100k_base", "o200k_base"]:
+        assert row[LABELS[key]] == pieces(key, " don't")
+    assert any("**1 of 2**" in m.value for m in at.markdown)
+
+
+def test_boundary_diff_when_all_agree():
+    at = app("indivisible", OFFICIAL)
+    assert any("**0 of 3**" in m.value and "100%" in m.value for m in at.markdown)
+    assert 'class="cut"' not in rows_html(at)
+
+
+def test_leaderboard_matches_tiktoken():
+    at = app(keys=["cl100k_base", "chars"])
+    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    for name, text in samples.SAMPLES.items():
+        n = len(enc("cl100k_base").encode(text))
+        assert board.loc[name, LABELS["cl100k_base"]] == round(len(text.encode()) / n, 3)
+        assert board.loc[name, "Characters"] == round(len(text.encode()) / len(text), 3)
+    at.segmented_control(key="compare.metric").set_value("tokens").run()
+    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    assert board.loc["Emoji", LABELS["cl100k_base"]] == len(enc("cl100k_base").encode(samples.SAMPLES["Emoji"]))
+    assert board.loc["Emoji", "best"] == LABELS["cl100k_base"]
+
+
+def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
+    from tokenizer import train
+    from ui.workspace import TokenizerStore
+
+    key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
+    text = '<script>alert(1)</script><img src=x onerror="document.title=\'pwned\'">'
+    at = app(text, [key, "cl100k_base"])
+    body = rows_html(at)
+    assert "<script" not in body and "<img" not in body
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in body
+    assert not at.exception
+
+
+def test_empty_text_and_no_tokenizers():
+    at = app("", OFFICIAL)
+    assert any("Nothing to compare" in i.value for i in at.info)
+    assert any("best" in d.value.columns for d in at.dataframe), "the leaderboard does not need the text"
+    at.multiselect(key="compare.tokenizers").set_value([]).run()
+    assert not at.exception
+    assert any("Choose one or more tokenizers" in i.value for i in at.info)
+
+
+def test_big_paste_is_cut_at_the_limit():
+    unit = "Tokenizers compress text into tokens, some better than others. "
+    text = unit * (analysis.MAX_CHARS // len(unit) + 100)
+    at = app(text, ["cl100k_base", "bytes"])
+    assert any(f"{analysis.MAX_CHARS:,}" in w.value for w in at.warning)
+    df = stats(at)
+    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[: analysis.MAX_CHARS]))
+    assert df.loc["UTF-8 bytes", "tokens"] == analysis.MAX_CHARS
+    assert f"at most {analysis.COMPARE_SPAN_LIMIT:,}" in "".join(c.value for c in at.caption)
+
+
+def test_a_link_restores_tokenizers_and_text():
+    at = app(query={"tokenizers": "o200k_base,chars,nope", "text": "Hello 你好"})
+    assert at.multiselect(key="compare.tokenizers").value == ["o200k_base", "chars"]
+    assert at.text_area(key="compare.text").value == "Hello 你好"
+    assert any("nope" in w.value for w in at.warning)
+    assert stats(at).loc[LABELS["o200k_base"], "tokens"] == len(enc("o200k_base").encode("Hello 你好"))
+    assert at.query_params == {"tokenizers": "o200k_base,chars", "text": "Hello 你好"}
+
+
+def test_sample_menu_loads_a_sample():
+    at = app()
+    at.selectbox(key="compare.sample").set_value("Numbers").run()
+    assert at.text_area(key="compare.text").value == samples.SAMPLES["Numbers"]
+
+
+def test_text_survives_a_switch_between_pages():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    at.text_area(key="tokenize.text").set_value("shared between pages").run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.text_area(key="compare.text").value == "shared between pages"
+    at.text_area(key="compare.text").set_value("and back again").run()
+    at.switch_page("pages/tokenize.py").run()
+    assert at.text_area(key="tokenize.text").value == "and back again"
+
+
+def test_whole_words_share():
+    at = app("the cat sat on the mat", ["cl100k_base", "chars"])
+    df = stats(at)
+    assert df.loc[LABELS["cl100k_base"], "whole words %"] == 100.0
+    assert df.loc["Characters", "whole words %"] == 0.0
