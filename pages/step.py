@@ -1,7 +1,16 @@
+"""Step through: replay training merge by merge, or encoding one merge rank at a time."""
+
 import streamlit as st
 
-from ui import state
+from ui import state, step_view
 
 state.init()
-st.title("Step")
-st.info("This page is coming soon.")
+step_view.init_state()
+
+st.title("👣 Step through")
+st.caption(
+    "Every step is one merge. In **training** mode you see how your tokenizer learned its vocabulary; "
+    "in **encoding** mode you see how a tokenizer turns a text into tokens, lowest merge rank first. "
+    "The address bar keeps the mode, tokenizer and step: copy it to share this exact step."
+)
+step_view.page()

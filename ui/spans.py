@@ -109,13 +109,16 @@ def render_spans(
     limit: int | None = None,
     empty: str = "Nothing to show yet: type or paste some text.",
     css: bool = True,
+    tooltips: bool = True,
 ) -> str:
     """HTML for coloured spans.
 
     ``highlight`` and ``dim`` are span indices to outline or fade; ``cuts`` are span
     indices before which a dashed boundary is drawn (regex chunk boundaries, or
     where tokenizers disagree); ``limit`` caps the number of spans drawn (a note
-    says how many were left out).
+    says how many were left out). ``tooltips=False`` gives each span a short
+    hover text (its id) instead of the full one: half the HTML, for pages that
+    redraw thousands of spans at every step.
     """
     head = CSS if css else ""
     if not spans:
@@ -137,7 +140,7 @@ def render_spans(
         if s.index in dm:
             cls += " dim"
         parts.append(
-            f'<span class="{cls}" style="background:{color}" data-id="{s.id}" title="{tooltip(s)}">'
+            f'<span class="{cls}" style="background:{color}" data-id="{s.id}" title="{tooltip(s) if tooltips else f"id {s.id}"}">'
             f"{token_html(s.bytes, show_whitespace=show_whitespace)}</span>"
         )
     parts.append("</div>")
