@@ -1,7 +1,15 @@
+"""Vocabulary: browse any tokenizer's tokens, see how each was built, find the unused ones."""
+
 import streamlit as st
 
-from ui import state
+from ui import state, vocab_view
 
 state.init()
-st.title("Vocabulary")
-st.info("This page is coming soon.")
+vocab_view.init_state()
+
+st.title("📖 Vocabulary")
+st.caption(
+    "Every token of a byte-level BPE vocabulary is either one of the 256 bytes, a merge of two earlier tokens, "
+    "or a special token. Filter the table, click a token to see its merge tree, and find the tokens a text never uses."
+)
+vocab_view.page()

@@ -1,0 +1,134 @@
+"""The Vocabulary page in AppTest: browse, filter, jump, merge trees, longest and unused tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tokenizer import load_encoding, train
+from ui.workspace import TokenizerStore
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "vocabulary.py")
+CORPUS = "Honolulu honolulu lulu " * 20 + "the cat in the hat sat on the mat " * 20
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
+    monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    return ws
+
+
+@pytest.fixture
+def mine(workspace):
+    tok = train(CORPUS, 300, pattern="gpt2", name="hula")
+    return "user:" + TokenizerStore(workspace).add(tok, corpus=CORPUS), tok
+
+
+def run() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def table(at):
+    return at.dataframe[0].value
+
+
+def tree_html(at) -> str:
+    [html] = [h.value for h in at.html if '<div class="bpe-tree">' in h.value]
+    return html
+
+
+def test_page_runs_on_its_own(workspace):
+    at = run()
+    assert at.selectbox(key="vocab.tokenizer").value == "cl100k_base"
+    assert at.metric[0].value == f"{len(load_encoding('cl100k_base').vocab):,}"
+    assert len(table(at)) == 1000  # the first thousand of 100k
+    assert "tree" in tree_html(at)
+
+
+def test_seed_001_gpt2_ids_240_to_270(workspace):
+    at = run()
+    at.button(key="vocab.seed001").click().run()
+    assert at.selectbox(key="vocab.tokenizer").value == "r50k_base"
+    df = table(at)
+    assert df["id"].tolist() == list(range(240, 271))
+    row = df.set_index("id").loc[256]
+    assert (row["token"], row["GPT-2 form"], row["merged from"]) == ("·t", "Ġt", "· + t")
+    assert df.set_index("id").loc[240, "token"].startswith("<")  # a byte that is not a character alone
+    assert at.number_input(key="vocab.tree_id").value == 256
+    html = tree_html(at)
+    assert html.count('class="node') == 3  # ' t' from ' ' and 't'
+
+
+def test_filters_by_length_kind_and_regex(mine):
+    key, tok = mine
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value(key).run()
+    assert at.metric[0].value == f"{len(tok.vocab):,}"
+    at.selectbox(key="vocab.kind").set_value("merged").run()
+    assert len(table(at)) == tok.num_merges
+    longest = max(len(b) for b in tok.vocab.values())
+    at.slider(key="vocab.lengths").set_value((4, longest)).run()
+    assert (table(at)["bytes"] >= 4).all()
+    at.text_input(key="vocab.regex").input(r"^\slu").run()
+    df = table(at)
+    assert len(df) > 0 and df["token"].str.startswith("·lu").all()
+    at.number_input(key="vocab.id_from").set_value(290).run()
+    assert (table(at)["id"] >= 290).all()
+    at.button(key="vocab.reset").click().run()
+    assert len(table(at)) == len(tok.vocab)
+
+
+def test_bad_regexes_are_messages(mine):
+    key, tok = mine
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value(key).run()
+    at.text_input(key="vocab.regex").input("(oops").run()
+    assert any("not a valid regex" in e.value for e in at.error)
+    at.text_input(key="vocab.regex").input("").run()
+    assert not at.error and len(table(at)) == len(tok.vocab)
+
+
+def test_merge_tree_by_id_and_by_text(mine):
+    key, tok = mine
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value(key).run()
+    longest = max((m.new_id for m in tok.merge_list), key=lambda i: len(tok.vocab[i]))
+    at.number_input(key="vocab.tree_id").set_value(longest).run()
+    html = tree_html(at)
+    assert html.count('class="node') == 2 * len(tok.vocab[longest]) - 1
+    assert html.count("node leaf") == len(tok.vocab[longest])
+    at.text_input(key="vocab.tree_text").input(" honolulu").run()
+    tid = tok.encode_single_token(" honolulu")
+    assert f"id {tid} · merge" in tree_html(at)
+    at.text_input(key="vocab.tree_text").input("not a token at all").run()
+    assert any("is not one token" in w.value for w in at.warning)
+
+
+def test_longest_and_never_produced_on_the_training_text(mine):
+    key, tok = mine
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value(key).run()
+    at.segmented_control(key="vocab.usage_source").set_value("training").run()
+    ids = tok.encode(CORPUS)
+    produced = {i for i in ids if i >= 256}
+    never_df = at.dataframe[2].value
+    assert set(never_df["id"]) == {m.new_id for m in tok.merge_list} - produced
+    assert at.metric[-1].value == f"{tok.num_merges - len(produced):,}"
+    longest = at.dataframe[1].value
+    assert longest["bytes"].iloc[0] == max(len(b) for b in tok.vocab.values())
+
+
+def test_o200k_vocabulary_browses(workspace):
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value("o200k_base").run()
+    assert at.metric[0].value == f"{len(load_encoding('o200k_base').vocab):,}"
+    at.number_input(key="vocab.id_from").set_value(199_990).run()
+    assert table(at)["id"].min() >= 199_990

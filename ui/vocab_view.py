@@ -1,0 +1,247 @@
+"""The Vocabulary page's sections: browse and filter any tokenizer's vocabulary, draw a
+token's merge tree, list the longest tokens and the ones a text never (or rarely)
+produces. Computing lives in ``ui.vocab`` and ``ui.trees``; state keys start with
+``"vocab."`` and get their defaults in ``init_state``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from tokenizer.display import visible
+
+from . import corpora, errors, memo, spans, state, tokenizers, trees, vocab, workspace
+from . import train_charts as charts
+from .tokenizers import USER
+
+DEFAULTS = {
+    "vocab.id_from": 0,
+    "vocab.id_to": None,
+    "vocab.lengths": None,  # (min, max) bytes; None: the whole range
+    "vocab.regex": "",
+    "vocab.kind": "all",
+    "vocab.tree_id": None,
+    "vocab.tree_text": "",
+    "vocab.usage_source": "shared",
+    "vocab.rare_max": 2,
+}
+USAGE_SOURCES = {"training": "Its training text", "shared": "The text from the other pages", "sample": "Python docstrings (≈250 kB)"}
+
+
+def init_state() -> None:
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+
+
+def _frame(tok) -> pd.DataFrame:
+    return memo.memo(tok, "vocab_frame", 0, lambda: vocab.vocab_frame(tok), maxsize=1)
+
+
+def _seed_001() -> None:
+    """Seed 001's look at GPT-2: ids 240–270, where the bytes end and the merges start."""
+    ss = st.session_state
+    ss["vocab.tokenizer"] = "r50k_base"
+    ss[state.TOKENIZER] = "r50k_base"
+    ss.update({"vocab.id_from": 240, "vocab.id_to": 270, "vocab.lengths": None, "vocab.regex": "", "vocab.kind": "all"})
+    ss["vocab.tree_id"] = 256
+
+
+def _reset() -> None:
+    st.session_state.update({"vocab.id_from": 0, "vocab.id_to": None, "vocab.lengths": None, "vocab.regex": "", "vocab.kind": "all"})
+
+
+def pick_tokenizer():
+    """The tokenizer picker and its headline numbers; returns ``(key, tokenizer)``."""
+    choices = tokenizers.options(baselines=False)
+    choices["bytes"] = tokenizers.BASELINES["bytes"]
+    c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="bottom")
+    with c1:
+        key = tokenizers.select("Tokenizer", "vocab", choices=choices)
+    c2.button("GPT-2 ids 240–270 (seed 001)", key="vocab.seed001", on_click=_seed_001, icon="🔎", width="stretch",
+              help="Where GPT-2's single bytes end and its first merges (' t', ' a', 'he', …) begin.")
+    c3.button("Reset filters", key="vocab.reset", on_click=_reset, width="stretch")
+    with errors.shown(stop=True):
+        tok = tokenizers.get(key)
+    with st.spinner("Building the vocabulary table (once per tokenizer)…"):
+        df = _frame(tok)
+    m = st.columns(4)
+    m[0].metric("Tokens", f"{len(df):,}", border=True)
+    m[1].metric("Merges", f"{tok.num_merges:,}", border=True)
+    m[2].metric("Special tokens", f"{len(tok.special_tokens):,}", border=True)
+    plain = df[df["kind"] != "special"]
+    m[3].metric("Longest token", f"{int(plain['bytes'].max())} bytes", border=True)
+    return key, tok, df
+
+
+def browse(tok, df: pd.DataFrame) -> None:
+    """Filters and the table; picking a row shows its merge tree below."""
+    ss = st.session_state
+    max_len = int(df["bytes"].max())
+    lengths = ss.get("vocab.lengths")
+    if not lengths or lengths[0] < 1 or lengths[1] > max_len or lengths[0] > lengths[1]:
+        ss["vocab.lengths"] = (1, max_len)
+    with st.container(border=True):
+        c = st.columns([1, 1, 2, 2, 2], vertical_alignment="bottom")
+        id_from = c[0].number_input("From id", min_value=0, step=1, key="vocab.id_from")
+        id_to = c[1].number_input("To id", min_value=0, step=1, key="vocab.id_to", placeholder=f"{int(df['id'].max())}")
+        if max_len > 1:
+            lo, hi = c[2].slider("Length in bytes", 1, max_len, key="vocab.lengths")
+        else:
+            lo, hi = 1, 1
+            c[2].caption("Every token is one byte.")
+        kind = c[3].selectbox("Show", list(vocab.KINDS), format_func=vocab.KINDS.get, key="vocab.kind")
+        pattern = c[4].text_input("Regex on the token's text", key="vocab.regex", live="600ms", placeholder=r"^\s\w+ing$",
+                                  help=r"Searched in each token's text (a space is a space; ^\s finds tokens that start with whitespace). "
+                                  "Stopped after 2 seconds.")
+    with errors.shown(stop=True):
+        found = memo.memo(tok, "filtered", (id_from, id_to, lo, hi, kind, pattern),
+                          lambda: vocab.filter_vocab(df, id_from=id_from, id_to=id_to, min_bytes=lo, max_bytes=hi, pattern=pattern, kind=kind),
+                          maxsize=16)
+    shown = found.head(vocab.ROWS)
+    event = st.dataframe(
+        shown.drop(columns=["text"]),
+        hide_index=True,
+        height=380,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="vocab.table",
+        placeholder="",
+        column_config={
+            "id": st.column_config.NumberColumn("id", width="small"),
+            "token": st.column_config.TextColumn("token", help="· is a space, ↵ a newline, → a tab; <E4 BD> are bytes that are only part of a character"),
+            "bytes": st.column_config.NumberColumn("bytes", width="small"),
+            "merged from": st.column_config.TextColumn("merged from"),
+            "left id": st.column_config.NumberColumn("left id", width="small"),
+            "right id": st.column_config.NumberColumn("right id", width="small"),
+            "rank": st.column_config.NumberColumn("merge", help="Its merge number (1 is the first merge learned)", width="small"),
+            "GPT-2 form": st.column_config.TextColumn("GPT-2 form", help="How GPT-2's encoder.json / vocab.bpe spell it (Ġ is a space, Ċ a newline)"),
+            "kind": st.column_config.TextColumn("kind", width="small"),
+        },
+    )
+    more = f" Showing the first {vocab.ROWS:,}: narrow the id range or the filters to see others." if len(found) > vocab.ROWS else ""
+    st.caption(f"{len(found):,} of {len(df):,} tokens match.{more} Click a row to draw its merge tree.")
+    rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if rows:
+        picked = int(shown.iloc[rows[0]]["id"])
+        if ss.get("vocab._picked") != picked:
+            ss["vocab._picked"] = picked
+            ss["vocab.tree_id"] = picked
+            ss["vocab.tree_text"] = ""
+
+
+def _default_tree_id(tok, df: pd.DataFrame) -> int:
+    """A token worth drawing: ' tokenization' or a piece of it when the vocabulary has one, else the longest."""
+    for text in (" tokenization", "tokenization", " token", "ization"):
+        try:
+            return tok.encode_single_token(text)
+        except KeyError:
+            pass
+    merged = df[df["kind"] == "merged"]
+    if merged.empty:
+        return int(df["id"].iloc[0])
+    return int(vocab.longest(merged, 1)["id"].iloc[0])
+
+
+def merge_tree(tok, df: pd.DataFrame) -> None:
+    """A token's merge tree: by id, by typed text, or from the row picked above."""
+    ss = st.session_state
+    st.subheader("Merge tree")
+    if ss.get("vocab.tree_id") is None or int(ss["vocab.tree_id"]) not in tok.vocab:
+        ss["vocab.tree_id"] = _default_tree_id(tok, df)
+    c1, c2, _ = st.columns([1, 2, 2], vertical_alignment="bottom")
+    tid = c1.number_input("Token id", min_value=0, step=1, key="vocab.tree_id")
+    typed = c2.text_input("…or type a token", key="vocab.tree_text", placeholder=" tokenization",
+                          help="Its exact text, with a leading space if it has one. Enter finds it.")
+    if typed:
+        try:
+            tid = tok.encode_single_token(typed)
+        except KeyError:
+            ids = tok.encode(typed, disallowed_special=())
+            st.warning(f"{typed!r} is not one token: it is encoded as {len(ids)} tokens {ids[:12]}. Showing the first one.", icon="🧩")
+            tid = ids[0] if ids else tid
+    with errors.shown():
+        tree = tok.merge_tree(int(tid))
+        spans.show(trees.tree_html(tree, tok.rank_of))
+        order = trees.build_order(tree, tok.rank_of)
+        if order:
+            vocab_ = tok.vocab
+            steps = " → ".join(visible(vocab_[new]) for _, _, _, new in order)
+            st.caption(f"Built in {len(order)} merge{'s' if len(order) != 1 else ''}, in the order they were learned: {steps}")
+        elif tid in tok.special_ids:
+            st.caption("A special token: added whole, never merged from smaller tokens.")
+        else:
+            st.caption("A single byte: every byte-level BPE vocabulary starts with all 256 of them.")
+
+
+def longest_tokens(tok, df: pd.DataFrame) -> None:
+    st.subheader("Longest tokens")
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        top = vocab.longest(df, 15)
+        st.dataframe(top[["id", "token", "bytes", "merged from", "rank"]], hide_index=True, width="stretch",
+                     column_config={"rank": st.column_config.NumberColumn("merge")})
+    with right:
+        spec = memo.memo(tok, "length_hist", 0, lambda: charts.spec(charts.length_histogram(vocab.length_counts(df))), maxsize=1)
+        st.vega_lite_chart(spec, width="stretch")
+
+
+def _usage_text(key: str) -> tuple[str | None, str]:
+    src = st.session_state["vocab.usage_source"]
+    if src == "training":
+        if not key.startswith(USER):
+            return None, "Only your own tokenizers have a training text here."
+        text = workspace.store().corpus(key[len(USER):])
+        return (text, "its training text") if text else (None, "No training text is stored with this tokenizer.")
+    if src == "sample":
+        return corpora.text("stdlib-docstrings"), "the Python docstrings sample"
+    return st.session_state.get(state.TEXT, ""), "the text from the Tokenize / Step pages"
+
+
+def never_produced(key: str, tok, df: pd.DataFrame) -> None:
+    """Tokens in the vocabulary that a text never or rarely produces ("SolidGoldMagikarp")."""
+    st.subheader("Never or rarely produced")
+    st.caption(
+        "A token can be in the vocabulary and yet almost never come out of the encoder: it was frequent in the tokenizer's "
+        "training text but not in yours, or it was only a stepping stone to longer tokens. GPT-2's ' SolidGoldMagikarp' "
+        "was such a token: learned from the tokenizer's data, nearly absent from the model's, so the model never learned it."
+    )
+    options = dict(USAGE_SOURCES)
+    if not key.startswith(USER):
+        options.pop("training")
+    if st.session_state["vocab.usage_source"] not in options:
+        st.session_state["vocab.usage_source"] = "shared"
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.segmented_control("Text", list(options), format_func=options.get, key="vocab.usage_source", required=True)
+    rare_max = c2.number_input("Rare means at most … times", min_value=1, max_value=1000, step=1, key="vocab.rare_max")
+    text, what = _usage_text(key)
+    if not text:
+        st.info(what if text is None else "The text is empty: type something on the Tokenize or Step through page.", icon="ℹ️")
+        return
+    with errors.shown():
+        counts = memo.memo(tok, "usage", text, lambda: vocab.usage_counts(tok, text), maxsize=4)
+        u = vocab.usage(df, counts, rare_max=int(rare_max))
+        m = st.columns(3)
+        m[0].metric("Tokens in the text", f"{u['tokens']:,}", border=True)
+        m[1].metric("Merged tokens produced", f"{u['used']:,} of {u['merged']:,}", border=True)
+        m[2].metric("Never produced", f"{len(u['never']):,}", border=True)
+        left, right = st.columns(2, gap="large")
+        cols = ["id", "token", "bytes", "merged from", "rank"]
+        with left:
+            st.markdown(f"**Never produced** on {what}, earliest-learned first")
+            st.dataframe(u["never"][cols].head(vocab.ROWS), hide_index=True, height=300, width="stretch",
+                         column_config={"rank": st.column_config.NumberColumn("merge")})
+        with right:
+            st.markdown(f"**Rarely produced** (1 to {int(rare_max)} times)")
+            st.dataframe(u["rare"][cols + ["produced"]].head(vocab.ROWS), hide_index=True, height=300, width="stretch",
+                         column_config={"rank": st.column_config.NumberColumn("merge")})
+
+
+def page() -> None:
+    key, tok, df = pick_tokenizer()
+    browse(tok, df)
+    merge_tree(tok, df)
+    st.divider()
+    longest_tokens(tok, df)
+    st.divider()
+    never_produced(key, tok, df)
