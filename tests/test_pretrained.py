@@ -162,3 +162,19 @@ def test_every_code_point_splits_like_tiktoken(official):
         if ours.encode_ordinary(text) != ref.encode_ordinary(text):
             bad += [hex(cp) for cp in cps[i : i + 512] if ours.encode_ordinary(_probe(chr(cp))) != ref.encode_ordinary(_probe(chr(cp)))]
     assert bad == []
+
+
+def test_merge_cache_is_used_and_checked(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
+    fresh = load_encoding.__wrapped__("r50k_base")  # recovers, then writes the cache
+    (cache,) = (tmp_path / "cache").glob("r50k_base-*.merges")
+    cached = load_encoding.__wrapped__("r50k_base")
+    assert cached.merge_list == fresh.merge_list and cached.byte_ids == fresh.byte_ids
+    assert cached.encode(MULTILINGUAL, disallowed_special=()) == fresh.encode(MULTILINGUAL, disallowed_special=())
+    # a damaged cache is noticed and ignored: swap two pairs
+    data = bytearray(cache.read_bytes())
+    data[8:16], data[16:24] = data[16:24], data[8:16]
+    cache.write_bytes(bytes(data))
+    assert load_encoding.__wrapped__("r50k_base").merge_list == fresh.merge_list
+    cache.write_bytes(b"short")
+    assert load_encoding.__wrapped__("r50k_base").merge_list == fresh.merge_list

@@ -167,6 +167,9 @@ def cmd_provision(args) -> int:
     from .provision import provision_all
 
     provision_all()
+    for name in ENCODINGS:  # recover the merges once, so the app's first load is quick
+        load_encoding(name)
+    print("merges recovered and cached for " + ", ".join(ENCODINGS))
     return 0
 
 

@@ -8,9 +8,11 @@ must come out as exactly two tokens, which form its merge pair.
 
 from __future__ import annotations
 
+import array
 import base64
 import binascii
 import functools
+import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +21,7 @@ from . import engine_py
 from .bpe import Tokenizer
 from .display import from_gpt2_form, gpt2_form
 from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
-from .provision import read_ranks_file
+from .provision import data_dir, read_ranks_file
 from .trace import Merge
 
 ENDOFTEXT = "<|endoftext|>"
@@ -113,10 +115,54 @@ def load_encoding(name: str) -> Tokenizer:
     """
     key = canonical_name(name)
     file, pattern, specials, label = ENCODINGS[key]
-    ranks = parse_tiktoken_ranks(read_ranks_file(file), f"{file}.tiktoken")
-    tok = from_ranks(ranks, pattern=pattern, special_tokens=specials, name=key)
+    data = read_ranks_file(file)
+    ranks = parse_tiktoken_ranks(data, f"{file}.tiktoken")
+    cache = data_dir() / "cache" / f"{file}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
+    merges = _read_merge_cache(cache, ranks)
+    if merges is None:
+        tok = from_ranks(ranks, pattern=pattern, special_tokens=specials, name=key)
+        _write_merge_cache(cache, tok)
+    else:
+        byte_ids = [ranks[bytes([b])] for b in range(256)]
+        tok = Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=key)
+        tok._self_encoding = frozenset(m.new_id for m in merges)
     tok.metadata.update({"official": True, "label": label, "encoding": key})
     return tok
+
+
+# Recovering the merges of o200k_base takes a few seconds; the result is kept next to the
+# rank files (never committed) as int32 (left, right) pairs in rank order, and checked on
+# every load: each pair's bytes must join to its token's bytes.
+
+
+def _write_merge_cache(path: Path, tok: Tokenizer) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flat = array.array("i", [x for m in tok.merge_list for x in m.pair])
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(flat.tobytes())
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only data folder only costs speed
+
+
+def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> list[Merge] | None:
+    try:
+        flat = array.array("i")
+        flat.frombytes(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    tokens = sorted((r, t) for t, r in ranks.items() if len(t) > 1)
+    if len(flat) != 2 * len(tokens):
+        return None
+    by_id = {r: t for t, r in ranks.items()}
+    merges = []
+    for i, (r, t) in enumerate(tokens):
+        a, b = flat[2 * i], flat[2 * i + 1]
+        if by_id.get(a, b"") + by_id.get(b, b"") != t or a >= r or b >= r:
+            return None
+        merges.append(Merge(i, (a, b), r))
+    return merges
 
 
 def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: str = "gpt2") -> Tokenizer:
