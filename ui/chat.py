@@ -113,9 +113,12 @@ def editor(page: str) -> list[dict]:
         # widget values live in the message list too, so they survive a page switch
         st.session_state.setdefault(rkey, m["role"])
         st.session_state.setdefault(ckey, m["content"])
-        c_role, c_text, c_del = st.columns([1.3, 6, 0.6], vertical_alignment="top")
+        c_role, c_text, c_del = st.columns([2.9, 6, 0.8], vertical_alignment="top")
         m["role"] = c_role.selectbox("Role", ROLES, key=rkey, label_visibility="collapsed")
         m["content"] = c_text.text_area("Content", key=ckey, height=68, label_visibility="collapsed", placeholder="Message")
-        c_del.button("✕", key=f"{key}.{m['id']}.remove", help="Remove this message", on_click=_remove, args=(page, m["id"]))
+        c_del.button(
+            "", icon=":material/close:", key=f"{key}.{m['id']}.remove", help="Remove this message",
+            on_click=_remove, args=(page, m["id"]),
+        )
     st.button("Add message", key=f"{key}.add", on_click=_add, args=(page,), icon=":material/add:")
     return [{"role": m["role"], "content": m["content"]} for m in msgs]

@@ -104,12 +104,23 @@ def input_panel(key: str) -> Input:
         )
     st.segmented_control(
         "Special tokens", list(SPECIAL_CHOICES), format_func=SPECIAL_CHOICES.get, key=K_SPECIAL, required=True,
-        persist_state="session",
+        persist_state="session", help=special_list(key, mode),
     )
     recognise = st.session_state[K_SPECIAL] == "recognise"
     st.caption(special_note(key, recognise, mode))
     text, dropped = analysis.clip(text)
     return Input(key, mode, text, recognise, messages, dropped)
+
+
+def special_list(key: str, mode: str) -> str:
+    """Every special token the tokenizer knows when they are recognised (the switch's help)."""
+    try:
+        names = _tokenizer_for(key, True).special_tokens
+    except ValueError:
+        return "This tokenizer cannot be loaded."
+    if not names:
+        return "This tokenizer has no special tokens."
+    return "Special tokens of this tokenizer:\n\n" + "\n".join(f"- `{s}` = {i}" for s, i in names.items())
 
 
 def special_note(key: str, recognise: bool, mode: str) -> str:
@@ -120,7 +131,8 @@ def special_note(key: str, recognise: bool, mode: str) -> str:
         names = {}
     if not names:
         return "This tokenizer has no special tokens, so both settings give the same tokens."
-    listed = ", ".join(f"`{s}` = {i}" for s, i in list(names.items())[:8])
+    items = list(names.items())
+    listed = ", ".join(f"`{s}` = {i}" for s, i in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
     if recognise:
         return f"Each special-token string in the text becomes its single id ({listed}), as Tiktokenizer counts it."
     return (

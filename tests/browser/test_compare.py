@@ -1,0 +1,88 @@
+"""The Compare page in a real browser: one text, a row of tokens per tokenizer, charts."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+import tiktoken
+from playwright.sync_api import expect
+
+import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
+
+from .conftest import assert_no_exception, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+OFFICIAL = {"r50k_base": "GPT-2 (r50k_base)", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)"}
+XSS = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+
+
+def open_compare(page, server, **query) -> None:
+    """Open the app, then the Compare page from the sidebar as a person would (or by a link)."""
+    page.goto(server.url)
+    wait_idle(page)
+    if query:
+        page.goto(server.url + "/compare?" + urlencode(query))
+    else:
+        page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare").click()
+    wait_idle(page)
+    expect(page.locator(".bpe-row").first).to_be_visible(timeout=60_000)
+
+
+def paste(page, text: str) -> None:
+    box = page.get_by_label("Text", exact=True)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_idle(page)
+
+
+def row(page, label: str):
+    return page.locator(".bpe-row").filter(has=page.locator(".bpe-row-head b", has_text=label))
+
+
+def test_one_row_per_tokenizer_with_tiktokens_counts(page, server):
+    open_compare(page, server)
+    text = "Hello 你好! I don't think 1234567890 tokens are enough 🤚🏾"
+    paste(page, text)
+    expect(page.locator(".bpe-row")).to_have_count(3)
+    for key, label in OFFICIAL.items():
+        n = len(tiktoken.get_encoding(key).encode(text))
+        expect(row(page, label).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
+        expect(row(page, label).locator(".t")).to_have_count(n)
+    # the boundary diff: some tokens faded (shared by all), some cuts marked
+    assert page.locator(".bpe-row .t.dim").count() > 0
+    assert page.locator(".bpe-row .cut").count() > 0
+    expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2)
+    assert_no_exception(page)
+    page.set_viewport_size({"width": 1400, "height": 3400})
+    page.wait_for_timeout(1500)
+    wait_idle(page)
+    screenshot(page, "compare")
+
+
+def test_pasted_html_runs_nothing(page, server):
+    open_compare(page, server)
+    title = page.title()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    paste(page, XSS)
+    n = len(tiktoken.get_encoding("cl100k_base").encode(XSS))
+    expect(row(page, OFFICIAL["cl100k_base"]).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
+    page.wait_for_timeout(500)
+    assert page.title() == title != "pwned"
+    assert dialogs == []
+    rows = page.locator('[data-testid="stHtml"]').filter(has=page.locator(".bpe-row"))
+    assert rows.locator("img").count() == 0 and rows.locator("script").count() == 0
+    assert "<img src=x onerror=" in row(page, OFFICIAL["o200k_base"]).locator(".bpe-spans").inner_text()
+    assert_no_exception(page)
+
+
+def test_a_link_opens_the_chosen_tokenizers(page, server):
+    open_compare(page, server, tokenizers="o200k_base,bytes", text="Hello 你好")
+    expect(page.locator(".bpe-row")).to_have_count(2)
+    expect(row(page, "UTF-8 bytes").locator(".bpe-row-head .n")).to_have_text(f"{len('Hello 你好'.encode())} tokens")
+    expect(row(page, OFFICIAL["o200k_base"]).locator(".bpe-row-head .n")).to_have_text(
+        f"{len(tiktoken.get_encoding('o200k_base').encode('Hello 你好'))} tokens"
+    )
+    assert_no_exception(page)
