@@ -97,7 +97,7 @@ def choose_tokenizers() -> list[str]:
     # drop choices that are gone (a deleted tokenizer) before the widget reads them
     st.session_state[K_TOKENIZERS] = [k for k in st.session_state.get(K_TOKENIZERS, []) if k in choices]
     return st.multiselect(
-        "Tokenizers", list(choices), format_func=lambda k: choices.get(k, k), key=K_TOKENIZERS,
+        "Tokenizers", list(choices), format_func=lambda k: choices.get(k, k), key=K_TOKENIZERS, persist_state="session",
         placeholder="Choose tokenizers to compare", help="Official encodings, your own tokenizers and the two baselines.",
     )
 

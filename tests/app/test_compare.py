@@ -221,3 +221,38 @@ def test_whole_words_share():
     df = stats(at)
     assert df.loc[LABELS["cl100k_base"], "whole words %"] == 100.0
     assert df.loc["Characters", "whole words %"] == 0.0
+
+
+def test_choices_survive_a_switch_between_pages():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.toggle(key="tokenize.whitespace").set_value(True)
+    at.segmented_control(key="tokenize.special").set_value("recognise")
+    at.selectbox(key="tokenize.tokenizer").set_value("o200k_base")
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    at.toggle(key="compare.diff").set_value(False)
+    at.multiselect(key="compare.tokenizers").set_value(["chars", "r50k_base"])
+    at.run()
+    at.switch_page("pages/tokenize.py").run()
+    assert at.toggle(key="tokenize.whitespace").value is True
+    assert at.segmented_control(key="tokenize.special").value == "recognise"
+    assert at.selectbox(key="tokenize.tokenizer").value == "o200k_base"
+    at.switch_page("pages/compare.py").run()
+    assert at.toggle(key="compare.diff").value is False
+    assert at.multiselect(key="compare.tokenizers").value == ["chars", "r50k_base"]
+    assert not at.exception
+
+
+def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
+    from tokenizer import train
+    from ui.workspace import TokenizerStore
+
+    store = TokenizerStore(workspace)
+    key = store.add(train("abababab" * 10, 260, name="short-lived"))
+    at = app("abab")
+    assert at.multiselect(key="compare.tokenizers").value == ["user:" + key, *OFFICIAL]
+    store.delete(key)
+    at.run()
+    assert not at.exception
+    assert at.multiselect(key="compare.tokenizers").value == OFFICIAL
