@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-import re
 from pathlib import Path
 
 import pytest
