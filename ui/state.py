@@ -29,8 +29,29 @@ DEFAULTS = {
 
 def init() -> None:
     """Initialise shared state once per session (every page calls it; it is idempotent)."""
+    _run_through_app()
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
+
+
+def _run_through_app() -> None:
+    """Make a deep link (``/step?step=12``) opened first on a fresh server go through app.py.
+
+    Streamlit starts in its old "pages/ folder" mode whenever a ``pages/`` folder
+    sits next to the main script, and leaves it only when some session runs
+    ``st.navigation``. Until then a link straight to a page runs that page file
+    alone: no wide layout, no sidebar, the folder's file names as navigation.
+    Leaving that mode and rerunning runs app.py, which opens the linked page
+    (same URL path, same query parameters). Private Streamlit API, so guarded:
+    at worst the page runs on its own, as it did before.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without it has no such mode
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def shared_text_area(label: str, page: str, *, height: int = 180, help: str | None = None, max_chars: int | None = None) -> str:
