@@ -7,6 +7,7 @@ put the string on screen with ``st.html`` (see ``show``).
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Collection, Sequence
 
@@ -63,6 +64,7 @@ def colors_for(ids: Sequence[int]) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure, and a page redraws the same tokens thousands of times
 def token_html(data: bytes, *, show_whitespace: bool) -> str:
     """The visible, escaped body of one token.
 

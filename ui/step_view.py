@@ -23,6 +23,9 @@ MODE_HELP = (
     "Training: replay how one of your tokenizers was learned, merge by merge. "
     "Encoding: watch any tokenizer (GPT-2, GPT-4, GPT-4o or yours) encode a text one merge rank at a time."
 )
+#: Long texts scroll inside a box this high (px), so the charts below stay in view.
+SPANS_HEIGHT = 420
+SCROLL_AFTER = 600  # spans
 #: Text short enough to go into the URL with the other controls (encoding mode).
 URL_TEXT_CHARS = 300
 DEMO = "stdlib-docstrings"
@@ -223,13 +226,15 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
         + (f" in the first {shown:,} of {corpus_chars:,} characters" if shown < corpus_chars else "")
         + "). Outlined in orange: the pair the next step merges. " + cut_note
     )
-    spans.show(spans.render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
-                                  cuts=view.cuts if st.session_state["step.show_chunks"] else (), tooltips=False))
+    with st.container(height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else "content", border=False):
+        spans.show(spans.render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
+                                      cuts=view.cuts if st.session_state["step.show_chunks"] else (), tooltips=False))
     left, right = st.columns(2, gap="large")
     with left:
         if view.k < view.n:
             pairs = memo.memo(tok, "top_pairs", view.k, lambda: stepper.top_pairs_frame(tok, trace, view.k), maxsize=64)
-            st.vega_lite_chart(charts.top_pairs(pairs), width="stretch")
+            spec = charts.top_pairs(pairs)
+            st.vega_lite_chart(spec, width="stretch", height=spec["height"] + 40)
             st.dataframe(pairs.drop(columns=["next"]), hide_index=True, width="stretch",
                          column_config={"count": st.column_config.NumberColumn(format="localized")})
         else:
@@ -295,8 +300,9 @@ def _draw_encoding(tok, etrace, j: int) -> None:
         st.caption(f"Next: rank {up.rank:,}, {stepper.pair_label(tok, up.pair)}, at {up.count:,} place{'s' if up.count != 1 else ''}.")
     show_chunks = st.session_state["step.show_chunks"]
     st.caption("Outlined in orange: the tokens this step created." + (" Dashed lines: regex chunk boundaries." if view.cuts and show_chunks else ""))
-    spans.show(spans.render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
-                                  cuts=view.cuts if show_chunks else (), empty="Type a text above to encode it.", tooltips=False))
+    with st.container(height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else "content", border=False):
+        spans.show(spans.render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
+                                      cuts=view.cuts if show_chunks else (), empty="Type a text above to encode it.", tooltips=False))
     if view.n:
         left, right = st.columns([3, 2], gap="large")
         with left:
@@ -321,7 +327,7 @@ def _word_section(tok) -> None:
         return
     with errors.shown():
         ladder = memo.memo(tok, "ladder", word, lambda: stepper.word_ladder(tok, word), maxsize=16)
-        spans.show(stepper.ladder_html(tok, ladder))
+        spans.show(memo.memo(tok, "ladder_html", word, lambda: stepper.ladder_html(tok, ladder), maxsize=16))
         st.caption(f"{len(ladder) - 1} merge{'s' if len(ladder) != 2 else ''} turn {len(ladder[0][1])} bytes into {len(ladder[-1][1])} "
                    f"token{'s' if len(ladder[-1][1]) != 1 else ''}, lowest rank first.")
 

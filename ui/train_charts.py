@@ -53,11 +53,12 @@ def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool
     ``vocab_size`` draws a dashed rule at ``vocab_size - 256`` merges (the chosen
     size); ``cursor=True`` adds a movable cursor (set it with ``at_cursor``).
     """
+    top = max(int(df["merges"].max()), (vocab_size or 0) - 256)
     line = (
         alt.Chart(df)
         .mark_line(color=ACCENT, strokeWidth=2)
         .encode(
-            x=alt.X("merges:Q", title="number of merges", scale=alt.Scale(nice=False)),
+            x=alt.X("merges:Q", title="number of merges", scale=alt.Scale(nice=False, domain=[0, max(1, top)])),
             y=alt.Y("bytes per token:Q", title="bytes per token", scale=alt.Scale(zero=False)),
             tooltip=[
                 alt.Tooltip("merges:Q", format=","),
@@ -73,7 +74,7 @@ def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool
         rule = alt.Chart(target).mark_rule(color=NEXT, strokeDash=[6, 4], strokeWidth=2).encode(x="merges:Q")
         text = (
             alt.Chart(target)
-            .mark_text(align="right", dx=-6, dy=8, color=NEXT, fontWeight="bold")
+            .mark_text(align="right", dx=-6, dy=14, color=NEXT, fontWeight="bold")
             .encode(x="merges:Q", y=alt.value(0), text="label:N")
         )
         layers += [rule, text]

@@ -181,6 +181,8 @@ def _chunk_spans(chunks: list[str]):
 def train_section(text: str | None, settings: dict | None) -> None:
     """The Train button, the progress bar while it runs, and the final time."""
     clicked = st.button("Train", type="primary", icon="🏋️", key="train.go", disabled=settings is None)
+    if settings is None:
+        st.caption("Fix the settings marked in red to train.")
     if clicked:
         with errors.shown():
             training.check_corpus(text or "")
@@ -299,7 +301,7 @@ def workspace_section() -> str | None:
     if st.session_state.get("train.selected") not in entries:
         st.session_state["train.selected"] = keys[0]
     key = st.selectbox(
-        "Show", keys, key="train.selected",
+        "Results for", keys, key="train.selected",
         format_func=lambda k: f"{entries[k].name} · {entries[k].vocab_size:,} tokens · {entries[k].pattern} · {entries[k].source} {entries[k].created.replace('T', ' ')}",
     )
     entry = entries[key]

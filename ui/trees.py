@@ -20,8 +20,8 @@ CSS = """
 <style>
 .bpe-tree{overflow-x:auto;padding:.4rem 0 .8rem 0;}
 .bpe-tree ul{position:relative;display:flex;justify-content:center;margin:0;padding:14px 0 0 0;}
-.bpe-tree > ul{padding-top:0;}
-.bpe-tree li{list-style:none;text-align:center;position:relative;padding:14px 3px 0 3px;margin:0;}
+.bpe-tree > ul{padding-top:0;width:max-content;margin:0 auto;}
+.bpe-tree li{list-style:none;text-align:center;position:relative;padding:14px 2px 0 2px;margin:0;}
 .bpe-tree li::before,.bpe-tree li::after{content:'';position:absolute;top:0;right:50%;width:50%;height:14px;border-top:1.5px solid #a1a1aa;}
 .bpe-tree li::after{right:auto;left:50%;border-left:1.5px solid #a1a1aa;}
 .bpe-tree li:only-child::before,.bpe-tree li:only-child::after{display:none;}
@@ -30,7 +30,7 @@ CSS = """
 .bpe-tree li:last-child::before{border-right:1.5px solid #a1a1aa;border-radius:0 6px 0 0;}
 .bpe-tree li:first-child::after{border-radius:6px 0 0 0;}
 .bpe-tree ul ul::before{content:'';position:absolute;top:0;left:50%;height:14px;border-left:1.5px solid #a1a1aa;}
-.bpe-tree .node{display:inline-flex;flex-direction:column;align-items:center;padding:3px 6px;border-radius:6px;
+.bpe-tree .node{display:inline-flex;flex-direction:column;align-items:center;padding:3px 5px;border-radius:6px;
   box-shadow:inset 0 0 0 1px rgba(0,0,0,.10);color:#111;min-width:1.6rem;}
 .bpe-tree .node.root{outline:2px solid #7c3aed;}
 .bpe-tree .node.leaf{box-shadow:none;border:1px dashed #71717a;}
@@ -56,7 +56,7 @@ def _node(tree: MergeTree, rank_of: Mapping[int, int], *, root: bool, depth_left
     if tree.children:
         meta = f"id {tree.id} · merge {rank_of[tree.id] + 1:,}" if tree.id in rank_of else f"id {tree.id}"
     else:
-        meta = f"id {tree.id} · byte {html.escape(hex_bytes(tree.bytes)[1:-1])}"
+        meta = f"byte {html.escape(hex_bytes(tree.bytes)[1:-1])}"  # the id is in the hover text
     label = (
         f'<div class="{cls}" style="background:{color}" title="{html.escape(f"id {tree.id}, {len(tree.bytes)} bytes", quote=True)}">'
         f'<span class="tok">{token_html(tree.bytes, show_whitespace=True)}</span><span class="meta">{meta}</span></div>'

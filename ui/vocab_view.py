@@ -23,6 +23,7 @@ DEFAULTS = {
     "vocab.kind": "all",
     "vocab.tree_id": None,
     "vocab.tree_text": "",
+    "vocab.tree_note": None,  # why the typed text became this id (it was not one token)
     "vocab.usage_source": "shared",
     "vocab.rare_max": 2,
 }
@@ -143,6 +144,31 @@ def _default_tree_id(tok, df: pd.DataFrame) -> int:
     return int(vocab.longest(merged, 1)["id"].iloc[0])
 
 
+def _on_tree_text() -> None:
+    """A typed token moves the id box to it (or to its first token, with a note)."""
+    ss = st.session_state
+    typed = ss["vocab.tree_text"]
+    ss["vocab.tree_note"] = None
+    if not typed:
+        return
+    try:
+        tok = tokenizers.get(ss["vocab.tokenizer"])
+    except ValueError:
+        return
+    try:
+        ss["vocab.tree_id"] = tok.encode_single_token(typed)
+    except KeyError:
+        ids = tok.encode(typed, disallowed_special=())
+        if ids:
+            ss["vocab.tree_id"] = ids[0]
+        ss["vocab.tree_note"] = f"{typed!r} is not one token: it is encoded as {len(ids)} tokens {ids[:12]}. Showing the first one."
+
+
+def _on_tree_id() -> None:
+    st.session_state["vocab.tree_text"] = ""
+    st.session_state["vocab.tree_note"] = None
+
+
 def merge_tree(tok, df: pd.DataFrame) -> None:
     """A token's merge tree: by id, by typed text, or from the row picked above."""
     ss = st.session_state
@@ -150,16 +176,11 @@ def merge_tree(tok, df: pd.DataFrame) -> None:
     if ss.get("vocab.tree_id") is None or int(ss["vocab.tree_id"]) not in tok.vocab:
         ss["vocab.tree_id"] = _default_tree_id(tok, df)
     c1, c2, _ = st.columns([1, 2, 2], vertical_alignment="bottom")
-    tid = c1.number_input("Token id", min_value=0, step=1, key="vocab.tree_id")
-    typed = c2.text_input("…or type a token", key="vocab.tree_text", placeholder=" tokenization",
-                          help="Its exact text, with a leading space if it has one. Enter finds it.")
-    if typed:
-        try:
-            tid = tok.encode_single_token(typed)
-        except KeyError:
-            ids = tok.encode(typed, disallowed_special=())
-            st.warning(f"{typed!r} is not one token: it is encoded as {len(ids)} tokens {ids[:12]}. Showing the first one.", icon="🧩")
-            tid = ids[0] if ids else tid
+    tid = c1.number_input("Token id", min_value=0, step=1, key="vocab.tree_id", on_change=_on_tree_id)
+    c2.text_input("…or type a token", key="vocab.tree_text", placeholder=" tokenization", on_change=_on_tree_text,
+                  help="Its exact text, with a leading space if it has one. Enter finds it.")
+    if ss.get("vocab.tree_note"):
+        st.warning(ss["vocab.tree_note"], icon="🧩")
     with errors.shown():
         tree = tok.merge_tree(int(tid))
         spans.show(trees.tree_html(tree, tok.rank_of))
@@ -179,8 +200,9 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         top = vocab.longest(df, 15)
-        st.dataframe(top[["id", "token", "bytes", "merged from", "rank"]], hide_index=True, width="stretch",
-                     column_config={"rank": st.column_config.NumberColumn("merge")})
+        st.dataframe(top[["id", "bytes", "rank", "token"]], hide_index=True, width="stretch",
+                     column_config={"rank": st.column_config.NumberColumn("merge"), "bytes": st.column_config.NumberColumn(width="small"),
+                                    "id": st.column_config.NumberColumn(width="small")})
     with right:
         spec = memo.memo(tok, "length_hist", 0, lambda: charts.spec(charts.length_histogram(vocab.length_counts(df))), maxsize=1)
         st.vega_lite_chart(spec, width="stretch")
@@ -226,7 +248,7 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
         m[1].metric("Merged tokens produced", f"{u['used']:,} of {u['merged']:,}", border=True)
         m[2].metric("Never produced", f"{len(u['never']):,}", border=True)
         left, right = st.columns(2, gap="large")
-        cols = ["id", "token", "bytes", "merged from", "rank"]
+        cols = ["id", "token", "bytes", "rank", "merged from"]
         with left:
             st.markdown(f"**Never produced** on {what}, earliest-learned first")
             st.dataframe(u["never"][cols].head(vocab.ROWS), hide_index=True, height=300, width="stretch",
