@@ -231,6 +231,10 @@ def show_stats(text: str, results: Sequence[Tokenized]) -> None:
             "unique tokens": st.column_config.NumberColumn("unique tokens", help="Different token ids used"),
         },
     )
+    st.caption(
+        "**Whole words**: tokens that, without one leading space, are exactly one complete run of letters and digits "
+        "(`\\w+`) of the text: ` token` in “a token.” counts; `tok`, and ` token` in “tokens”, do not."
+    )
     st.vega_lite_chart(spec=chart_spec("stats", df), width="content")
 
 

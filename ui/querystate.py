@@ -11,7 +11,7 @@ apps cut long links); the page says so.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
@@ -96,4 +96,17 @@ def link(wanted: Mapping[str, str]) -> str | None:
         base = None
     if not base:
         return None
+    return join(base, wanted)
+
+
+def join(base: str, wanted: Mapping[str, str]) -> str:
+    """``base`` with ``wanted`` as its query.
+
+    >>> join("http://localhost:8501", {"tokenizer": "r50k_base", "text": "Hi there"})
+    'http://localhost:8501/?tokenizer=r50k_base&text=Hi+there'
+    >>> join("http://localhost:8501/compare", {})
+    'http://localhost:8501/compare'
+    """
+    if not urlsplit(base).path:
+        base += "/"
     return f"{base}?{urlencode(wanted)}" if wanted else base

@@ -102,6 +102,9 @@ def test_a_link_opens_the_tokenizer_and_text(page, server):
     expect(metric(page, "Tokens")).to_have_text("2")
     expect(page).to_have_url(re.compile(r"tokenizer=o200k_base"))
     assert "text=Hello" in page.url
+    page.get_by_role("tab", name="Share").click()
+    link = page.locator('[data-testid="stCode"]').filter(has_text="tokenizer=").first.inner_text().strip()
+    assert link == f"{server.url}/?tokenizer=o200k_base&text=Hello+world"
     assert_no_exception(page)
 
 
