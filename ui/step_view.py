@@ -233,8 +233,7 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
     with left:
         if view.k < view.n:
             pairs = memo.memo(tok, "top_pairs", view.k, lambda: stepper.top_pairs_frame(tok, trace, view.k), maxsize=64)
-            spec = charts.top_pairs(pairs)
-            st.vega_lite_chart(spec, width="stretch", height=spec["height"] + 40)
+            st.vega_lite_chart(charts.top_pairs(pairs), width="stretch")
             st.dataframe(pairs.drop(columns=["next"]), hide_index=True, width="stretch",
                          column_config={"count": st.column_config.NumberColumn(format="localized")})
         else:

@@ -84,7 +84,7 @@ def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool
     return chart.properties(height=height, title=title or "Compression on the training text")
 
 
-def top_pairs(df: pd.DataFrame, *, height: int | None = None) -> dict:
+def top_pairs(df: pd.DataFrame) -> dict:
     """Horizontal bars of the top pairs at a step (``pair, count, next``); the next merge in orange.
 
     A plain Vega-Lite dict (for ``st.vega_lite_chart``): it changes at every step,
@@ -94,7 +94,7 @@ def top_pairs(df: pd.DataFrame, *, height: int | None = None) -> dict:
     return {
         "data": {"values": values},
         "mark": {"type": "bar"},
-        "height": height or max(120, 24 * len(values)),
+        "height": {"step": 24},  # one fixed-height band per pair: every label fits
         "title": "Most frequent pairs now",
         "encoding": {
             "y": {"field": "pair", "type": "nominal", "sort": [v["pair"] for v in values], "title": None,

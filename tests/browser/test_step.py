@@ -1,0 +1,100 @@
+"""The Step through page in a real browser: autoplay, the controls, a link to a step."""
+
+import re
+
+import pytest
+
+from .conftest import StreamlitServer, assert_no_exception, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def step_shown(page) -> int:
+    text = page.locator('[data-testid="stMetricValue"]').first.inner_text()
+    return int(text.split(" of ")[0].replace(",", ""))
+
+
+def test_three_steps_of_play_mode(page, server):
+    page.goto(server.url + "/step?mode=encoding&tokenizer=r50k_base&step=0")
+    wait_idle(page)
+    page.get_by_text("0 of").first.wait_for()
+    assert step_shown(page) == 0
+    page.get_by_role("button", name=re.compile("Play")).click()
+    page.wait_for_function(
+        """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
+                   return m && parseInt(m.innerText.split(' of ')[0].replace(/,/g, '')) >= 3; }""",
+        timeout=30_000,
+    )
+    page.get_by_role("button", name=re.compile("Pause")).click()
+    wait_idle(page)
+    k = step_shown(page)
+    assert k >= 3
+    assert f"step={k}" in page.url
+    # paused: the step stays where it is
+    page.wait_for_timeout(1500)
+    assert step_shown(page) == k
+    assert_no_exception(page)
+    page.set_viewport_size({"width": 1400, "height": 2000})
+    page.wait_for_timeout(500)
+    page.mouse.move(0, 0)
+    screenshot(page, "step-play")
+
+
+def test_next_and_previous_move_one_step(page, server):
+    page.goto(server.url + "/step?mode=encoding&tokenizer=cl100k_base&step=5")
+    wait_idle(page)
+    page.get_by_text("5 of").first.wait_for()
+    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_text("6 of").first.wait_for()
+    page.get_by_role("button", name="◀ Prev").click()
+    page.get_by_text("5 of").first.wait_for()
+    page.get_by_role("button", name="Last ⏭").click()
+    page.wait_for_function(
+        """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
+                   if (!m) return false; const [a, b] = m.innerText.split(' of '); return a === b; }"""
+    )
+    wait_idle(page)
+    assert f"step={step_shown(page)}" in page.url
+    assert page.get_by_role("button", name="Next ▶").is_disabled()
+    assert_no_exception(page)
+
+
+def test_training_mode_with_a_demo_tokenizer(page, server):
+    page.goto(server.url + "/step?mode=training")
+    wait_idle(page)
+    demo = page.get_by_role("button", name=re.compile("Train a demo tokenizer"))
+    demo.or_(page.get_by_text("0 of")).first.wait_for()  # a fresh workspace offers the demo
+    if demo.count():
+        demo.click()
+    page.get_by_text("0 of").first.wait_for()
+    for k in (1, 2):
+        page.get_by_role("button", name="Next ▶").click()
+        page.get_by_text(f"{k} of").first.wait_for()
+    wait_idle(page)
+    assert page.get_by_text(re.compile("Step 3 merges")).count() == 1
+    assert page.locator(".bpe-spans .t.hl").count() > 0
+    assert page.locator(".bpe-spans .cut").count() > 0  # the GPT-4 pattern's chunk boundaries
+    assert_no_exception(page)
+    page.set_viewport_size({"width": 1400, "height": 2200})
+    page.wait_for_timeout(800)
+    page.mouse.move(0, 0)
+    screenshot(page, "step-training")
+
+
+def test_a_link_to_step_12_on_a_fresh_server(browser, tmp_path):
+    """The first visitor of a just-started server opens a teacher's link: it still goes through app.py."""
+    srv = StreamlitServer(tmp_path / "ws").start()
+    try:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(srv.url + "/step?mode=encoding&tokenizer=r50k_base&step=12&text=tokenization%20and%20Honolulu")
+        wait_idle(page)
+        page.get_by_text("12 of").first.wait_for()
+        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert "Step through" in nav and "vocabulary" not in nav  # the app's navigation, not the folder's
+        assert "tokenization and Honolulu" in page.get_by_role("textbox", name="Text to encode").input_value()
+        assert_no_exception(page)
+        context.close()
+    finally:
+        srv.stop()
