@@ -292,6 +292,8 @@ def _draw_encoding(tok, etrace, j: int) -> None:
                                       meta=f"{view.step.count:,} place{'s' if view.step.count != 1 else ''} at once"))
     elif view.n:
         spans.show(stepper.note_card("Step 0: every byte is a token. Each step applies the lowest-ranked merge that still fits somewhere."))
+    elif not etrace.text:
+        spans.show(stepper.note_card("Type a text above, then step through its encoding."))
     else:
         spans.show(stepper.note_card("No merge applies to this text: it stays as bytes."))
     if view.upcoming is not None:

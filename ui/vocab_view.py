@@ -70,8 +70,8 @@ def pick_tokenizer():
     m[0].metric("Tokens", f"{len(df):,}", border=True)
     m[1].metric("Merges", f"{tok.num_merges:,}", border=True)
     m[2].metric("Special tokens", f"{len(tok.special_tokens):,}", border=True)
-    plain = df[df["kind"] != "special"]
-    m[3].metric("Longest token", f"{int(plain['bytes'].max())} bytes", border=True)
+    longest = memo.memo(tok, "longest_bytes", 0, lambda: int(df.loc[df["kind"] != "special", "bytes"].max()), maxsize=1)
+    m[3].metric("Longest token", f"{longest} byte{'s' if longest != 1 else ''}", border=True)
     return key, tok, df
 
 
@@ -199,7 +199,7 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
     st.subheader("Longest tokens")
     left, right = st.columns([3, 2], gap="large")
     with left:
-        top = vocab.longest(df, 15)
+        top = memo.memo(tok, "longest", 15, lambda: vocab.longest(df, 15), maxsize=1)
         st.dataframe(top[["id", "bytes", "rank", "token"]], hide_index=True, width="stretch",
                      column_config={"rank": st.column_config.NumberColumn("merge"), "bytes": st.column_config.NumberColumn(width="small"),
                                     "id": st.column_config.NumberColumn(width="small")})
@@ -242,7 +242,7 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
         return
     with errors.shown():
         counts = memo.memo(tok, "usage", text, lambda: vocab.usage_counts(tok, text), maxsize=4)
-        u = vocab.usage(df, counts, rare_max=int(rare_max))
+        u = memo.memo(tok, "unused", (text, int(rare_max)), lambda: vocab.usage(df, counts, rare_max=int(rare_max)), maxsize=4)
         m = st.columns(3)
         m[0].metric("Tokens in the text", f"{u['tokens']:,}", border=True)
         m[1].metric("Merged tokens produced", f"{u['used']:,} of {u['merged']:,}", border=True)
