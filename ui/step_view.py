@@ -42,26 +42,35 @@ DEFAULTS = {
 }
 
 
+URL_KEYS = ("mode", "tokenizer", "step", "text")
+
+
 def init_state() -> None:
-    """Defaults, then (once per session) whatever the URL asks for."""
+    """Defaults, then whatever the URL asks for when it is not what this page last wrote there.
+
+    A teacher's link, a link from the Train page or an edited address bar all
+    differ from the page's own last URL, so they win; the page's own writes do not
+    bounce back.
+    """
     ss = st.session_state
     for key, value in DEFAULTS.items():
         ss.setdefault(key, value)
-    if ss.get("step._url_read"):
+    asked = {k: st.query_params[k] for k in URL_KEYS if k in st.query_params}
+    if not asked or asked == ss.get("step._url_last"):
         return
-    ss["step._url_read"] = True
-    qp = st.query_params
-    mode = qp.get("mode")
+    ss["step._url_last"] = asked
+    ss["step.playing"] = False
+    mode = asked.get("mode")
     if mode in MODES:
         ss["step.mode"] = mode
-    tok = qp.get("tokenizer")
+    tok = asked.get("tokenizer")
     if tok:
         ss[f"step.{ss['step.mode']}.tokenizer"] = tok
         ss["step.url_tokenizer"] = tok
-    step = qp.get("step", "")
+    step = asked.get("step", "")
     if step.isdigit():
         ss["step.k"] = int(step)
-    text = qp.get("text")
+    text = asked.get("text")
     if text and ss["step.mode"] == "encoding":
         state.set_text(text, "step")
 
@@ -77,6 +86,7 @@ def sync_url(mode: str, tok_key: str, k: int, text: str | None = None) -> None:
             qp[key] = value
     if "text" in qp and "text" not in want:
         del qp["text"]
+    st.session_state["step._url_last"] = want
 
 
 # ----------------------------------------------------------------------------- controls

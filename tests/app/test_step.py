@@ -226,6 +226,19 @@ def test_the_last_step_says_training_ended(trained):
     assert n_highlighted(at) == 0
 
 
+def test_a_new_link_in_the_same_session_is_followed(trained):
+    key, tok = trained
+    at = run(mode="encoding", tokenizer="r50k_base", step="3")
+    click(at, "step.next")
+    assert step_metric(at).startswith("4 of")
+    at.query_params.update({"mode": "training", "tokenizer": f"user:{key}", "step": "7"})  # e.g. the Train page's link
+    at.run()
+    assert at.segmented_control(key="step.mode").value == "training"
+    assert step_metric(at) == f"7 of {tok.num_merges}"
+    click(at, "step.next")  # the page's own URL does not pull it back
+    assert step_metric(at) == f"8 of {tok.num_merges}"
+
+
 def test_unknown_tokenizer_in_the_link_is_a_warning(trained):
     at = run(mode="training", tokenizer="user:gone-000000")
     assert any("not here" in w.value for w in at.warning)

@@ -49,3 +49,17 @@ def test_bad_custom_regex_is_a_message(page, server):
     assert_no_exception(page)
     page.mouse.move(0, 0)
     screenshot(page, "train-bad-regex")
+
+
+def test_link_from_results_to_step_through(page, server):
+    page.goto(server.url + "/train")
+    wait_idle(page)
+    page.get_by_role("button", name=re.compile("Train$")).click()
+    page.get_by_text(re.compile(r"Done: [\d,]+ merges")).wait_for()
+    wait_idle(page)
+    page.get_by_text("Step through this training, merge by merge").click()
+    page.get_by_text("0 of 744").first.wait_for()
+    wait_idle(page)
+    assert "mode=training" in page.url and "tokenizer=user" in page.url
+    assert page.locator(".bpe-spans .t.hl").count() > 0
+    assert_no_exception(page)
