@@ -70,12 +70,13 @@ def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool
     )
     layers = [line]
     if vocab_size is not None:
-        target = pd.DataFrame({"merges": [vocab_size - 256], "label": [f"vocab size {vocab_size:,}"]})
+        low = float(df["bytes per token"].min())
+        target = pd.DataFrame({"merges": [vocab_size - 256], "label": [f"vocab size {vocab_size:,}"], "bytes per token": [low]})
         rule = alt.Chart(target).mark_rule(color=NEXT, strokeDash=[6, 4], strokeWidth=2).encode(x="merges:Q")
         text = (
             alt.Chart(target)
-            .mark_text(align="right", dx=-6, dy=14, color=NEXT, fontWeight="bold")
-            .encode(x="merges:Q", y=alt.value(0), text="label:N")
+            .mark_text(align="right", baseline="bottom", dx=-6, dy=-4, color=NEXT, fontWeight="bold")
+            .encode(x="merges:Q", y="bytes per token:Q", text="label:N")  # bottom right: the curve is high there
         )
         layers += [rule, text]
     chart = alt.layer(*layers, *(_cursor_layers(df, "merges", "bytes per token") if cursor else []))

@@ -37,6 +37,7 @@ def test_three_steps_of_play_mode(page, server):
     page.set_viewport_size({"width": 1400, "height": 2000})
     page.wait_for_timeout(500)
     page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "step-play")
 
 
@@ -78,6 +79,7 @@ def test_training_mode_with_a_demo_tokenizer(page, server):
     page.set_viewport_size({"width": 1400, "height": 2200})
     page.wait_for_timeout(800)
     page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "step-training")
 
 

@@ -30,6 +30,7 @@ def test_train_with_progress_bar(page, server):
     assert values[:2] == ["1,000", "744"]
     page.wait_for_timeout(800)  # let the charts lay out at the new size
     page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "train")
 
 
@@ -48,6 +49,7 @@ def test_bad_custom_regex_is_a_message(page, server):
     assert page.get_by_role("button", name=re.compile("Train$")).is_disabled()
     assert_no_exception(page)
     page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "train-bad-regex")
 
 

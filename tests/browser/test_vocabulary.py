@@ -1,6 +1,7 @@
 """The Vocabulary page in a real browser: seed 001's GPT-2 ids and a merge tree."""
 
 import pytest
+from playwright.sync_api import expect
 
 from .conftest import assert_no_exception, screenshot, wait_idle
 
@@ -13,13 +14,13 @@ def test_gpt2_ids_240_to_270_and_a_merge_tree(page, server):
     page.get_by_role("button", name="GPT-2 ids 240–270 (seed 001)").click()
     wait_idle(page, timeout=90_000)
     page.get_by_text("31 of 50,257 tokens match").wait_for()
-    tree = page.locator(".bpe-tree .node")
-    assert tree.count() == 3  # ' t' = ' ' + 't'
-    assert page.locator(".bpe-tree .node.root").inner_text().startswith("·t")
+    expect(page.locator(".bpe-tree .node")).to_have_count(3)  # ' t' = ' ' + 't'
+    expect(page.locator(".bpe-tree .node.root")).to_contain_text("·t")
     assert_no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 2400})
     page.wait_for_timeout(800)
     page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "vocabulary")
 
 
@@ -30,8 +31,9 @@ def test_type_a_token_to_see_its_tree(page, server):
     box.fill(" information")
     box.press("Enter")
     wait_idle(page)
-    assert page.locator(".bpe-tree .node.leaf").count() == len(" information")
+    expect(page.locator(".bpe-tree .node.leaf")).to_have_count(len(" information"))
     assert_no_exception(page)
     page.locator(".bpe-tree").scroll_into_view_if_needed()
     page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "vocabulary-tree")
