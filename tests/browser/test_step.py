@@ -100,3 +100,21 @@ def test_a_link_to_step_12_on_a_fresh_server(browser, tmp_path):
         context.close()
     finally:
         srv.stop()
+
+
+def test_play_stops_by_itself_at_the_last_step(page, server):
+    page.goto(server.url + "/step?mode=encoding&tokenizer=r50k_base&step=0&text=Honolulu")
+    wait_idle(page)
+    page.get_by_text("0 of").first.wait_for()
+    page.get_by_role("button", name=re.compile("Play")).click()
+    page.wait_for_function(
+        """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
+                   if (!m) return false; const [a, b] = m.innerText.split(' of '); return a === b; }""",
+        timeout=30_000,
+    )
+    page.get_by_role("button", name=re.compile("Play$")).wait_for()  # Pause turned back into Play
+    page.wait_for_timeout(2500)  # the timer is gone: nothing moves, nothing reruns
+    a, b = page.locator('[data-testid="stMetricValue"]').first.inner_text().split(" of ")
+    assert a == b
+    assert page.get_by_role("button", name=re.compile("Pause")).count() == 0
+    assert_no_exception(page)
