@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokenizer import PATTERNS, Splitter, validate_pattern
-from tokenizer.patterns import iter_safe_pieces, resolve_pattern
+from tokenizer.patterns import ASCII_EQUIVALENTS, iter_safe_pieces, resolve_pattern
 
 BUILTIN = ["gpt2", "gpt4", "o200k"]
 pieces = st.sampled_from(["a", "B", "1", " ", "  ", "\n", "\n\n", " \n", "\r\n", "\t", "!", "'s", "😄", "你", "x\ny", "é", ".\n"])
@@ -60,3 +60,33 @@ def test_catastrophic_pattern_is_stopped():
 
 def test_validate_returns_sample_chunks():
     assert validate_pattern("gpt2", "Hello world") == ["Hello", " world"]
+
+
+ASCII_ALPHABET = ["a", "Z", "s", "S", "t", "'", "0", "9", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "!", "/", "_"]
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_ascii_equivalents_agree_on_every_short_string(name):
+    import itertools
+    import re
+
+    fast = re.compile(ASCII_EQUIVALENTS[PATTERNS[name]])
+    slow = regex.compile(PATTERNS[name])
+    for n in range(1, 5):
+        for chars in itertools.product(ASCII_ALPHABET, repeat=n):
+            text = "".join(chars)
+            assert fast.findall(text) == slow.findall(text), repr(text)
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), max_size=60), st.lists(st.sampled_from(["I'M", "don't", "  \n", "12345", "x/y\n", "\r\n", "  ", "Ab", "aB"]), max_size=20).map("".join)))
+def test_ascii_equivalents_agree_on_any_ascii_text(name, text):
+    import re
+
+    assert re.findall(ASCII_EQUIVALENTS[PATTERNS[name]], text) == regex.findall(PATTERNS[name], text)
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_mixed_text_takes_both_paths_and_matches(name):
+    text = (stdlib_sample(60_000) + MULTILINGUAL) * 3  # ASCII pieces and non-ASCII pieces
+    assert Splitter(name).split(text) == regex.findall(PATTERNS[name], text)

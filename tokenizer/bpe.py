@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import regex
 
@@ -19,6 +19,19 @@ from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
 
 Pair = tuple[int, int]
 _IDENTITY = tuple(range(256))
+
+
+class MergeTable(NamedTuple):
+    """Merges as three parallel lists: the compact form a Tokenizer keeps.
+
+    Plain tuples of ints are not tracked by Python's garbage collector, so a
+    200,000-merge encoding adds nothing to every collection; ``Merge`` records are
+    made only when ``merge_list`` is asked for.
+    """
+
+    pairs: list[Pair]
+    new_ids: list[int]
+    counts: list[int | None] | None = None
 
 
 def clean_text(text: str) -> str:
@@ -49,7 +62,7 @@ class Tokenizer:
 
     def __init__(
         self,
-        merges: Mapping[Pair, int] | Sequence[Merge] = (),
+        merges: Mapping[Pair, int] | Sequence[Merge] | MergeTable = (),
         *,
         pattern: str | None = None,
         special_tokens: Mapping[str, int] | None = None,
@@ -57,11 +70,17 @@ class Tokenizer:
         name: str = "",
         metadata: Mapping[str, Any] | None = None,
     ):
-        if isinstance(merges, Mapping):
-            merge_list = [Merge(i, (int(a), int(b)), int(new)) for i, ((a, b), new) in enumerate(merges.items())]
+        if isinstance(merges, MergeTable):
+            table = merges
+        elif isinstance(merges, Mapping):
+            table = MergeTable([(int(a), int(b)) for a, b in merges], [int(v) for v in merges.values()])
         else:
-            merge_list = [Merge(i, tuple(m.pair), m.new_id, m.count) for i, m in enumerate(merges)]
-        self._merges: list[Merge] = merge_list
+            merges = list(merges)
+            counts = [m.count for m in merges]
+            table = MergeTable([(m.pair[0], m.pair[1]) for m in merges], [m.new_id for m in merges], counts if any(c is not None for c in counts) else None)
+        self._pairs: list[Pair] = table.pairs
+        self._ids: list[int] = table.new_ids
+        self._counts: list[int | None] | None = table.counts
         self.byte_ids: tuple[int, ...] = tuple(byte_ids) if byte_ids is not None else _IDENTITY
         self.pattern: str | None = resolve_pattern(pattern)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
@@ -78,18 +97,19 @@ class Tokenizer:
     def _check(self) -> None:
         if len(self.byte_ids) != 256 or len(set(self.byte_ids)) != 256:
             raise ValueError("byte_ids must give 256 different ids, one for each byte value")
+        if len(self._pairs) != len(self._ids) or (self._counts is not None and len(self._counts) != len(self._ids)):
+            raise ValueError("merges, their ids and their counts must be lists of the same length")
         known = set(self.byte_ids)
-        for m in self._merges:
-            a, b = m.pair
+        for rank, ((a, b), new_id) in enumerate(zip(self._pairs, self._ids)):
             if a not in known or b not in known:
                 missing = a if a not in known else b
                 raise ValueError(
-                    f"merge #{m.rank} {m.pair} -> {m.new_id} uses id {missing}, which no byte or earlier merge defines; "
+                    f"merge #{rank} {(a, b)} -> {new_id} uses id {missing}, which no byte or earlier merge defines; "
                     "merges must be listed in the order they were learned"
                 )
-            if m.new_id in known:
-                raise ValueError(f"merge #{m.rank} {m.pair} mints id {m.new_id}, which is already taken; every merge needs a new id")
-            known.add(m.new_id)
+            if new_id in known:
+                raise ValueError(f"merge #{rank} {(a, b)} mints id {new_id}, which is already taken; every merge needs a new id")
+            known.add(new_id)
         for tok, tid in self.special_tokens.items():
             if not isinstance(tok, str) or not tok:
                 raise ValueError(f"special token {tok!r} must be a non-empty string")
@@ -106,23 +126,29 @@ class Tokenizer:
     @property
     def merges(self) -> dict[Pair, int]:
         """``{(left, right): new_id}`` in merge order."""
-        return {m.pair: m.new_id for m in self._merges}
+        return dict(zip(self._pairs, self._ids))
+
+    @functools.cached_property
+    def merge_list(self) -> tuple[Merge, ...]:
+        """The merges as records, with the count each had when it was learned."""
+        counts = self._counts or [None] * len(self._ids)
+        return tuple(Merge(i, p, n, c) for i, (p, n, c) in enumerate(zip(self._pairs, self._ids, counts)))
 
     @property
-    def merge_list(self) -> list[Merge]:
-        """The merges as records, with the count each had when it was learned."""
-        return list(self._merges)
+    def merge_table(self) -> MergeTable:
+        """The merges as parallel lists (shared, do not modify)."""
+        return MergeTable(self._pairs, self._ids, self._counts)
 
     @property
     def num_merges(self) -> int:
-        return len(self._merges)
+        return len(self._ids)
 
     @functools.cached_property
     def vocab(self) -> dict[int, bytes]:
         """``{id: bytes}`` for bytes, merges and special tokens, derived from the merges."""
         vocab = {tid: bytes([b]) for b, tid in enumerate(self.byte_ids)}
-        for m in self._merges:
-            vocab[m.new_id] = vocab[m.pair[0]] + vocab[m.pair[1]]
+        for (a, b), new_id in zip(self._pairs, self._ids):
+            vocab[new_id] = vocab[a] + vocab[b]
         for tok, tid in self.special_tokens.items():
             vocab[tid] = tok.encode("utf-8")
         return vocab
@@ -130,12 +156,12 @@ class Tokenizer:
     @functools.cached_property
     def parents(self) -> dict[int, Pair]:
         """``{new_id: (left, right)}``: what each merged token was made from."""
-        return {m.new_id: m.pair for m in self._merges}
+        return dict(zip(self._ids, self._pairs))
 
     @functools.cached_property
     def rank_of(self) -> dict[int, int]:
         """``{new_id: rank}`` for merged tokens."""
-        return {m.new_id: m.rank for m in self._merges}
+        return {new_id: rank for rank, new_id in enumerate(self._ids)}
 
     @property
     def n_vocab(self) -> int:
@@ -162,18 +188,20 @@ class Tokenizer:
         """
         if not isinstance(k, int) or not 0 <= k <= self.num_merges:
             raise ValueError(f"k must be a whole number from 0 to {self.num_merges}, got {k!r}")
-        out = Tokenizer(self._merges[:k], pattern=self.pattern, special_tokens={}, byte_ids=self.byte_ids, name=self.name)
+        counts = self._counts[:k] if self._counts is not None else None
+        table = MergeTable(self._pairs[:k], self._ids[:k], counts)
+        out = Tokenizer(table, pattern=self.pattern, special_tokens={}, byte_ids=self.byte_ids, name=self.name)
         out.special_tokens = dict(self.special_tokens)  # ids may lie above the cut; they stay valid
         if self._self_encoding is not None:
             # a token encodes to itself with all merges iff it does with those up to its own rank
-            kept = {m.new_id for m in out._merges}
+            kept = set(table.new_ids)
             out._self_encoding = frozenset(i for i in self._self_encoding if i in kept)
         return out
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
         """The same merges and pattern with more special tokens (e.g. a chat format's)."""
         out = Tokenizer(
-            self._merges,
+            self.merge_table,
             pattern=self.pattern,
             special_tokens={**self.special_tokens, **extra},
             byte_ids=self.byte_ids,
@@ -190,13 +218,13 @@ class Tokenizer:
     @functools.cached_property
     def _encoder(self) -> engine_py.PyEncoder:
         enc = engine_py.PyEncoder(self.byte_ids)
-        enc.ranks = {m.pair: (m.rank, m.new_id) for m in self._merges}
+        enc.ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
         vocab = self.vocab
         ids = self._self_encoding
         if ids is None:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut
-            ids = frozenset(m.new_id for m in self._merges if enc.encode_bytes(vocab[m.new_id]) == [m.new_id])
+            ids = frozenset(i for i in self._ids if enc.encode_bytes(vocab[i]) == [i])
             self._self_encoding = ids
         enc.whole = {vocab[i]: i for i in ids}
         return enc
@@ -375,8 +403,7 @@ class Tokenizer:
                 j += 1
             new_id = events[i][2]
             n_tokens -= j - i
-            m = self._merges[r]
-            steps.append(EncodeStep(len(steps) + 1, r, m.pair, new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
+            steps.append(EncodeStep(len(steps) + 1, r, self._pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
             i = j
         return EncodeTrace(text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps))
 

@@ -196,6 +196,9 @@ class PyEncoder:
 
     def __init__(self, byte_ids: Sequence[int]):
         self.byte_ids = list(byte_ids)
+        # bytes -> initial ids in C when every byte id fits in a byte (trained tokenizers:
+        # the identity; official encodings: a permutation of 0..255)
+        self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
         self.ranks: dict[Pair, tuple[int, int]] = {}
         # tokens known to encode to themselves: a chunk equal to one is that token
         # (tiktoken's shortcut, made safe by checking it holds for the token first)
@@ -208,7 +211,8 @@ class PyEncoder:
 
     def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
         limit = max_rank if max_rank >= 0 else len(self.ranks)
-        ids = [self.byte_ids[b] for b in data]
+        table = self._byte_table
+        ids = list(data.translate(table)) if table is not None else [self.byte_ids[b] for b in data]
         if len(ids) < SHORT_CHUNK:
             return bpe_short(ids, self.ranks, limit)
         return bpe_heap(ids, self.ranks, limit)
@@ -241,19 +245,36 @@ class _ChunkCache(dict):
         return ids
 
 
+_NO_RANK = (1 << 62, -1)
+
+
 def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) -> list[int]:
-    """Rescan-and-merge, the seeds' encode loop, for one chunk."""
+    """Encode one short chunk: merge the leftmost lowest-rank pair until none applies.
+
+    Merging the leftmost occurrence first and looking again is the seeds' "merge every
+    occurrence at once" loop: a merge only creates pairs that hold the new id, which
+    rank higher, so the next lowest rank is the same pair until its occurrences are
+    gone (an overlapping one, as in ``aaa``, has been consumed, as left to right would).
+    The ranks of neighbouring pairs are kept in a list; only the two next to a merge
+    are looked up again, and ``min``/``index`` run in C.
+
+    >>> bpe_short([1, 1, 1, 1], {(1, 1): (0, 9), (9, 9): (1, 10)}, 2)
+    [10]
+    """
     get = ranks.get
-    while len(ids) >= 2:
-        best = None
-        for pair in zip(ids, ids[1:]):
-            r = get(pair)
-            if r is not None and r[0] < limit and (best is None or r[0] < best[0]):
-                best = r
-                bp = pair
-        if best is None:
+    rs = [get(p, _NO_RANK) for p in zip(ids, ids[1:])]
+    while rs:
+        best = min(rs)
+        if best[0] >= limit:
             break
-        ids = merge(ids, bp, best[1])
+        i = rs.index(best)
+        new = best[1]
+        ids[i : i + 2] = [new]
+        del rs[i]
+        if i:
+            rs[i - 1] = get((ids[i - 1], new), _NO_RANK)
+        if i < len(rs):
+            rs[i] = get((new, ids[i + 1]), _NO_RANK)
     return ids
 
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .bpe import Tokenizer
+from .bpe import MergeTable, Tokenizer
 from .display import bytes_to_unicode, from_gpt2_form
 from .pretrained import from_ranks, parse_tiktoken_ranks
 from .trace import Merge
@@ -51,9 +51,14 @@ def to_json(tok: Tokenizer) -> dict[str, Any]:
         "pattern": tok.pattern,
         "special_tokens": dict(tok.special_tokens),
         "byte_ids": None if tok.byte_ids == tuple(range(256)) else list(tok.byte_ids),
-        "merges": [[m.pair[0], m.pair[1], m.new_id, m.count] for m in tok.merge_list],
+        "merges": [[a, b, new_id, count] for (a, b), new_id, count in zip(*_table_with_counts(tok))],
         "metadata": dict(tok.metadata),
     }
+
+
+def _table_with_counts(tok: Tokenizer):
+    pairs, new_ids, counts = tok.merge_table
+    return pairs, new_ids, counts if counts is not None else [None] * len(new_ids)
 
 
 def dumps(tok: Tokenizer) -> str:
@@ -95,11 +100,14 @@ def from_json(doc: Any) -> Tokenizer:
     if byte_ids is not None and (not isinstance(byte_ids, list) or len(byte_ids) != 256 or not all(isinstance(i, int) for i in byte_ids)):
         raise ValueError("field 'byte_ids' should be null or a list of 256 integer ids")
     raw = _field(doc, "merges", list)
-    merges = []
+    pairs, new_ids, counts = [], [], []
     for i, m in enumerate(raw):
         if not (isinstance(m, list) and len(m) == 4 and all(isinstance(x, int) and not isinstance(x, bool) for x in m[:3]) and (m[3] is None or isinstance(m[3], int))):
             raise ValueError(f"field 'merges[{i}]' should be [left, right, new_id, count or null], got {json.dumps(m)[:80]}")
-        merges.append(Merge(i, (m[0], m[1]), m[2], m[3]))
+        pairs.append((m[0], m[1]))
+        new_ids.append(m[2])
+        counts.append(m[3])
+    merges = MergeTable(pairs, new_ids, counts if any(c is not None for c in counts) else None)
     metadata = doc.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ValueError("field 'metadata' should be an object")
@@ -224,7 +232,7 @@ def load_minbpe(path: str | Path) -> Tokenizer:
 
 def dumps_minbpe(tok: Tokenizer) -> str:
     """minbpe's ``.model`` text (only for tokenizers whose bytes are ids 0..255)."""
-    if tok.byte_ids != tuple(range(256)) or any(m.new_id != 256 + m.rank for m in tok.merge_list):
+    if tok.byte_ids != tuple(range(256)) or any(new_id != 256 + rank for rank, new_id in enumerate(tok.merge_table.new_ids)):
         raise ValueError("minbpe's .model needs byte ids 0..255 and merge i -> 256 + i; export this one as BPE Lab JSON instead")
     lines = ["minbpe v1", tok.pattern or "", str(len(tok.special_tokens))]
     lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
@@ -269,12 +277,12 @@ def to_tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
                 "tiktoken needs unique bytes per token: export as BPE Lab JSON instead"
             )
         ranks[b] = tid
-    for m in tok.merge_list:
-        left, right = vocab[m.pair[0]], vocab[m.pair[1]]
-        parts = _tiktoken_parts(left + right, ranks, m.new_id)
+    for (a, b), new_id in zip(*tok.merge_table[:2]):
+        left, right = vocab[a], vocab[b]
+        parts = _tiktoken_parts(left + right, ranks, new_id)
         if parts != [left, right]:
             raise ValueError(
-                f"token {m.new_id} ({left + right!r}) was merged from {left!r} + {right!r}, but tiktoken's rule would build it "
+                f"token {new_id} ({left + right!r}) was merged from {left!r} + {right!r}, but tiktoken's rule would build it "
                 f"from {' + '.join(map(repr, parts))}: export as BPE Lab JSON instead"
             )
     return ranks

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import engine_py
-from .bpe import Tokenizer
+from .bpe import MergeTable, Tokenizer
 from .display import from_gpt2_form, gpt2_form
 from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from .provision import data_dir, read_ranks_file
@@ -72,29 +72,42 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge
     >>> [(m.pair, m.new_id) for m in merges]
     [((97, 98), 256), ((256, 99), 257)]
     """
-    try:
-        byte_ids = [ranks[bytes([b])] for b in range(256)]
-    except KeyError as e:
-        raise ValueError(f"the ranks lack the single byte {e.args[0]!r}: a byte-level BPE needs all 256") from None
+    byte_ids = _byte_ids(ranks)
+    table = _recover(ranks, byte_ids)
+    return byte_ids, list(Tokenizer(table, byte_ids=byte_ids).merge_list)
+
+
+def _recover(ranks: Mapping[bytes, int], byte_ids: list[int]) -> MergeTable:
     enc = engine_py.PyEncoder(byte_ids)
-    merges: list[Merge] = []
+    pairs: list[tuple[int, int]] = []
+    new_ids: list[int] = []
     for tok, r in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(tok) == 1:
             continue
         ids = enc.encode_bytes(tok)
         if len(ids) != 2:
             raise ValueError(f"token {tok!r} (rank {r}) is not made of two lower-ranked tokens (got {len(ids)} parts), so its merge cannot be recovered")
-        enc.ranks[(ids[0], ids[1])] = (len(merges), r)
-        merges.append(Merge(len(merges), (ids[0], ids[1]), r))
-    return byte_ids, merges
+        pair = (ids[0], ids[1])
+        enc.ranks[pair] = (len(pairs), r)
+        pairs.append(pair)
+        new_ids.append(r)
+    return MergeTable(pairs, new_ids)
+
+
+def _byte_ids(ranks: Mapping[bytes, int]) -> list[int]:
+    try:
+        return [ranks[bytes([b])] for b in range(256)]
+    except KeyError as e:
+        raise ValueError(f"the ranks lack the single byte {e.args[0]!r}: a byte-level BPE needs all 256") from None
 
 
 def from_ranks(ranks: Mapping[bytes, int], *, pattern: str | None, special_tokens: Mapping[str, int] | None = None, name: str = "") -> Tokenizer:
     """A Tokenizer from tiktoken-style mergeable ranks."""
-    byte_ids, merges = merges_from_ranks(ranks)
-    tok = Tokenizer(merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name)
+    byte_ids = _byte_ids(ranks)
+    table = _recover(ranks, byte_ids)
+    tok = Tokenizer(table, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name)
     # recovery encoded every token's bytes to exactly its pair, so each encodes to itself
-    tok._self_encoding = frozenset(m.new_id for m in merges)
+    tok._self_encoding = frozenset(table.new_ids)
     return tok
 
 
@@ -118,14 +131,13 @@ def load_encoding(name: str) -> Tokenizer:
     data = read_ranks_file(file)
     ranks = parse_tiktoken_ranks(data, f"{file}.tiktoken")
     cache = data_dir() / "cache" / f"{file}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
-    merges = _read_merge_cache(cache, ranks)
-    if merges is None:
+    table = _read_merge_cache(cache, ranks)
+    if table is None:
         tok = from_ranks(ranks, pattern=pattern, special_tokens=specials, name=key)
         _write_merge_cache(cache, tok)
     else:
-        byte_ids = [ranks[bytes([b])] for b in range(256)]
-        tok = Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=key)
-        tok._self_encoding = frozenset(m.new_id for m in merges)
+        tok = Tokenizer(table, pattern=pattern, special_tokens=specials, byte_ids=_byte_ids(ranks), name=key)
+        tok._self_encoding = frozenset(table.new_ids)
     tok.metadata.update({"official": True, "label": label, "encoding": key})
     return tok
 
@@ -138,7 +150,7 @@ def load_encoding(name: str) -> Tokenizer:
 def _write_merge_cache(path: Path, tok: Tokenizer) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        flat = array.array("i", [x for m in tok.merge_list for x in m.pair])
+        flat = array.array("i", [x for pair in tok.merge_table.pairs for x in pair])
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(flat.tobytes())
         tmp.replace(path)
@@ -146,7 +158,7 @@ def _write_merge_cache(path: Path, tok: Tokenizer) -> None:
         pass  # a read-only data folder only costs speed
 
 
-def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> list[Merge] | None:
+def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> MergeTable | None:
     try:
         flat = array.array("i")
         flat.frombytes(path.read_bytes())
@@ -156,13 +168,12 @@ def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> list[Merge] | N
     if len(flat) != 2 * len(tokens):
         return None
     by_id = {r: t for t, r in ranks.items()}
-    merges = []
-    for i, (r, t) in enumerate(tokens):
-        a, b = flat[2 * i], flat[2 * i + 1]
+    pairs = list(zip(flat[0::2], flat[1::2]))
+    new_ids = [r for r, _ in tokens]
+    for (a, b), (r, t) in zip(pairs, tokens):
         if by_id.get(a, b"") + by_id.get(b, b"") != t or a >= r or b >= r:
             return None
-        merges.append(Merge(i, (a, b), r))
-    return merges
+    return MergeTable(pairs, new_ids)
 
 
 def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: str = "gpt2") -> Tokenizer:
