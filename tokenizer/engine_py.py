@@ -58,18 +58,20 @@ def train_merges(
     counts: dict[Pair, int] = {}
     where: dict[Pair, list[int]] = {}  # chunk indices in increasing order (may be stale)
     first: dict[Pair, tuple[int, int]] = {}
+    counts_get = counts.get
     for ci, w in enumerate(words):
         wt = weights[ci]
-        for off, pair in enumerate(zip(w, w[1:])):
-            if pair in counts:
-                counts[pair] += wt
-                lst = where[pair]
-                if lst[-1] != ci:
-                    lst.append(ci)
-            else:
+        for off, pair in enumerate(zip(w, w[1:])):  # off: tokens are single bytes here
+            c = counts_get(pair)
+            if c is None:
                 counts[pair] = wt
                 where[pair] = [ci]
                 first[pair] = (ci, off)
+            else:
+                counts[pair] = c + wt
+                lst = where[pair]
+                if lst[-1] != ci:
+                    lst.append(ci)
     heap = [(-c, first[p], p) for p, c in counts.items()]
     heapq.heapify(heap)
     cursor: dict[Pair, int] = {}
@@ -117,68 +119,79 @@ def train_merges(
 def _apply_merge(words, weights, pair, new_id, chunk_list, counts, where, first, tok_len, new_pairs):
     """Merge ``pair`` in every word of ``chunk_list``, updating counts where it changed.
 
-    Returns how many occurrences were replaced, weighted by chunk frequency.
+    Only the pairs next to a merge change: ``(left, a)`` becomes ``(left, new)`` and
+    ``(b, right)`` becomes ``(new, right)``; in a run such as ``a b a b`` the middle
+    ``(b, a)`` becomes ``(new, new)``. Pairs holding ``new_id`` are brand new (first
+    seen here), so they get their chunk list and first occurrence now. Returns how
+    many occurrences were replaced, weighted by chunk frequency.
     """
     a, b = pair
     replaced = 0
     seen = -1
+    counts_get = counts.get
     for ci in chunk_list:
         if ci == seen:
             continue
         seen = ci
         w = words[ci]
-        wt = weights[ci]
-        i = 0
-        out: list[int] = []
-        off = 0  # byte offset of w[i] in the chunk
-        changed = False
         n = len(w)
+        # jump to the first occurrence (the chunk list may be stale for this chunk)
+        i = -1
+        try:
+            while True:
+                i = w.index(a, i + 1)
+                if i + 1 < n and w[i + 1] == b:
+                    break
+        except ValueError:
+            continue
+        wt = weights[ci]
+        out = w[:i]
+        off = sum(map(tok_len.__getitem__, out))  # byte offset of w[i] in the chunk
         while i < n:
-            if i + 1 < n and w[i] == a and w[i + 1] == b:
-                changed = True
-                # the pair on the left now ends in new_id instead of a
+            x = w[i]
+            if x == a and i + 1 < n and w[i + 1] == b:
                 if out:
                     left = out[-1]
-                    _add(counts, (left, a), -wt) if left != new_id else None
-                    _new(counts, where, first, new_pairs, (left, new_id), wt, ci, off - tok_len[left])
-                # the pair on the right now starts with new_id instead of b
+                    if left != new_id:  # else the (b, a) between two merges was removed already
+                        counts[(left, a)] -= wt
+                    p = (left, new_id)
+                    c = counts_get(p)
+                    if c is None:
+                        counts[p] = wt
+                        where[p] = [ci]
+                        first[p] = (ci, off - tok_len[left])
+                        new_pairs[p] = None
+                    else:
+                        counts[p] = c + wt
+                        lst = where[p]
+                        if lst[-1] != ci:
+                            lst.append(ci)
                 if i + 2 < n:
                     right = w[i + 2]
-                    if not (right == a and i + 3 < n and w[i + 3] == b):
-                        _add(counts, (b, right), -wt)
-                        _new(counts, where, first, new_pairs, (new_id, right), wt, ci, off)
-                    else:
-                        _add(counts, (b, right), -wt)  # (b, a): its a is merged next
+                    counts[(b, right)] -= wt
+                    if not (right == a and i + 3 < n and w[i + 3] == b):  # else merged next: see left
+                        p = (new_id, right)
+                        c = counts_get(p)
+                        if c is None:
+                            counts[p] = wt
+                            where[p] = [ci]
+                            first[p] = (ci, off)
+                            new_pairs[p] = None
+                        else:
+                            counts[p] = c + wt
+                            lst = where[p]
+                            if lst[-1] != ci:
+                                lst.append(ci)
                 out.append(new_id)
                 off += tok_len[new_id]
                 replaced += wt
                 i += 2
             else:
-                out.append(w[i])
-                off += tok_len[w[i]]
+                out.append(x)
+                off += tok_len[x]
                 i += 1
-        if changed:
-            words[ci] = out
+        words[ci] = out
     return replaced
-
-
-def _add(counts, pair, delta):
-    counts[pair] = counts.get(pair, 0) + delta
-
-
-def _new(counts, where, first, new_pairs, pair, wt, ci, off):
-    if pair in counts and pair not in new_pairs:
-        # cannot happen: a pair with the new id is created only at this step
-        raise AssertionError(f"pair {pair} seen before its id was minted")
-    if pair not in new_pairs:
-        new_pairs[pair] = None
-        counts[pair] = 0
-        where[pair] = []
-        first[pair] = (ci, off)
-    counts[pair] += wt
-    lst = where[pair]
-    if not lst or lst[-1] != ci:
-        lst.append(ci)
 
 
 # ----------------------------------------------------------------------------- encoding
@@ -217,9 +230,10 @@ class PyEncoder:
             return bpe_short(ids, self.ranks, limit)
         return bpe_heap(ids, self.ranks, limit)
 
-    def _encode_chunk(self, data: bytes) -> list[int]:
+    def _encode_chunk(self, data: bytes) -> tuple[int, ...]:
+        # tuples of ints, unlike lists, drop out of the garbage collector's tracking
         tid = self.whole.get(data)
-        return [tid] if tid is not None else self.encode_bytes(data)
+        return (tid,) if tid is not None else tuple(self.encode_bytes(data))
 
     def encode_chunks(self, chunks: Sequence[str], max_rank: int = -1) -> list[int]:
         if max_rank >= 0:
@@ -234,13 +248,13 @@ class PyEncoder:
 
 
 class _ChunkCache(dict):
-    """``{chunk: ids}`` that encodes a chunk the first time it is asked for."""
+    """``{chunk: ids}`` that encodes a chunk the first time it is asked for (ids as a tuple)."""
 
     def __init__(self, encode_bytes):
         super().__init__()
         self._encode_bytes = encode_bytes  # bytes -> ids
 
-    def __missing__(self, chunk: str) -> list[int]:
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
         ids = self[chunk] = self._encode_bytes(chunk.encode("utf-8"))
         return ids
 

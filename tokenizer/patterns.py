@@ -47,12 +47,14 @@ ASCII_EQUIVALENTS = {
         rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^\t-\r A-Za-z0-9]++[\r\n]*+"""
         rf"""|{_S}++$|{_S}*[\r\n]|{_S}+(?!{_NS})|{_S}"""
     ),
+    # in ASCII the upper- and lower-case runs are disjoint and each alternative ends
+    # where its last run ends, so these runs never need to give characters back
     O200K_PATTERN: "|".join(
         [
-            r"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[0-9]{1,3}""",
-            r""" ?[^\t-\r A-Za-z0-9]+[\r\n/]*""",
+            r"""[^\r\nA-Za-z0-9]?+[A-Z]*+[a-z]++(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[0-9]{1,3}+""",
+            r""" ?[^\t-\r A-Za-z0-9]++[\r\n/]*+""",
             rf"""{_S}*[\r\n]+""",
             rf"""{_S}+(?!{_NS})""",
             rf"""{_S}+""",
