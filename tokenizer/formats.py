@@ -117,16 +117,19 @@ def from_json(doc: Any) -> Tokenizer:
         raise ValueError(f"the file's tokenizer is inconsistent: {e}") from None
 
 
-def loads(text: str) -> Tokenizer:
-    """Parse BPE Lab JSON text; a truncated or damaged file names the line."""
+def _parse_json(text: str):
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(
             f"the file is not complete JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
             "it may have been cut off: save or download the tokenizer again"
         ) from None
-    return from_json(doc)
+
+
+def loads(text: str) -> Tokenizer:
+    """Parse BPE Lab JSON text; a truncated or damaged file names the line."""
+    return from_json(_parse_json(text))
 
 
 def save(tok: Tokenizer, path: str | Path) -> Path:
@@ -160,13 +163,7 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
         raise ValueError(f"the file is not UTF-8 text (byte {e.start}): it is not a tokenizer file") from None
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(
-                f"the file is not complete JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                "it may have been cut off: save or download the tokenizer again"
-            ) from None
+        doc = _parse_json(text)
         if isinstance(doc, dict) and "model" in doc and "format" not in doc:
             tok = from_hf_json(doc)
         else:

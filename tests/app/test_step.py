@@ -21,13 +21,6 @@ CORPUS = (
 TOKEN = re.compile(r'<span class="t[ "]')
 
 
-@pytest.fixture
-def workspace(tmp_path, monkeypatch):
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
-    monkeypatch.setenv("BPE_LAB_SHARED", "0")
-    return ws
-
 
 @pytest.fixture
 def trained(workspace):

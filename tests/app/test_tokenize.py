@@ -19,13 +19,6 @@ OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  return 'ok'\n"
 
 
-@pytest.fixture(autouse=True)
-def workspace(tmp_path, monkeypatch):
-    """Each test gets an empty workspace of its own (no tokenizers of the developer's)."""
-    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "workspace"))
-    monkeypatch.setenv("BPE_LAB_SHARED", "0")
-    return tmp_path / "workspace"
-
 
 def enc(name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(name)

@@ -15,13 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
 
 
-@pytest.fixture
-def workspace(tmp_path, monkeypatch):
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
-    monkeypatch.setenv("BPE_LAB_SHARED", "0")
-    return ws
-
 
 def page(**kwargs) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)

@@ -15,13 +15,6 @@ PAGE = str(ROOT / "pages" / "vocabulary.py")
 CORPUS = "Honolulu honolulu lulu " * 20 + "the cat in the hat sat on the mat " * 20
 
 
-@pytest.fixture
-def workspace(tmp_path, monkeypatch):
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
-    monkeypatch.setenv("BPE_LAB_SHARED", "0")
-    return ws
-
 
 @pytest.fixture
 def mine(workspace):
