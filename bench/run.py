@@ -14,7 +14,6 @@ median of per-round ratios; these machines are noisy, so read the ratios):
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys

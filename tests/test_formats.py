@@ -173,11 +173,14 @@ def test_hf_export_other_patterns(pattern, tmp_path):
     assert hf.encode(text).ids == tok.encode_ordinary(text)
 
 
-def test_hf_export_of_gpt2_matches_tiktoken(tmp_path):
+def test_hf_export_of_gpt2_matches_tiktoken_and_loads_back(tmp_path):
     gpt2 = load_encoding("gpt2")
-    hf, _ = _hf(gpt2, tmp_path)
+    hf, path = _hf(gpt2, tmp_path)
     text = MULTILINGUAL.replace("<|", "< |") + stdlib_sample(20_000)
     assert hf.encode(text).ids == tiktoken.get_encoding("gpt2").encode_ordinary(text)
+    back = formats.load(path)  # GPT-2's byte tokens are shuffled: byte_ids must come back too
+    assert back.byte_ids == gpt2.byte_ids and back.merges == gpt2.merges
+    assert back.encode_ordinary(text) == gpt2.encode_ordinary(text)
 
 
 def test_load_bytes_rejects_other_files():

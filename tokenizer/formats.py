@@ -413,7 +413,7 @@ def from_hf_json(doc: Mapping[str, Any]) -> Tokenizer:
         from .patterns import PATTERNS
 
         pattern = next((p for p in PATTERNS.values() if hf_pattern(p) == pattern), pattern)
-    return Tokenizer(merges, pattern=pattern, special_tokens=specials)
+    return Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids)
 
 
 __all__ = [

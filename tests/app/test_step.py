@@ -198,8 +198,8 @@ def test_training_mode_link_to_step_12(trained):
     at = run(mode="training", tokenizer=f"user:{key}", step="12")
     assert step_metric(at) == f"12 of {tok.num_merges}"
     assert n_spans(at) == len(tok.truncated(12).encode(CORPUS[: at.session_state["step.excerpt"]]))
-    assert any(f"Step 13 merges" in h.value for h in at.html)
-    assert any(f"Step 12 minted" in h.value for h in at.html)
+    assert any("Step 13 merges" in h.value for h in at.html)
+    assert any("Step 12 minted" in h.value for h in at.html)
     assert at.query_params["tokenizer"] == f"user:{key}"
 
 

@@ -118,7 +118,19 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     page.wait_for_timeout(200)
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, *, height: int | None = None) -> Path:
+    """Save artifacts/screenshots/<name>.png of what a person sees now.
+
+    Streamlit scrolls inside its own container, so a "full page" shot is one screen:
+    pass ``height`` to make the screen that tall first. The mouse is moved away so
+    no hover tooltip covers the page.
+    """
+    if height is not None:
+        page.set_viewport_size({"width": 1400, "height": height})
+        page.wait_for_timeout(800)  # let charts and tables lay out at the new size
+        wait_idle(page)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(400)  # hover tooltips fade
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

@@ -55,10 +55,7 @@ def test_one_row_per_tokenizer_with_tiktokens_counts(page, server):
     assert page.locator(".bpe-row .cut").count() > 0
     expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2)
     assert_no_exception(page)
-    page.set_viewport_size({"width": 1400, "height": 3400})
-    page.wait_for_timeout(1500)
-    wait_idle(page)
-    screenshot(page, "compare")
+    screenshot(page, "compare", height=3400)
 
 
 def test_pasted_html_runs_nothing(page, server):

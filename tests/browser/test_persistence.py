@@ -57,7 +57,6 @@ def test_survives_a_server_restart(browser, tmp_path):
         assert page.get_by_role("option", name=re.compile("aloha \\(yours")).count() == 1
         page.keyboard.press("Escape")
         assert_no_exception(page)
-        page.mouse.move(0, 0)
         screenshot(page, "persistence-after-restart")
         context.close()
     finally:
@@ -83,7 +82,6 @@ def test_shared_mode_keeps_sessions_apart(browser, tmp_path):
         assert a.get_by_role("combobox", name="Results for").input_value().startswith("alice · ")  # still there for its owner
         assert not list((tmp_path / "ws").glob("*.json"))  # nothing written to disk
         assert_no_exception(b)
-        b.mouse.move(0, 0)
         screenshot(b, "persistence-shared-other-session")
         ctx_a.close()
         ctx_b.close()

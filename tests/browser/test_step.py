@@ -34,11 +34,7 @@ def test_three_steps_of_play_mode(page, server):
     page.wait_for_timeout(1500)
     assert step_shown(page) == k
     assert_no_exception(page)
-    page.set_viewport_size({"width": 1400, "height": 2000})
-    page.wait_for_timeout(500)
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(400)  # hover tooltips fade
-    screenshot(page, "step-play")
+    screenshot(page, "step-play", height=2000)
 
 
 def test_next_and_previous_move_one_step(page, server):
@@ -76,11 +72,7 @@ def test_training_mode_with_a_demo_tokenizer(page, server):
     assert page.locator(".bpe-spans .t.hl").count() > 0
     assert page.locator(".bpe-spans .cut").count() > 0  # the GPT-4 pattern's chunk boundaries
     assert_no_exception(page)
-    page.set_viewport_size({"width": 1400, "height": 2200})
-    page.wait_for_timeout(800)
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(400)  # hover tooltips fade
-    screenshot(page, "step-training")
+    screenshot(page, "step-training", height=2200)
 
 
 def test_a_link_to_step_12_on_a_fresh_server(browser, tmp_path):

@@ -18,14 +18,6 @@ pytestmark = pytest.mark.browser
 XSS = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
 
 
-def tall_screenshot(page, name: str, height: int = 2000) -> None:
-    """Streamlit scrolls inside the app, so a "full page" shot is one screen: make the screen tall."""
-    page.set_viewport_size({"width": 1400, "height": height})
-    page.wait_for_timeout(800)
-    wait_idle(page)
-    screenshot(page, name)
-
-
 def open_tokenize(page, server, **query) -> None:
     """The Tokenize page is the app's default page: its address is the root (plus a link's query)."""
     page.goto(server.url + "/" + (("?" + urlencode(query)) if query else ""))
@@ -69,7 +61,7 @@ def test_pasted_text_shows_tiktokens_count_and_spans(page, server):
     # the ids can be copied
     assert f"[{', '.join(map(str, ids[:4]))}" in page.locator('[data-testid="stCode"]').first.inner_text()
     assert_no_exception(page)
-    tall_screenshot(page, "tokenize", 1400)
+    screenshot(page, "tokenize", height=1400)
 
 
 def test_pasted_html_runs_nothing(page, server):
@@ -125,4 +117,4 @@ def test_whitespace_special_tokens_and_chat(page, server):
     wait_idle(page)
     expect(page.locator(".bpe-spans .t.sp")).to_have_count(8)  # 3 per message, 2 to open the assistant's turn
     assert_no_exception(page)
-    tall_screenshot(page, "tokenize-chat", 1400)
+    screenshot(page, "tokenize-chat", height=1400)

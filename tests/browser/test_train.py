@@ -29,8 +29,6 @@ def test_train_with_progress_bar(page, server):
     values = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
     assert values[:2] == ["1,000", "744"]
     page.wait_for_timeout(800)  # let the charts lay out at the new size
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "train")
 
 
@@ -48,8 +46,6 @@ def test_bad_custom_regex_is_a_message(page, server):
     page.get_by_text("not a valid regex").first.wait_for()
     assert page.get_by_role("button", name=re.compile("Train$")).is_disabled()
     assert_no_exception(page)
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "train-bad-regex")
 
 

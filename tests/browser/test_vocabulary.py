@@ -17,11 +17,7 @@ def test_gpt2_ids_240_to_270_and_a_merge_tree(page, server):
     expect(page.locator(".bpe-tree .node")).to_have_count(3)  # ' t' = ' ' + 't'
     expect(page.locator(".bpe-tree .node.root")).to_contain_text("·t")
     assert_no_exception(page)
-    page.set_viewport_size({"width": 1400, "height": 2400})
-    page.wait_for_timeout(800)
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(400)  # hover tooltips fade
-    screenshot(page, "vocabulary")
+    screenshot(page, "vocabulary", height=2400)
 
 
 def test_type_a_token_to_see_its_tree(page, server):
@@ -34,6 +30,4 @@ def test_type_a_token_to_see_its_tree(page, server):
     expect(page.locator(".bpe-tree .node.leaf")).to_have_count(len(" information"))
     assert_no_exception(page)
     page.locator(".bpe-tree").scroll_into_view_if_needed()
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(400)  # hover tooltips fade
     screenshot(page, "vocabulary-tree")
