@@ -129,6 +129,9 @@ def _apply_merge(words, weights, pair, new_id, chunk_list, counts, where, first,
     replaced = 0
     seen = -1
     counts_get = counts.get
+    # The new-pair bookkeeping below is written out for the left and the right
+    # neighbour on purpose: this is the trainer's innermost loop, and a helper
+    # function call per occurrence cost about a third of training time.
     for ci in chunk_list:
         if ci == seen:
             continue

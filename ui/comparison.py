@@ -23,7 +23,6 @@ K_TOKENIZERS = f"{PAGE}.tokenizers"
 K_SPECIAL = f"{PAGE}.special"
 K_WS = f"{PAGE}.whitespace"
 K_DIFF = f"{PAGE}.diff"
-K_SAMPLE = f"{PAGE}.sample"
 K_METRIC = f"{PAGE}.metric"
 
 OFFICIAL_DEFAULT = ("r50k_base", "cl100k_base", "o200k_base")
@@ -75,20 +74,11 @@ def restore_link() -> None:
         st.warning(note, icon="🔗")
 
 
-def _load_sample() -> None:
-    name = st.session_state.get(K_SAMPLE)
-    if name:
-        state.set_text(samples.SAMPLES[name], PAGE)
-        st.session_state[K_SAMPLE] = None
-
 
 def input_panel() -> tuple[str, int]:
     """The shared text box and a sample menu; returns ``(text to compare, characters cut off)``."""
     text = state.shared_text_area("Text", PAGE, height=140, help="Type or paste; press Ctrl+Enter (or click outside) to compare.")
-    st.selectbox(
-        "Load a sample text", samples.names(), index=None, key=K_SAMPLE, on_change=_load_sample,
-        placeholder="Load a sample text…", label_visibility="collapsed",
-    )
+    state.sample_menu(PAGE, samples.SAMPLES)
     return analysis.clip(text)
 
 

@@ -20,7 +20,6 @@ PAGE = "tokenize"
 K_MODE = f"{PAGE}.mode"  # "text" or "chat"
 K_SPECIAL = f"{PAGE}.special"  # "text" or "recognise"
 K_WS = f"{PAGE}.whitespace"
-K_SAMPLE = f"{PAGE}.sample"
 
 SPECIAL_CHOICES = {"text": "Special tokens are text", "recognise": "Recognise special tokens"}
 MODE_CHOICES = {"text": "Text", "chat": "Chat"}
@@ -64,12 +63,6 @@ def restore_link() -> None:
         st.warning(note, icon="🔗")
 
 
-def _load_sample() -> None:
-    name = st.session_state.get(K_SAMPLE)
-    if name:
-        state.set_text(samples.SAMPLES[name], PAGE)
-        st.session_state[K_SAMPLE] = None
-
 
 def choose_tokenizer() -> str:
     return tk.select(
@@ -98,10 +91,7 @@ def input_panel(key: str) -> Input:
         text = state.shared_text_area(
             "Text", PAGE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
         )
-        st.selectbox(
-            "Load a sample text", samples.names(), index=None, key=K_SAMPLE, on_change=_load_sample,
-            placeholder="Load a sample text…", label_visibility="collapsed",
-        )
+        state.sample_menu(PAGE, samples.SAMPLES)
     st.segmented_control(
         "Special tokens", list(SPECIAL_CHOICES), format_func=SPECIAL_CHOICES.get, key=K_SPECIAL, required=True,
         persist_state="session", help=special_list(key, mode),

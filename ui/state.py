@@ -7,6 +7,8 @@ namespaced ``"<page>.<name>"``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
 
 #: The text the user is working on; the same on Tokenize, Compare and Step.
@@ -70,6 +72,22 @@ def shared_text_area(label: str, page: str, *, height: int = 180, help: str | No
     st.text_area(label, key=wkey, height=height, help=help, on_change=_sync, max_chars=max_chars)
     st.session_state[TEXT] = st.session_state[wkey]
     return st.session_state[wkey]
+
+
+def sample_menu(page: str, samples: Mapping[str, str]) -> None:
+    """A menu of sample texts (key ``"<page>.sample"``): choosing one replaces the text, then the menu resets."""
+    key = f"{page}.sample"
+
+    def _load() -> None:
+        name = st.session_state.get(key)
+        if name:
+            set_text(samples[name], page)
+            st.session_state[key] = None
+
+    st.selectbox(
+        "Load a sample text", list(samples), index=None, key=key, on_change=_load,
+        placeholder="Load a sample text…", label_visibility="collapsed",
+    )
 
 
 def set_text(text: str, page: str | None = None) -> None:

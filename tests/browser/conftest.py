@@ -137,6 +137,14 @@ def screenshot(page, name: str, *, height: int | None = None) -> Path:
     return path
 
 
+def paste(page, text: str) -> None:
+    """Type into the "Text" box as a person would paste, then submit with Ctrl+Enter."""
+    box = page.get_by_label("Text", exact=True)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_idle(page)
+
+
 def assert_no_exception(page) -> None:
     errors = page.locator('[data-testid="stException"]')
     assert errors.count() == 0, errors.first.inner_text()

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, paste, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -28,13 +28,6 @@ def open_compare(page, server, **query) -> None:
         page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare").click()
     wait_idle(page)
     expect(page.locator(".bpe-row").first).to_be_visible(timeout=60_000)
-
-
-def paste(page, text: str) -> None:
-    box = page.get_by_label("Text", exact=True)
-    box.fill(text)
-    box.press("Control+Enter")
-    wait_idle(page)
 
 
 def row(page, label: str):

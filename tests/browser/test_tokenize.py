@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, paste, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -23,14 +23,6 @@ def open_tokenize(page, server, **query) -> None:
     page.goto(server.url + "/" + (("?" + urlencode(query)) if query else ""))
     wait_idle(page)
     expect(page.locator(".bpe-spans").first).to_be_visible(timeout=60_000)
-
-
-def paste(page, text: str) -> None:
-    """Type into the text box as a person would paste, then submit with Ctrl+Enter."""
-    box = page.get_by_label("Text", exact=True)
-    box.fill(text)
-    box.press("Control+Enter")
-    wait_idle(page)
 
 
 def metric(page, label: str):
