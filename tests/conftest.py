@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the repository first, then tests/ for the shared helpers (reference, corpus): in this
+# order tests/tokenizer/ never shadows the tokenizer package
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 import tokenizer  # noqa: E402  (points tiktoken at the provisioned rank files)
 
