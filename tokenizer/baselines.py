@@ -1,4 +1,4 @@
-"""The two non-BPE baselines the seeds start from: one token per byte, one per character."""
+"""The two non-BPE baselines to compare BPE with: one token per byte, one per character."""
 
 from __future__ import annotations
 

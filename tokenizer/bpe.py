@@ -8,8 +8,9 @@ The API follows tiktoken's ``Encoding`` where one exists (``encode``,
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import regex
 
@@ -17,8 +18,14 @@ from . import engine_py
 from .patterns import Splitter, pattern_name, resolve_pattern
 from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
 
+if TYPE_CHECKING:  # annotations only: trainer.py imports this module
+    from .trainer import TrainingTrace
+
 Pair = tuple[int, int]
 _IDENTITY = tuple(range(256))
+# Held while a tokenizer builds its encoder, so threads sharing one build it once. One
+# lock for all (not one per tokenizer) keeps Tokenizers picklable; builds are rare.
+_ENCODER_LOCK = threading.Lock()
 
 
 class MergeTable(NamedTuple):
@@ -51,7 +58,14 @@ class Tokenizer:
     ``merges`` maps ``(left, right)`` to the new id, in merge order (minbpe's
     convention); it may also be given as a sequence of ``Merge`` records. Ids
     ``byte_ids[b]`` are the single bytes (``0..255`` in order unless the tokenizer
-    comes from an official encoding, whose byte tokens are shuffled).
+    comes from an official encoding, whose byte tokens are shuffled). ``training``
+    is what training saw (a ``TrainingTrace``), for a tokenizer just trained.
+
+    Other ways to make one: ``train()``, ``Tokenizer.from_ranks`` (tiktoken-style
+    ranks), ``load_encoding`` (a registered encoding), ``formats.load`` (a file).
+
+    Threads may share a Tokenizer: encoding changes nothing a caller can see (its
+    chunk cache is safe to share, see ``engine_py.ChunkCache``).
 
     >>> tok = Tokenizer({(97, 97): 256, (256, 97): 257})
     >>> tok.encode("aaab")
@@ -69,6 +83,7 @@ class Tokenizer:
         byte_ids: Sequence[int] | None = None,
         name: str = "",
         metadata: Mapping[str, Any] | None = None,
+        training: TrainingTrace | None = None,
     ):
         if isinstance(merges, MergeTable):
             table = merges
@@ -86,11 +101,52 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.name = name
         self.metadata: dict[str, Any] = dict(metadata or {})
-        self.training = None  # a TrainingTrace when this tokenizer was just trained
-        # ids whose bytes are known to encode to themselves (None: check on first use)
+        self.training = training  # a TrainingTrace when this tokenizer was just trained
+        # ids whose bytes are known to encode to themselves (None: checked when the encoder is built)
         self._self_encoding: frozenset[int] | None = None
+        self._encoder: engine_py.PyEncoder | None = None  # built on first use, see _engine
         self._check()
         self._splitter = Splitter(self.pattern)
+
+    @classmethod
+    def from_ranks(
+        cls,
+        ranks: Mapping[bytes, int],
+        *,
+        pattern: str | None,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str = "",
+        metadata: Mapping[str, Any] | None = None,
+        merges: MergeTable | None = None,
+    ) -> Tokenizer:
+        """A Tokenizer from tiktoken-style mergeable ranks ``{token bytes: rank}``.
+
+        A token's rank is its id. The merges are recovered from the ranks
+        (``engine_py.recover_merges``) unless ``merges`` brings them: a table recovered
+        earlier from the same ranks (``pretrained`` keeps one on disk), trusted as such.
+
+        >>> ranks = {**{bytes([b]): b for b in range(256)}, b"ab": 256, b"abc": 257}
+        >>> Tokenizer.from_ranks(ranks, pattern=None).encode("abcab")
+        [257, 256]
+        """
+        byte_ids = byte_ids_of(ranks)
+        if merges is None:
+            multi = sorted(((t, r) for t, r in ranks.items() if len(t) > 1), key=lambda tr: tr[1])
+            merges = MergeTable(*engine_py.recover_merges(multi, byte_ids))
+        # recovery encoded every token's bytes to exactly its pair, so each encodes to itself
+        return cls._derived(
+            merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name, metadata=metadata,
+            self_encoding=frozenset(merges.new_ids),
+        )
+
+    @classmethod
+    def _derived(cls, table: MergeTable, *, self_encoding: frozenset[int] | None = None,
+                 encoder: engine_py.PyEncoder | None = None, **kwargs) -> Tokenizer:
+        """A new Tokenizer that starts with what is already known about its merges."""
+        tok = cls(table, **kwargs)
+        tok._self_encoding = self_encoding
+        tok._encoder = encoder
+        return tok
 
     # ------------------------------------------------------------------ model
 
@@ -190,48 +246,90 @@ class Tokenizer:
             raise ValueError(f"k must be a whole number from 0 to {self.num_merges}, got {k!r}")
         counts = self._counts[:k] if self._counts is not None else None
         table = MergeTable(self._pairs[:k], self._ids[:k], counts)
-        out = Tokenizer(table, pattern=self.pattern, special_tokens={}, byte_ids=self.byte_ids, name=self.name)
-        out.special_tokens = dict(self.special_tokens)  # ids may lie above the cut; they stay valid
+        known = None
         if self._self_encoding is not None:
             # a token encodes to itself with all merges iff it does with those up to its own rank
             kept = set(table.new_ids)
-            out._self_encoding = frozenset(i for i in self._self_encoding if i in kept)
-        return out
+            known = frozenset(i for i in self._self_encoding if i in kept)
+        # special ids may lie above the cut; they stay valid
+        return Tokenizer._derived(
+            table, pattern=self.pattern, special_tokens=self.special_tokens, byte_ids=self.byte_ids, name=self.name,
+            self_encoding=known,
+        )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
-        """The same merges and pattern with more special tokens (e.g. a chat format's)."""
-        out = Tokenizer(
+        """The same merges and pattern with more special tokens (e.g. a chat format's).
+
+        The two share one encoder and its chunk cache: their merges are the same.
+        """
+        return Tokenizer._derived(
             self.merge_table,
             pattern=self.pattern,
             special_tokens={**self.special_tokens, **extra},
             byte_ids=self.byte_ids,
             name=self.name if name is None else name,
             metadata=self.metadata,
+            self_encoding=self._self_encoding,
+            encoder=self._engine(),
         )
-        out._self_encoding = self._self_encoding
-        if "_encoder" in self.__dict__:
-            out.__dict__["_encoder"] = self._encoder  # merges are shared, so is the chunk cache
-        return out
 
     # ------------------------------------------------------------------ encoding
 
-    @functools.cached_property
-    def _encoder(self) -> engine_py.PyEncoder:
-        enc = engine_py.PyEncoder(self.byte_ids)
-        enc.ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
+    def _engine(self) -> engine_py.PyEncoder:
+        """The encoder, built once (under a lock: the app's sessions share official tokenizers)."""
+        enc = self._encoder
+        if enc is None:
+            with _ENCODER_LOCK:
+                enc = self._encoder
+                if enc is None:
+                    enc = self._encoder = self._build_encoder()
+        return enc
+
+    def _build_encoder(self) -> engine_py.PyEncoder:
+        ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
         vocab = self.vocab
         ids = self._self_encoding
         if ids is None:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut
-            ids = frozenset(i for i in self._ids if enc.encode_bytes(vocab[i]) == [i])
+            probe = engine_py.PyEncoder(self.byte_ids, ranks)
+            ids = frozenset(i for i in self._ids if probe.encode_bytes(vocab[i]) == [i])
             self._self_encoding = ids
-        enc.whole = {vocab[i]: i for i in ids}
-        return enc
+        return engine_py.PyEncoder(self.byte_ids, ranks, {vocab[i]: i for i in ids})
 
-    @functools.cached_property
-    def _special_regex(self):
-        return _special_regex(tuple(self.special_tokens))
+    def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        """Encode ``data`` as one chunk with only the first ``max_rank`` merges (all if None).
+
+        No split pattern and no special tokens: BPE alone, as training applies it to
+        one chunk. ``max_rank=k`` gives what ``truncated(k)`` would.
+
+        >>> tok = Tokenizer({(97, 97): 256, (256, 97): 257})
+        >>> tok.encode_bytes(b"aaa"), tok.encode_bytes(b"aaa", max_rank=1)
+        ([257], [256, 97])
+        """
+        if max_rank is None:
+            return self._engine().encode_bytes(bytes(data))
+        if isinstance(max_rank, bool) or not isinstance(max_rank, int) or not 0 <= max_rank <= self.num_merges:
+            raise ValueError(f"max_rank must be None or a whole number from 0 to {self.num_merges}, got {max_rank!r}")
+        return self._engine().encode_bytes(bytes(data), max_rank)
+
+    def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
+        """The merges that encoding ``data`` as one chunk applies, in order: ``(rank, position, new_id)``.
+
+        ``position`` is the index of the byte where the merged token starts.
+
+        >>> Tokenizer({(97, 97): 256, (256, 97): 257}).merge_events(b"aaa")
+        [(0, 0, 256), (1, 0, 257)]
+        """
+        return self._engine().merge_events(bytes(data))
+
+    def clear_cache(self) -> None:
+        """Forget every chunk encoded so far (benchmarks time cold encoding this way).
+
+        Only speed depends on the cache, never a result.
+        """
+        if self._encoder is not None:
+            self._encoder.cache.clear()
 
     def split(self, text: str) -> list[str]:
         """The pre-tokenisation chunks of ordinary text."""
@@ -239,7 +337,7 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token strings as ordinary text."""
-        return self._encoder.encode_chunks(self._splitter.split(clean_text(text)))
+        return self._engine().encode_chunks(self._splitter.split(clean_text(text)))
 
     def encode(
         self,
@@ -260,7 +358,7 @@ class Tokenizer:
             if special is not None:
                 out.append(special)
             else:
-                out.extend(self._encoder.encode_chunks(self._splitter.split(piece)))
+                out.extend(self._engine().encode_chunks(self._splitter.split(piece)))
         return out
 
     def _pieces(self, text, allowed_special, disallowed_special):
@@ -278,14 +376,14 @@ class Tokenizer:
                 )
         disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
         if disallowed:
-            m = _special_regex(tuple(sorted(disallowed))).search(text)
+            m = special_regex(tuple(sorted(disallowed))).search(text)
             if m:
                 raise_disallowed_special_token(m.group())
         if not allowed:
             return [(text, None)] if text else []
         pieces = []
         pos = 0
-        for m in _special_regex(tuple(sorted(allowed))).finditer(text):
+        for m in special_regex(tuple(sorted(allowed))).finditer(text):
             if m.start() > pos:
                 pieces.append((text[pos : m.start()], None))
             pieces.append((m.group(), self.special_tokens[m.group()]))
@@ -365,8 +463,7 @@ class Tokenizer:
         """
         text = clean_text(text)
         data = text.encode("utf-8")
-        enc = self._encoder
-        ranks = enc.ranks
+        enc = self._engine()
         chunks: list[tuple[int, int]] = []
         chunk_bytes: list[tuple[int, int]] = []
         specials: list[tuple[int, int, int]] = []
@@ -385,9 +482,7 @@ class Tokenizer:
                 else:
                     ev = per_chunk.get(chunk)
                     if ev is None:
-                        ev = []
-                        engine_py.bpe_heap([self.byte_ids[b] for b in cb], ranks, len(ranks), ev)
-                        per_chunk[chunk] = ev
+                        ev = per_chunk[chunk] = enc.merge_events(cb)
                     events.extend((r, byte_pos + p, new_id) for r, p, new_id in ev)
                 char_pos += len(chunk)
                 byte_pos += len(cb)
@@ -423,9 +518,17 @@ class Tokenizer:
         return build(token_id)
 
 
+def byte_ids_of(ranks: Mapping[bytes, int]) -> list[int]:
+    """The ids of the 256 single bytes in tiktoken-style ranks; ValueError if one is missing."""
+    try:
+        return [ranks[bytes([b])] for b in range(256)]
+    except KeyError as e:
+        raise ValueError(f"the ranks lack the single byte {e.args[0]!r}: a byte-level BPE needs all 256") from None
+
+
 @functools.lru_cache(maxsize=64)
-def _special_regex(tokens: tuple[str, ...]):
-    # longest first, so a special token that is a prefix of another never wins
+def special_regex(tokens: tuple[str, ...]):
+    """A regex that finds any of ``tokens``; longest first, so a token that is a prefix of another never wins."""
     ordered = sorted(tokens, key=len, reverse=True)
     return regex.compile("|".join(regex.escape(t) for t in ordered))
 

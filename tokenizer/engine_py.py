@@ -1,18 +1,20 @@
-"""The BPE engine in plain Python: incremental training and per-chunk encoding.
+"""The BPE engine in plain Python: incremental training, per-chunk encoding, and
+recovering merges from ranks.
 
-This is the readable version of the algorithms; ``_fastbpe.c`` implements exactly
-the same ones in C and is used when it is built (``make build``). Both are tested
-against each other and against the naive recount in ``tests/reference.py``.
+These are the algorithms behind ``Tokenizer`` and ``train``; there is no compiled
+version. They are tested against the naive textbook versions in
+``tests/reference.py`` (minbpe's full recount per merge and its encode loop).
 
 Vocabulary of this module: a *chunk* is the bytes of one regex piece; a *word* is
-a chunk as a list of token ids; ``weight`` is how often the chunk occurs.
+a chunk as a list of token ids; ``weight`` is how often the chunk occurs; ``ranks``
+maps a pair of ids to ``(rank, new_id)``.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
-from collections.abc import Callable, Sequence
 
 Pair = tuple[int, int]
 Progress = Callable[[int, int], object] | None
@@ -203,29 +205,27 @@ def _apply_merge(words, weights, pair, new_id, chunk_list, counts, where, first,
 class PyEncoder:
     """Applies merges to chunks: lowest rank first, every occurrence, until none applies.
 
-    ``ranks`` maps a pair to ``(rank, new_id)``. ``max_rank`` (exclusive) restricts the
-    encoder to the first merges, which is how a tokenizer "after k merges" is viewed.
-    Whole-chunk results are cached: text repeats its words, so most chunks are hits.
+    ``ranks`` maps a pair to ``(rank, new_id)``; ``whole`` maps the bytes of tokens
+    known to encode to themselves to their id, so a chunk equal to one is that token
+    (tiktoken's shortcut, made safe by checking it holds for the token first). Both
+    are given at construction and never changed (neither here nor by the caller), so
+    an encoder can be shared.
+
+    ``encode_chunks`` keeps each chunk's ids in a ``ChunkCache``: text repeats its
+    words, so most chunks are hits.
     """
 
-    CACHE_LIMIT = 500_000
-
-    def __init__(self, byte_ids: Sequence[int]):
+    def __init__(self, byte_ids: Sequence[int], ranks: Mapping[Pair, tuple[int, int]] | None = None, whole: Mapping[bytes, int] | None = None):
         self.byte_ids = list(byte_ids)
         # bytes -> initial ids in C when every byte id fits in a byte (trained tokenizers:
         # the identity; official encodings: a permutation of 0..255)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
-        self.ranks: dict[Pair, tuple[int, int]] = {}
-        # tokens known to encode to themselves: a chunk equal to one is that token
-        # (tiktoken's shortcut, made safe by checking it holds for the token first)
-        self.whole: dict[bytes, int] = {}
-        self._cache = _ChunkCache(self._encode_chunk)
-
-    def add(self, a: int, b: int, new_id: int) -> None:
-        self.ranks[(a, b)] = (len(self.ranks), new_id)
-        self._cache.clear()
+        self.ranks: Mapping[Pair, tuple[int, int]] = ranks if ranks is not None else {}  # kept, not copied
+        self.whole: Mapping[bytes, int] = whole if whole is not None else {}
+        self.cache = ChunkCache(self._encode_chunk)
 
     def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
+        """One chunk's ids with the merges of rank below ``max_rank`` (all when negative)."""
         limit = max_rank if max_rank >= 0 else len(self.ranks)
         table = self._byte_table
         ids = list(data.translate(table)) if table is not None else [self.byte_ids[b] for b in data]
@@ -233,33 +233,79 @@ class PyEncoder:
             return bpe_short(ids, self.ranks, limit)
         return bpe_heap(ids, self.ranks, limit)
 
+    def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
+        """The merges that encoding one chunk applies: ``[(rank, position, new_id), ...]``."""
+        events: list[tuple[int, int, int]] = []
+        bpe_heap([self.byte_ids[b] for b in data], self.ranks, len(self.ranks), events)
+        return events
+
     def _encode_chunk(self, data: bytes) -> tuple[int, ...]:
         # tuples of ints, unlike lists, drop out of the garbage collector's tracking
         tid = self.whole.get(data)
         return (tid,) if tid is not None else tuple(self.encode_bytes(data))
 
-    def encode_chunks(self, chunks: Sequence[str], max_rank: int = -1) -> list[int]:
-        if max_rank >= 0:
-            out: list[int] = []
-            for c in chunks:
-                out.extend(self.encode_bytes(c.encode("utf-8"), max_rank))
-            return out
-        cache = self._cache
-        if len(cache) > self.CACHE_LIMIT:
-            cache.clear()
-        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+    def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
+        """The ids of text chunks laid end to end (cached per chunk)."""
+        return list(chain.from_iterable(map(self.cache.__getitem__, chunks)))
 
 
-class _ChunkCache(dict):
-    """``{chunk: ids}`` that encodes a chunk the first time it is asked for (ids as a tuple)."""
+class ChunkCache(dict):
+    """``{chunk: ids}`` that encodes a chunk the first time it is asked for (ids as a tuple).
 
-    def __init__(self, encode_bytes):
+    Policy: at most ``limit`` chunks; when a new chunk would go over, everything is
+    forgotten and the cache fills again. Clearing is O(1) per chunk on average and
+    keeps a hit a single C-level dict lookup, which an LRU order would not.
+
+    One encoder, and so one cache, serves every thread that encodes with the same
+    tokenizer (in the app, every session). That is safe without a lock: each lookup,
+    insert and ``clear`` is a single dict operation, atomic under CPython's GIL; the
+    values are tuples, never mutated; and a value depends only on its key. The worst a
+    race does is encode a chunk twice, or forget one just stored, never give a wrong
+    answer.
+    """
+
+    LIMIT = 500_000
+
+    def __init__(self, encode_bytes: Callable[[bytes], tuple[int, ...]], limit: int | None = None):
         super().__init__()
         self._encode_bytes = encode_bytes  # bytes -> ids
+        self.limit = self.LIMIT if limit is None else limit
 
     def __missing__(self, chunk: str) -> tuple[int, ...]:
-        ids = self[chunk] = self._encode_bytes(chunk.encode("utf-8"))
+        ids = self._encode_bytes(chunk.encode("utf-8"))
+        if len(self) >= self.limit:
+            self.clear()
+        self[chunk] = ids
         return ids
+
+
+def recover_merges(tokens: Iterable[tuple[bytes, int]], byte_ids: Sequence[int]) -> tuple[list[Pair], list[int]]:
+    """Merges from tiktoken-style ranks: ``(pairs, new_ids)`` in rank order.
+
+    ``tokens`` are the ``(token bytes, rank)`` of the multi-byte tokens in rank order;
+    the rank is the token's id. Each one, encoded with the merges recovered before it,
+    must come out as exactly two tokens: that pair is its merge (as minbpe's
+    ``gpt4.py`` recovers GPT-4's merges).
+
+    >>> recover_merges([(b"ab", 256), (b"abc", 257)], range(256))
+    ([(97, 98), (256, 99)], [256, 257])
+    """
+    byte_table = list(byte_ids)
+    ranks: dict[Pair, tuple[int, int]] = {}
+    pairs: list[Pair] = []
+    new_ids: list[int] = []
+    for tok, r in tokens:
+        ids = [byte_table[b] for b in tok]
+        ids = bpe_short(ids, ranks, len(ranks)) if len(ids) < SHORT_CHUNK else bpe_heap(ids, ranks, len(ranks))
+        if len(ids) != 2:
+            raise ValueError(
+                f"token {tok!r} (rank {r}) is not made of two lower-ranked tokens (got {len(ids)} parts), so its merge cannot be recovered"
+            )
+        pair = (ids[0], ids[1])
+        ranks[pair] = (len(pairs), r)
+        pairs.append(pair)
+        new_ids.append(r)
+    return pairs, new_ids
 
 
 _NO_RANK = (1 << 62, -1)
@@ -268,7 +314,7 @@ _NO_RANK = (1 << 62, -1)
 def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) -> list[int]:
     """Encode one short chunk: merge the leftmost lowest-rank pair until none applies.
 
-    Merging the leftmost occurrence first and looking again is the seeds' "merge every
+    Merging the leftmost occurrence first and looking again is minbpe's "merge every
     occurrence at once" loop: a merge only creates pairs that hold the new id, which
     rank higher, so the next lowest rank is the same pair until its occurrences are
     gone (an overlapping one, as in ``aaa``, has been consumed, as left to right would).

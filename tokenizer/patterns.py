@@ -38,7 +38,7 @@ O200K_PATTERN = "|".join(
 # The same patterns for text that is pure ASCII, where they match exactly alike: no ASCII
 # character is a mark, a number other than 0-9 or a letter other than A-Z/a-z, and \s is
 # spelled out because Python's re counts \x1c-\x1f as space while regex does not.
-# Python's re runs them about 2.5x faster; tests/test_patterns.py checks they agree.
+# Python's re runs them about 2.5x faster; tests/tokenizer/test_patterns.py checks they agree.
 _S = r"[\t-\r ]"
 _NS = r"[^\t-\r ]"
 ASCII_EQUIVALENTS = {
@@ -74,6 +74,9 @@ PATTERNS: dict[str, str] = {
     "o200k": O200K_PATTERN,
     "o200k_base": O200K_PATTERN,
 }
+
+#: The pattern ``train`` uses unless told otherwise (GPT-4's).
+DEFAULT_PATTERN = "gpt4"
 
 #: Seconds a user-supplied pattern may spend on one piece of text.
 USER_PATTERN_TIMEOUT = 2.0
@@ -137,15 +140,6 @@ class Splitter:
         if self._compiled is None:
             return [text]
         return self._findall(text)
-
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """Character ``(start, end)`` of each chunk, covering the text without gaps."""
-        out = []
-        pos = 0
-        for chunk in self.split(text):
-            out.append((pos, pos + len(chunk)))
-            pos += len(chunk)
-        return out
 
     def _findall(self, text: str) -> list[str]:
         if self._ascii is not None:
@@ -220,7 +214,7 @@ def validate_pattern(pattern: str | None, sample: str = "Hello world, it's 2024!
 # A cut right after a newline that sits between two non-space characters ("word\nWord")
 # is a chunk boundary under every built-in pattern: no built-in alternative crosses a
 # newline followed by a non-space, and each of them ends the newline run the same way
-# whether the text continues or not. tests/test_patterns.py checks this on real text.
+# whether the text continues or not. tests/tokenizer/test_patterns.py checks this on real text.
 _SAFE_CUT = regex.compile(r"(?<=\S\n)(?=\S)")
 
 

@@ -97,7 +97,7 @@ class EncodeStep:
 
 @dataclass(frozen=True)
 class EncodeTrace:
-    """How a text is encoded, one merge rank at a time (the seeds' encode loop).
+    """How a text is encoded, one merge rank at a time (minbpe's encode loop, step by step).
 
     ``chunks`` are the pre-tokenisation pieces as character spans (special tokens are
     pieces of their own); ``steps[k-1]`` is step k. ``tokens_at(k)`` is the sequence

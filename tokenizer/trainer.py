@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import engine_py
-from .bpe import Tokenizer, _special_regex, clean_text
-from .patterns import Splitter, pattern_name
+from .bpe import Tokenizer, clean_text, special_regex
+from .patterns import DEFAULT_PATTERN, Splitter, pattern_name
 from .trace import Merge, PairCount
 
 Progress = Callable[[int, int], object] | None
@@ -35,7 +35,7 @@ def check_vocab_size(vocab_size) -> int:
 
 def count_chunks(
     text: str | Iterable[str],
-    pattern: str | None = "gpt4",
+    pattern: str | None = DEFAULT_PATTERN,
     special_tokens: Iterable[str] = (),
 ) -> Counter:
     """``{chunk: occurrences}`` in order of first appearance.
@@ -48,7 +48,7 @@ def count_chunks(
     splitter = Splitter(pattern)
     docs = [text] if isinstance(text, str) else text
     specials = tuple(special_tokens)
-    cut = _special_regex(specials) if specials else None
+    cut = special_regex(specials) if specials else None
     counts: Counter = Counter()
     for doc in docs:
         if not isinstance(doc, str):
@@ -90,8 +90,8 @@ class TrainingTrace:
 
     def tokens_at(self, tokenizer: Tokenizer, k: int) -> int:
         """Tokens in the training text after ``k`` merges, recomputed by encoding."""
-        enc = tokenizer._encoder
-        return sum(len(enc.encode_bytes(c, k)) * w for c, w in zip(self.chunks, self.weights))
+        encode = tokenizer.encode_bytes
+        return sum(len(encode(c, k)) * w for c, w in zip(self.chunks, self.weights))
 
     def pair_counts(self, tokenizer: Tokenizer, k: int, top: int | None = None) -> list[PairCount]:
         """Pair counts in the training text after ``k`` merges, best first.
@@ -101,12 +101,12 @@ class TrainingTrace:
         """
         if not 0 <= k <= tokenizer.num_merges:
             raise ValueError(f"k must be between 0 and {tokenizer.num_merges}, got {k}")
-        enc = tokenizer._encoder
+        encode = tokenizer.encode_bytes
         counts: dict[tuple[int, int], int] = {}
         first: dict[tuple[int, int], tuple[int, int]] = {}
         vocab = tokenizer.vocab
         for ci, (c, w) in enumerate(zip(self.chunks, self.weights)):
-            ids = enc.encode_bytes(c, k)
+            ids = encode(c, k)
             off = 0
             for pair in zip(ids, ids[1:]):
                 if pair in counts:
@@ -123,12 +123,9 @@ class TrainingTrace:
 
 def _lengths_by_replay(tokenizer: Tokenizer, chunks: Sequence[bytes], weights: Sequence[int]) -> list[int]:
     """Sequence length after every merge, from each chunk's merge events."""
-    enc = tokenizer._encoder
     saved = [0] * tokenizer.num_merges
     for c, w in zip(chunks, weights):
-        events: list[tuple[int, int, int]] = []
-        engine_py.bpe_heap([tokenizer.byte_ids[b] for b in c], enc.ranks, len(enc.ranks), events)
-        for r, _, _ in events:
+        for r, _, _ in tokenizer.merge_events(c):
             saved[r] += w
     total = sum(len(c) * w for c, w in zip(chunks, weights))
     out = []
@@ -141,7 +138,7 @@ def _lengths_by_replay(tokenizer: Tokenizer, chunks: Sequence[bytes], weights: S
 def train(
     text: str | Iterable[str],
     vocab_size: int,
-    pattern: str | None = "gpt4",
+    pattern: str | None = DEFAULT_PATTERN,
     special_tokens: Sequence[str] | Mapping[str, int] | None = None,
     progress: Progress = None,
     *,
@@ -213,8 +210,8 @@ def train(
         "seconds": round(seconds, 4),
         "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    tok = Tokenizer(merges, pattern=pattern, special_tokens=specials, name=name, metadata=metadata)
-    tok.training = TrainingTrace(chunks, weights, initial, tokens_after, seconds)
+    training = TrainingTrace(chunks, weights, initial, tokens_after, seconds)
+    tok = Tokenizer(merges, pattern=pattern, special_tokens=specials, name=name, metadata=metadata, training=training)
     if progress is not None and num_merges and len(merges) < num_merges:
         progress(num_merges, num_merges)
     return tok

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from corpus import MULTILINGUAL, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
 from reference import naive_encode
 
-from tokenizer import Merge, Tokenizer, train
+from tokenizer import Merge, Tokenizer, engine_py, formats, train
 from tokenizer.bpe import clean_text
 
 
@@ -104,46 +106,6 @@ def test_merges_and_vocab_are_derived_from_one_list():
     assert tok.merge_tree(256).leaves()[1].bytes == b"i"
 
 
-@given(st.text(alphabet=st.sampled_from("the cat in hat😄\n<|endoftext|>"), max_size=150))
-def test_encode_trace_replays_to_encode(tok, text):
-    trace = tok.encode_trace(text)
-    assert trace.final == tok.encode(text, disallowed_special=())
-    assert trace.tokens_at(0) == [tok.byte_ids[b] for b in text.encode()]
-    for k in range(len(trace)):
-        st_k = trace.steps[k]
-        assert trace.steps[k].n_tokens == len(trace.tokens_at(k + 1))
-        assert tok.vocab[st_k.new_id] == st_k.token == tok.vocab[st_k.pair[0]] + tok.vocab[st_k.pair[1]]
-    assert [s.rank for s in trace.steps] == sorted(s.rank for s in trace.steps)
-
-
-def test_trace_steps_apply_each_rank_everywhere_at_once(tok):
-    text = "the cat in the hat, the end"
-    trace = tok.encode_trace(text)
-    data = text.encode()
-    for k, step in enumerate(trace.steps):
-        before = trace.boundaries_at(k)
-        starts = {s: t for s, _, t in before}
-        # every occurrence of the pair in the sequence before the step is merged
-        pairs_at = [s for (s, _, a), (_, _, b) in zip(before, before[1:]) if (a, b) == step.pair]
-        assert set(step.positions) <= set(pairs_at)
-        for p in step.positions:
-            assert starts[p] == step.pair[0]
-            assert data[p : p + len(step.token)] == step.token
-
-
-def test_trace_with_allowed_special_keeps_it_whole(tok):
-    trace = tok.encode_trace("ab<|endoftext|>ab", allowed_special="all")
-    assert trace.final == tok.encode("ab<|endoftext|>ab", allowed_special="all")
-    assert len(trace.chunks) == 3
-
-
-def test_trace_spans_and_char_offsets():
-    tok = train("héllo héllo", 262, pattern=None)
-    trace = tok.encode_trace("héllo")
-    assert [s.bytes for s in trace.spans_at(len(trace))] == tok.decode_tokens_bytes(tok.encode("héllo"))
-    assert trace.char_offset(3) == 2  # byte 3 is "l", the third character
-
-
 def test_truncated_view_equals_partial_training(tok):
     text = "indivisible tokenization"
     for k in (0, 1, 50, 499):
@@ -165,3 +127,85 @@ def test_encode_single_token(tok):
     assert tok.encode_single_token("<|endoftext|>") == tok.special_tokens["<|endoftext|>"]
     with pytest.raises(KeyError):
         tok.encode_single_token("not a single token at all")
+
+
+# ------------------------------------------------------------------ the public surface other modules use
+
+
+@given(st.text(max_size=60), st.integers(0, 500))
+def test_encode_bytes_with_max_rank_equals_the_truncated_tokenizer(tok, text, k):
+    chunks = [c.encode() for c in tok.split(text)]
+    assert [i for c in chunks for i in tok.encode_bytes(c, max_rank=k)] == tok.truncated(k).encode_ordinary(text)
+    assert [i for c in chunks for i in tok.encode_bytes(c)] == tok.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("bad", [-1, 501, 2.0, "3", True])
+def test_encode_bytes_refuses_a_bad_max_rank(tok, bad):
+    with pytest.raises(ValueError, match="max_rank must be None or a whole number from 0 to 500"):
+        tok.encode_bytes(b"abc", max_rank=bad)
+
+
+@given(st.text(alphabet=st.sampled_from("the cat in hat😄\n"), max_size=60))
+def test_merge_events_replay_to_encode_bytes(tok, text):
+    data = text.encode()
+    ids = [tok.byte_ids[b] for b in data]
+    starts = list(range(len(data)))  # byte position of each token
+    for rank, pos, new_id in tok.merge_events(data):
+        i = starts.index(pos)
+        assert (ids[i], ids[i + 1]) == tok.merge_list[rank].pair and new_id == tok.merge_list[rank].new_id
+        ids[i : i + 2] = [new_id]
+        del starts[i + 1]
+    assert ids == tok.encode_bytes(data)
+
+
+def test_clear_cache_keeps_results(tok):
+    text = MULTILINGUAL + stdlib_sample(5_000)
+    warm = tok.encode_ordinary(text)
+    tok.clear_cache()
+    assert tok.encode_ordinary(text) == warm
+    assert tok.encode_ordinary(text) == warm  # from the refilled cache
+    Tokenizer().clear_cache()  # nothing encoded yet: nothing to clear
+
+
+def test_from_ranks_gives_back_a_trained_tokenizer(tok):
+    ranks = formats.to_tiktoken_ranks(tok)
+    back = Tokenizer.from_ranks(ranks, pattern=tok.pattern, special_tokens=tok.special_tokens, name="back")
+    assert back.merges == tok.merges and back.byte_ids == tok.byte_ids and back.name == "back"
+    assert back.encode(MULTILINGUAL, disallowed_special=()) == tok.encode(MULTILINGUAL, disallowed_special=())
+    with pytest.raises(ValueError, match="single byte"):
+        Tokenizer.from_ranks({b"a": 0}, pattern=None)
+
+
+def test_trained_tokenizer_is_built_with_its_training_trace(tok):
+    assert tok.training is not None and tok.training.length_at(0) == tok.metadata["tokens_before"]
+    again = Tokenizer(tok.merge_table, pattern=tok.pattern, training=tok.training)
+    assert again.training is tok.training
+    assert Tokenizer().training is None
+
+
+def test_derived_tokenizers_leave_the_original_alone(tok):
+    before = (tok.merges, dict(tok.special_tokens), dict(tok.metadata), tok.name)
+    chat = tok.with_special_tokens({"<|im_start|>": 5000}, name="chat")
+    cut = tok.truncated(10)
+    assert (tok.merges, tok.special_tokens, tok.metadata, tok.name) == before
+    assert chat.name == "chat" and cut.num_merges == 10 and cut.special_tokens == tok.special_tokens
+    assert chat.encode_ordinary(MULTILINGUAL) == tok.encode_ordinary(MULTILINGUAL)
+
+
+def test_one_tokenizer_encodes_correctly_from_many_threads(tok, monkeypatch):
+    # a tiny cache, so threads clear it under each other's feet all the time
+    monkeypatch.setattr(engine_py.ChunkCache, "LIMIT", 50)
+    shared = Tokenizer(tok.merge_table, pattern=tok.pattern)
+    texts = [stdlib_sample(60_000)[i * 6_000 : (i + 1) * 6_000] + MULTILINGUAL for i in range(8)]
+    want = [tok.encode_ordinary(t) for t in texts]  # one thread, another cache
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(shared.encode_ordinary, texts * 3))
+    assert got == want * 3
+
+
+def test_a_tokenizer_pickles_with_its_encoder(tok):
+    import pickle
+
+    tok.encode_ordinary("warm the encoder up")
+    back = pickle.loads(pickle.dumps(tok))
+    assert back.encode_ordinary(MULTILINGUAL) == tok.encode_ordinary(MULTILINGUAL)

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from reference import naive_encode, naive_train, split
 
-from tokenizer.engine_py import PyEncoder, bpe_heap, bpe_short, merge, train_merges
+from tokenizer.engine_py import ChunkCache, PyEncoder, bpe_heap, bpe_short, merge, recover_merges, train_merges
 from tokenizer.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 # small alphabets make ties and overlapping runs (aaa) common, which is where bugs hide
 texts = st.text(alphabet=st.sampled_from("aab c\n😄é"), max_size=80)
 patterns = st.sampled_from([None, GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN])
+
+
+def _ranks(merges):
+    """``{pair: new_id}`` in merge order -> the encoder's ``{pair: (rank, new_id)}``."""
+    return {pair: (rank, new) for rank, (pair, new) in enumerate(merges.items())}
 
 
 def fast_train(text, vocab_size, pattern):
@@ -86,9 +92,7 @@ def test_heap_encoder_equals_rescan_encoder(ids, n_merges, rnd):
 @given(texts, st.integers(256, 300), patterns, texts)
 def test_encoder_equals_naive_encode(train_text, vocab_size, pattern, text):
     merges = {p: i for p, i, _ in naive_train(train_text, vocab_size, pattern)}
-    enc = PyEncoder(range(256))
-    for (a, b), new in merges.items():
-        enc.add(a, b, new)
+    enc = PyEncoder(range(256), _ranks(merges))
     chunks = split(text, pattern)
     assert enc.encode_chunks(chunks) == naive_encode(text, merges, pattern)
     # a second pass is served from the chunk cache and must not differ
@@ -98,7 +102,25 @@ def test_encoder_equals_naive_encode(train_text, vocab_size, pattern, text):
 def test_long_chunk_uses_heap_and_matches_naive():
     text = "ab" * 300 + "a" * 101
     merges = {p: i for p, i, _ in naive_train(text, 270, None)}
-    enc = PyEncoder(range(256))
-    for (a, b), new in merges.items():
-        enc.add(a, b, new)
+    enc = PyEncoder(range(256), _ranks(merges))
     assert enc.encode_bytes(text.encode()) == naive_encode(text, merges, None)
+
+
+def test_chunk_cache_is_bounded_and_answers_the_same_after_clearing():
+    calls = []
+
+    def encode(data):
+        calls.append(data)
+        return tuple(data)
+
+    cache = ChunkCache(encode, limit=3)
+    words = ["a", "b", "c", "d", "a", "e"]
+    assert [cache[w] for w in words] == [tuple(w.encode()) for w in words]
+    assert len(cache) <= 3  # "d" found the cache full and started it afresh
+    assert calls.count(b"a") == 2  # "a" was forgotten with the rest, then encoded again
+    assert cache["e"] == (101,) and calls.count(b"e") == 1  # a hit
+
+
+def test_recovery_names_the_token_it_cannot_build():
+    with pytest.raises(ValueError, match=r"b'abc' \(rank 256\) is not made of two lower-ranked tokens"):
+        recover_merges([(b"abc", 256)], range(256))
