@@ -27,7 +27,9 @@ sys.path.insert(0, str(ROOT))
 os.environ["BPE_LAB_WORKSPACE"] = tempfile.mkdtemp(prefix="bpe-bench-")
 os.environ["BPE_LAB_SHARED"] = "0"
 
-import tokenizer  # noqa: E402,F401  (points tiktoken at the bundled rank files)
+import tokenizer  # noqa: E402
+
+tokenizer.configure()  # as the app does at start-up
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from ui.samples import SAMPLES  # noqa: E402

@@ -32,7 +32,9 @@ WORKSPACE = tempfile.mkdtemp(prefix="bpe-bench-")
 os.environ["BPE_LAB_WORKSPACE"] = WORKSPACE
 os.environ["BPE_LAB_SHARED"] = "0"
 
-import tokenizer  # noqa: E402,F401  (points tiktoken at the provisioned rank files)
+import tokenizer  # noqa: E402
+
+tokenizer.configure()  # as the app does at start-up
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tokenizer import train  # noqa: E402

@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # order tests/tokenizer/ never shadows the tokenizer package
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-import tokenizer  # noqa: E402  (points tiktoken at the provisioned rank files)
+import tokenizer  # noqa: E402
+
+tokenizer.configure()  # tiktoken, the reference, reads the provisioned files
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True, print_blob=True)

@@ -20,11 +20,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import formats
+from . import formats, registry
 from .bpe import Tokenizer
 from .display import visible
+from .fetch import configure
 from .patterns import Splitter, iter_safe_pieces
-from .pretrained import ALIASES, ENCODINGS, load_encoding
+from .pretrained import load_encoding
+from .provision import provision_all
 from .trainer import train
 
 BLOCK_CHARS = 1 << 20
@@ -61,15 +63,16 @@ def read_blocks(path: Path, errors: str = "strict") -> Iterator[str]:
             yield block
 
 
-def resolve_tokenizer(spec: str) -> Tokenizer:
-    """An official encoding name or a path to a tokenizer file."""
-    key = spec.strip().lower()
-    if key in ENCODINGS or key in ALIASES:
-        return load_encoding(key)
-    path = Path(spec)
-    if not path.exists():
-        raise ValueError(f"{spec!r} is neither an encoding ({', '.join(ENCODINGS)}) nor an existing tokenizer file")
-    return formats.load(path)
+def resolve_tokenizer(name: str) -> Tokenizer:
+    """A registered encoding (name or alias) or a path to a tokenizer file."""
+    try:
+        registry.spec(name)
+    except ValueError:
+        path = Path(name)
+        if not path.exists():
+            raise ValueError(f"{name!r} is neither an encoding ({', '.join(registry.names())}) nor an existing tokenizer file") from None
+        return formats.load(path)
+    return load_encoding(name)
 
 
 def _text_arg(args) -> str:
@@ -164,12 +167,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_provision(args) -> int:
-    from .provision import provision_all
-
     provision_all()
-    for name in ENCODINGS:  # recover the merges once, so the app's first load is quick
-        load_encoding(name)
-    print("merges recovered and cached for " + ", ".join(ENCODINGS))
     return 0
 
 
@@ -191,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, func, helptext in (("encode", cmd_encode, "text to ids"), ("compare", cmd_compare, "token counts under several tokenizers")):
         e = sub.add_parser(name, help=helptext)
         if name == "encode":
-            e.add_argument("--tokenizer", "-t", required=True, help="gpt2, cl100k_base, o200k_base or a file")
+            e.add_argument("--tokenizer", "-t", required=True, help=f"an encoding ({', '.join(registry.names())}, or an alias such as gpt2) or a file")
             e.add_argument("--json", action="store_true", help="print the ids as a JSON list")
             e.add_argument("--tokens", action="store_true", help="print one token per line: id and visible text")
             e.add_argument("--allow-special", action="store_true", help="encode special-token strings as special tokens")
@@ -215,12 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("-o", "--output", required=True)
     x.set_defaults(func=cmd_export)
 
-    v = sub.add_parser("provision", help="fetch OpenAI's rank files into the tiktoken cache (set-up)")
+    v = sub.add_parser("provision", help="fetch every registered encoding's file into the data folder (set-up)")
     v.set_defaults(func=cmd_provision)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    configure()
     args = build_parser().parse_args(argv)
     if getattr(args, "positional_text", None) is not None and args.text is None:
         args.text = args.positional_text

@@ -18,16 +18,17 @@ Every loader raises ValueError naming the line or field that is wrong.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
-
-import regex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from .bpe import MergeTable, Tokenizer
 from .display import bytes_to_unicode, from_gpt2_form
-from .pretrained import from_ranks, parse_tiktoken_ranks
+from .patterns import PATTERNS
 from .trace import Merge
 
 FORMAT = "bpe-lab/tokenizer"
@@ -176,7 +177,7 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
     first = stripped.split("\n", 1)[0].split()
     if len(first) == 2 and first[1].isdigit():
         ranks = parse_tiktoken_ranks(data, "tiktoken file")
-        return from_ranks(ranks, pattern=pattern, name=name)
+        return Tokenizer.from_ranks(ranks, pattern=pattern, name=name)
     raise ValueError(
         "unrecognised tokenizer file: expected BPE Lab JSON, a Hugging Face tokenizer.json, "
         "a minbpe .model or a tiktoken rank file"
@@ -238,6 +239,26 @@ def dumps_minbpe(tok: Tokenizer) -> str:
 
 
 # ----------------------------------------------------------------------------- tiktoken
+
+
+def parse_tiktoken_ranks(data: bytes, source: str = "rank file") -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` file (``base64-token rank`` per line).
+
+    >>> parse_tiktoken_ranks(b"YQ== 0\\nYWI= 1\\n")
+    {b'a': 0, b'ab': 1}
+    """
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            tok, rank = line.split()
+            ranks[base64.b64decode(tok, validate=True)] = int(rank)
+        except (ValueError, binascii.Error):
+            raise ValueError(
+                f"{source}, line {lineno}: expected '<base64 token> <rank>', got {line[:60]!r}; the file is not a tiktoken rank file or is damaged"
+            ) from None
+    return ranks
 
 
 def _tiktoken_parts(token: bytes, ranks: Mapping[bytes, int], max_rank: int) -> list[bytes]:
@@ -315,7 +336,6 @@ def hf_pattern(pattern: str) -> str:
     same as a greedy one, so the ``+`` is dropped.
     """
     return regex.sub(r"(\{\d+(?:,\d*)?\})\+", r"\1", pattern)
-
 
 
 def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
@@ -410,8 +430,6 @@ def from_hf_json(doc: Mapping[str, Any]) -> Tokenizer:
             raise ValueError(f"field 'model.merges[{i}]': {e.args[0]!r} is not in model.vocab") from None
     specials = {t["content"]: t["id"] for t in doc.get("added_tokens") or []}
     if pattern:
-        from .patterns import PATTERNS
-
         pattern = next((p for p in PATTERNS.values() if hf_pattern(p) == pattern), pattern)
     return Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids)
 
@@ -428,6 +446,7 @@ __all__ = [
     "loads_minbpe",
     "dumps_minbpe",
     "to_tiktoken_ranks",
+    "parse_tiktoken_ranks",
     "dumps_tiktoken",
     "to_tiktoken",
     "to_hf_json",

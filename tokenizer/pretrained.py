@@ -1,68 +1,34 @@
-"""The official encodings as our own Tokenizers, built from OpenAI's rank files.
+"""The registered encodings as our own Tokenizers: parsing only, bytes in, Tokenizer out.
 
-Loaders here are pure (bytes in, Tokenizer out); fetching the files is
-``provision.py``'s job. Merges are recovered from the ranks as in minbpe's
-``gpt4.py``: each multi-byte token is encoded with the merges ranked below it, and
-must come out as exactly two tokens, which form its merge pair.
+``load_encoding(name)`` is the entry point. The record (``registry.spec``) says
+which file, pattern and special tokens; ``fetch.read_verified`` hands over the
+file's checked bytes; a parser for the record's file format turns them into a
+Tokenizer. For tiktoken rank files the merges are recovered from the ranks, as
+minbpe's ``gpt4.py`` does (each multi-byte token, encoded with the merges ranked
+below it, comes out as exactly the pair it was merged from), and kept on disk so
+the next process skips the work.
 """
 
 from __future__ import annotations
 
 import array
-import base64
-import binascii
-import functools
 import hashlib
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from . import engine_py
 from .bpe import MergeTable, Tokenizer
 from .display import from_gpt2_form, gpt2_form
-from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
-from .provision import data_dir, read_ranks_file
+from .fetch import data_dir, read_verified
+from .formats import parse_tiktoken_ranks
+from .patterns import GPT2_PATTERN
+from .registry import ENDOFTEXT, EncodingSpec, spec, specs
 from .trace import Merge
 
-ENDOFTEXT = "<|endoftext|>"
-FIM_PREFIX = "<|fim_prefix|>"
-FIM_MIDDLE = "<|fim_middle|>"
-FIM_SUFFIX = "<|fim_suffix|>"
-ENDOFPROMPT = "<|endofprompt|>"
-
-#: name -> (rank file, pattern, special tokens, label)
-ENCODINGS = {
-    "r50k_base": ("r50k_base", GPT2_PATTERN, {ENDOFTEXT: 50256}, "GPT-2 / GPT-3 (r50k_base)"),
-    "cl100k_base": (
-        "cl100k_base",
-        GPT4_PATTERN,
-        {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276},
-        "GPT-4 / GPT-3.5 (cl100k_base)",
-    ),
-    "o200k_base": ("o200k_base", O200K_PATTERN, {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, "GPT-4o (o200k_base)"),
-}
-#: The chat-format tokens that OpenAI's chat models add to these encodings (as Tiktokenizer shows them).
-CHAT_SPECIAL_TOKENS = {
-    "cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265, "<|im_sep|>": 100266},
-    "o200k_base": {"<|im_start|>": 200264, "<|im_end|>": 200265, "<|im_sep|>": 200266},
-}
-ALIASES = {"gpt2": "r50k_base", "r50k": "r50k_base", "gpt4": "cl100k_base", "cl100k": "cl100k_base", "o200k": "o200k_base", "gpt4o": "o200k_base"}
-
-
-def parse_tiktoken_ranks(data: bytes, source: str = "rank file") -> dict[bytes, int]:
-    """Parse a ``.tiktoken`` file (``base64-token rank`` per line)."""
-    ranks: dict[bytes, int] = {}
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            tok, rank = line.split()
-            ranks[base64.b64decode(tok, validate=True)] = int(rank)
-        except (ValueError, binascii.Error):
-            raise ValueError(
-                f"{source}, line {lineno}: expected '<base64 token> <rank>', got {line[:60]!r}; the file is not a tiktoken rank file or is damaged"
-            ) from None
-    return ranks
+#: ``{encoding: {chat token: id}}`` for the encodings whose chat models add tokens
+#: (a view derived from the registry's ``chat_tokens``).
+CHAT_SPECIAL_TOKENS: dict[str, dict[str, int]] = {s.name: dict(s.chat_tokens) for s in specs() if s.chat_tokens}
 
 
 def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge]]:
@@ -72,85 +38,72 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge
     >>> [(m.pair, m.new_id) for m in merges]
     [((97, 98), 256), ((256, 99), 257)]
     """
-    byte_ids = _byte_ids(ranks)
-    table = _recover(ranks, byte_ids)
-    return byte_ids, list(Tokenizer(table, byte_ids=byte_ids).merge_list)
+    tok = Tokenizer.from_ranks(ranks, pattern=None)
+    return list(tok.byte_ids), list(tok.merge_list)
 
 
-def _recover(ranks: Mapping[bytes, int], byte_ids: list[int]) -> MergeTable:
-    enc = engine_py.PyEncoder(byte_ids)
-    pairs: list[tuple[int, int]] = []
-    new_ids: list[int] = []
-    for tok, r in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(tok) == 1:
-            continue
-        ids = enc.encode_bytes(tok)
-        if len(ids) != 2:
-            raise ValueError(f"token {tok!r} (rank {r}) is not made of two lower-ranked tokens (got {len(ids)} parts), so its merge cannot be recovered")
-        pair = (ids[0], ids[1])
-        enc.ranks[pair] = (len(pairs), r)
-        pairs.append(pair)
-        new_ids.append(r)
-    return MergeTable(pairs, new_ids)
+# ----------------------------------------------------------------------------- registered encodings
 
 
-def _byte_ids(ranks: Mapping[bytes, int]) -> list[int]:
-    try:
-        return [ranks[bytes([b])] for b in range(256)]
-    except KeyError as e:
-        raise ValueError(f"the ranks lack the single byte {e.args[0]!r}: a byte-level BPE needs all 256") from None
-
-
-def from_ranks(ranks: Mapping[bytes, int], *, pattern: str | None, special_tokens: Mapping[str, int] | None = None, name: str = "") -> Tokenizer:
-    """A Tokenizer from tiktoken-style mergeable ranks."""
-    byte_ids = _byte_ids(ranks)
-    table = _recover(ranks, byte_ids)
-    tok = Tokenizer(table, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name)
-    # recovery encoded every token's bytes to exactly its pair, so each encodes to itself
-    tok._self_encoding = frozenset(table.new_ids)
-    return tok
-
-
-def canonical_name(name: str) -> str:
-    key = name.strip().lower()
-    key = ALIASES.get(key, key)
-    if key not in ENCODINGS:
-        raise ValueError(f"unknown encoding {name!r}; choose one of gpt2, r50k_base, cl100k_base, o200k_base")
-    return key
-
-
-@functools.lru_cache(maxsize=None)
-def load_encoding(name: str) -> Tokenizer:
-    """``"gpt2" | "r50k_base" | "cl100k_base" | "o200k_base"`` as our own Tokenizer.
-
-    Built from the official ranks, split pattern and special tokens; its ids equal
-    tiktoken's. The result is cached per process; do not modify it.
-    """
-    key = canonical_name(name)
-    file, pattern, specials, label = ENCODINGS[key]
-    data = read_ranks_file(file)
-    ranks = parse_tiktoken_ranks(data, f"{file}.tiktoken")
-    cache = data_dir() / "cache" / f"{file}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
+def _from_tiktoken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    ranks = parse_tiktoken_ranks(data, s.source.filename)
+    cache = data_dir() / "cache" / f"{s.name}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
     table = _read_merge_cache(cache, ranks)
+    tok = Tokenizer.from_ranks(ranks, pattern=s.pattern, special_tokens=s.special_tokens, name=s.name, metadata=metadata, merges=table)
     if table is None:
-        tok = from_ranks(ranks, pattern=pattern, special_tokens=specials, name=key)
-        _write_merge_cache(cache, tok)
-    else:
-        tok = Tokenizer(table, pattern=pattern, special_tokens=specials, byte_ids=_byte_ids(ranks), name=key)
-        tok._self_encoding = frozenset(table.new_ids)
-    tok.metadata.update({"official": True, "label": label, "encoding": key})
+        _write_merge_cache(cache, tok.merge_table)
     return tok
 
 
-# Recovering the merges of o200k_base takes a few seconds; the result is kept next to the
-# rank files (never committed) as int32 (left, right) pairs in rank order, and checked on
+#: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
+PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
+    "tiktoken": _from_tiktoken_file,
+}
+
+
+def build_encoding(name: str) -> Tokenizer:
+    """A registered encoding built afresh (``load_encoding`` builds each once per process)."""
+    s = spec(name)
+    parse = PARSERS.get(s.source.format)
+    if parse is None:
+        raise ValueError(f"{s.name}: no parser for file format {s.source.format!r} (known: {', '.join(PARSERS)})")
+    metadata = {"official": True, "label": s.label, "family": s.family, "encoding": s.name}
+    return parse(s, read_verified(s), metadata)
+
+
+_loaded: dict[str, Tokenizer] = {}
+_load_lock = threading.Lock()
+
+
+def load_encoding(name: str) -> Tokenizer:
+    """A registered encoding (``registry.names()``, or an alias such as ``"gpt2"``) as our own Tokenizer.
+
+    Built from the official file, split pattern and special tokens; its ids equal
+    tiktoken's. Built once per process (under a lock) and cached by canonical name,
+    so every caller, in every thread, gets the same object: treat it as immutable
+    (derive with ``with_special_tokens`` or ``truncated`` instead of changing it).
+    ValueError for an unknown name (listing the known ones) or a file that is not
+    provisioned (saying how to provision it).
+    """
+    key = spec(name).name
+    tok = _loaded.get(key)
+    if tok is None:
+        with _load_lock:
+            tok = _loaded.get(key)
+            if tok is None:
+                tok = _loaded[key] = build_encoding(key)
+    return tok
+
+
+# Recovering the merges of o200k_base takes a few seconds; the result is kept in the
+# data folder (never committed) as int32 (left, right) pairs in rank order, and checked on
 # every load: each pair's bytes must join to its token's bytes.
 
 
-def _write_merge_cache(path: Path, tok: Tokenizer) -> None:
+def _write_merge_cache(path: Path, table: MergeTable) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        flat = array.array("i", [x for pair in tok.merge_table.pairs for x in pair])
+        flat = array.array("i", [x for pair in table.pairs for x in pair])
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(flat.tobytes())
         tmp.replace(path)
@@ -176,8 +129,11 @@ def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> MergeTable | No
     return MergeTable(pairs, new_ids)
 
 
+# ----------------------------------------------------------------------------- GPT-2's original files
+
+
 def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: str = "gpt2") -> Tokenizer:
-    """GPT-2's original ``encoder.json`` + ``vocab.bpe`` pair (seed 001's format).
+    """GPT-2's original ``encoder.json`` + ``vocab.bpe`` pair.
 
     ``encoder.json`` maps each token, spelled with GPT-2's byte characters (``Ġthe``),
     to its id; ``vocab.bpe`` lists the merges in order after a ``#version`` line.
@@ -222,7 +178,7 @@ def gpt2_files_from_ranks(ranks: Mapping[bytes, int]) -> dict[str, bytes]:
     Both spell tokens with GPT-2's byte characters; ``vocab.bpe`` lists the merges in
     rank order after a ``#version: 0.2`` line.
     """
-    byte_ids, merges = merges_from_ranks(ranks)
+    _, merges = merges_from_ranks(ranks)
     by_id = {r: t for t, r in ranks.items()}
     encoder = {gpt2_form(t): r for t, r in sorted(ranks.items(), key=lambda kv: kv[1])}
     encoder[ENDOFTEXT] = len(ranks)
@@ -231,7 +187,3 @@ def gpt2_files_from_ranks(ranks: Mapping[bytes, int]) -> dict[str, bytes]:
         "encoder.json": json.dumps(encoder).encode("utf-8"),
         "vocab.bpe": ("\n".join(lines) + "\n").encode("utf-8"),
     }
-
-
-def official_names() -> list[str]:
-    return list(ENCODINGS)

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import pytest
 import regex
+import tiktoken
 from corpus import MULTILINGUAL, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer import PATTERNS, Splitter, validate_pattern
+from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, validate_pattern
 from tokenizer.patterns import ASCII_EQUIVALENTS, iter_safe_pieces, resolve_pattern
 
 BUILTIN = ["gpt2", "gpt4", "o200k"]
 pieces = st.sampled_from(["a", "B", "1", " ", "  ", "\n", "\n\n", " \n", "\r\n", "\t", "!", "'s", "😄", "你", "x\ny", "é", ".\n"])
+
+
+def test_patterns_are_tiktokens():
+    assert GPT2_PATTERN == tiktoken.get_encoding("r50k_base")._pat_str
+    assert GPT4_PATTERN == tiktoken.get_encoding("cl100k_base")._pat_str
+    assert O200K_PATTERN == tiktoken.get_encoding("o200k_base")._pat_str
 
 
 @pytest.mark.parametrize("name", BUILTIN)
