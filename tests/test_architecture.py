@@ -26,3 +26,71 @@ def test_no_openai_rank_files_in_the_repository():
 
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     assert [f for f in files if f.endswith((".tiktoken", ".tiktoken.gz", "encoder.json", "vocab.bpe"))] == []
+
+
+def test_importing_the_package_changes_nothing_outside_it(tmp_path):
+    """No import-time side effects: the environment is untouched and nothing is written."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    modules = sorted(p.stem for p in (ROOT / "tokenizer").glob("*.py") if p.stem != "__main__")
+    code = (
+        "import importlib, json, os\n"
+        "before = dict(os.environ)\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module('tokenizer' if m == '__init__' else 'tokenizer.' + m)\n"
+        "print(json.dumps([before == dict(os.environ), sorted(set(os.environ) ^ set(before))]))\n"
+    )
+    data = tmp_path / "data"  # does not exist: importing must not create it
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"} | {"BPE_LAB_DATA_DIR": str(data)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [True, []]
+    assert not data.exists()
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node, except inside ``if TYPE_CHECKING:`` (imports for annotations, never run)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def _imports_within_tokenizer(path: Path, modules: set[str]) -> set[str]:
+    """The tokenizer modules that ``path`` imports when it runs, at any depth of its code."""
+    out = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1 or node.module == "tokenizer" or (node.module or "").startswith("tokenizer."):
+                base = node.module.split(".")[-1] if node.module and node.module != "tokenizer" else None
+                if base in modules:
+                    out.add(base)  # from .bpe import Tokenizer
+                else:
+                    out |= {a.name for a in node.names if a.name in modules}  # from . import engine_py
+        elif isinstance(node, ast.Import):
+            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith("tokenizer.") and a.name.split(".")[1] in modules}
+    return out
+
+
+def test_the_import_graph_inside_tokenizer_has_no_cycle():
+    modules = {p.stem for p in (ROOT / "tokenizer").glob("*.py")} - {"__init__", "__main__"}
+    graph = {m: _imports_within_tokenizer(ROOT / "tokenizer" / f"{m}.py", modules) - {m} for m in modules}
+    assert graph["pretrained"] >= {"bpe", "fetch", "registry"}  # the parser sees what it should
+    assert "pretrained" not in graph["fetch"] and "fetch" not in graph["registry"]
+    done: set[str] = set()
+
+    def visit(m: str, path: list[str]) -> None:
+        if m in path:
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(m):] + [m]))
+        if m in done:
+            return
+        for n in sorted(graph[m]):
+            visit(n, path + [m])
+        done.add(m)
+
+    for m in sorted(modules):
+        visit(m, [])
