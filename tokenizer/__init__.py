@@ -9,10 +9,11 @@ provisioned files, once, at start-up.
 [258, 100, 258, 97, 99]
 """
 
+from . import registry
 from .bpe import Tokenizer, clean_text
 from .display import gpt2_form, hex_bytes, visible
-from .formats import from_json, load, load_minbpe, save, to_hf_json, to_json, to_tiktoken, to_tiktoken_ranks
 from .fetch import configure
+from .formats import from_json, load, load_minbpe, save, to_hf_json, to_json, to_tiktoken, to_tiktoken_ranks
 from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, validate_pattern
 from .pretrained import load_encoding, load_gpt2_files
 from .registry import EncodingSpec, FileSource
@@ -25,6 +26,7 @@ __all__ = [
     "load_encoding",
     "load_gpt2_files",
     "configure",
+    "registry",
     "EncodingSpec",
     "FileSource",
     "load",
