@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(1, str(ROOT / "tests"))
+sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow the package
 
 import hf_reference  # noqa: E402  (sets RAYON_NUM_THREADS=1 before tokenizers loads)
 import tiktoken  # noqa: E402
