@@ -76,7 +76,9 @@ class EncodingSpec:
     ``special_tokens``), ``chat_tokens`` those its chat models add on top (the
     ``<|im_start|>`` family, as Tiktokenizer shows them). ``aliases`` are other names
     ``spec`` accepts; ``pattern_label`` labels the pattern in training menus, or is
-    None when the pattern is not offered for training. The mappings are read-only.
+    None when the pattern is not offered for training (an offered pattern needs a short
+    name in ``patterns.PATTERNS``, which ``train(pattern=...)`` accepts; a test checks).
+    The mappings are read-only.
     """
 
     name: str  # canonical, e.g. "cl100k_base"
