@@ -6,7 +6,8 @@ Start it with `make run`.
 
 import streamlit as st
 
-from ui import sidebar, state
+from ui.common import shell as sidebar
+from ui.common import state
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 

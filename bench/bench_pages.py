@@ -30,7 +30,7 @@ os.environ["BPE_LAB_SHARED"] = "0"
 import tokenizer  # noqa: E402,F401  (points tiktoken at the bundled rank files)
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ui.samples import SAMPLES  # noqa: E402
+from ui.common.samples import SAMPLES  # noqa: E402
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 
@@ -83,7 +83,7 @@ def bench_tokenize(chars: int, runs: int, cold: bool) -> list[float]:
 def add_trained_tokenizer() -> str:
     """Train a 1,024-token tokenizer on the samples and put it in the bench's workspace."""
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     tok = train("\n\n".join(SAMPLES.values()) * 3, 1024, name="bench")
     return "user:" + TokenizerStore(Path(os.environ["BPE_LAB_WORKSPACE"])).add(tok)

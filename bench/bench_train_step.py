@@ -36,8 +36,8 @@ import tokenizer  # noqa: E402,F401  (points tiktoken at the provisioned rank fi
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tokenizer import train  # noqa: E402
-from ui import corpora  # noqa: E402
-from ui.workspace import TokenizerStore  # noqa: E402
+from ui.common import corpora  # noqa: E402
+from ui.common.workspace import TokenizerStore  # noqa: E402
 
 
 def page(name: str, **query) -> AppTest:

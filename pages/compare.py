@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import comparison as cmp
+from ui.compare import view as cmp
 
 cmp.init()
 st.title("Compare")

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ui import state, step_view
+from ui.common import state
+from ui.step import view as step_view
 
 state.init()
 step_view.init_state()

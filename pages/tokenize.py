@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import playground as pg
+from ui.tokenize import view as pg
 
 pg.init()
 st.title("Tokenize")

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ui import state, train_view
+from ui.common import state
+from ui.train import view as train_view
 
 state.init()
 train_view.init_state()

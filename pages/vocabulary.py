@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ui import state, vocab_view
+from ui.common import state
+from ui.vocabulary import view as vocab_view
 
 state.init()
 vocab_view.init_state()

@@ -9,7 +9,9 @@ import tiktoken
 from streamlit.testing.v1 import AppTest
 
 import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
-from ui import analysis, samples, state
+from ui.compare import model as analysis
+from ui.common import samples
+from ui.common import state
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -60,7 +62,7 @@ def test_default_compares_gpt2_cl100k_o200k():
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     store = TokenizerStore(workspace)
     store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
@@ -148,7 +150,7 @@ def test_leaderboard_matches_tiktoken():
 
 def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
     text = '<script>alert(1)</script><img src=x onerror="document.title=\'pwned\'">'
@@ -237,7 +239,7 @@ def test_choices_survive_a_switch_between_pages():
 
 def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     store = TokenizerStore(workspace)
     key = store.add(train("abababab" * 10, 260, name="short-lived"))

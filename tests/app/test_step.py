@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, train
-from ui import corpora
-from ui.workspace import TokenizerStore
+from ui.common import corpora
+from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "step.py")

@@ -12,7 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
-from ui import analysis, chat, samples, state
+from ui.compare import model as analysis
+from ui.tokenize import model as chat
+from ui.common import samples
+from ui.common import state
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tokenize.py")
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -286,7 +289,7 @@ def test_core_errors_are_shown_not_raised(monkeypatch):
 
 def test_a_trained_tokenizer_can_be_chosen(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     tok = train(samples.SAMPLES["English prose"] * 2, 300, name="mine")
     key = "user:" + TokenizerStore(workspace).add(tok)

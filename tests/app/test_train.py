@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import formats, train
-from ui.upload import MAX_UPLOAD_BYTES
-from ui.workspace import TokenizerStore
+from ui.common.upload import MAX_UPLOAD_BYTES
+from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")

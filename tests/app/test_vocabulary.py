@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, train
-from ui.workspace import TokenizerStore
+from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "vocabulary.py")

@@ -14,7 +14,8 @@ import streamlit as st
 from tokenizer import Tokenizer, load_encoding
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
 
-from . import state, workspace
+from ui.common import state
+from ui.common import workspace
 
 OFFICIAL = {
     "r50k_base": "GPT-2 (r50k_base)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import doctest
 
-import ui.trees as trees
+from ui.render import trees
 from tokenizer import load_encoding, train
 from tokenizer.trace import MergeTree
 

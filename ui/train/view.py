@@ -14,9 +14,16 @@ import streamlit as st
 
 from tokenizer import train
 
-from . import corpora, errors, memo, spans, state, training, upload, workspace
-from . import train_charts as charts
-from .tokenizers import USER
+from ui.common import corpora
+from ui.common import errors
+from ui.common import cache as memo
+from ui.render import spans
+from ui.common import state
+from ui.train import model as training
+from ui.common import upload
+from ui.common import workspace
+from ui.render import charts
+from ui.common.tokenizers import USER
 
 SOURCES = {"sample": "Built-in sample", "paste": "Paste text", "upload": "Upload a file"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import workspace
+from ui.common import workspace
 
 
 def render() -> None:

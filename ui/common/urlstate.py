@@ -15,7 +15,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from . import state
+from ui.common import state
 
 TEXT = "text"
 TOKENIZER = "tokenizer"

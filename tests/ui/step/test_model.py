@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-import ui.stepper as stepper
+from ui.step import model as stepper
 from tokenizer import load_encoding, train
 
 CORPUS = (

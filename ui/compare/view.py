@@ -15,8 +15,14 @@ import streamlit as st
 
 from tokenizer.trace import Span
 
-from . import analysis, charts, errors, querystate, samples, spans, state
-from . import tokenizers as tk
+from ui.compare import model as analysis
+from ui.render import compare_charts as charts
+from ui.common import errors
+from ui.common import urlstate as querystate
+from ui.common import samples
+from ui.render import spans
+from ui.common import state
+from ui.common import tokenizers as tk
 
 PAGE = "compare"
 K_TOKENIZERS = f"{PAGE}.tokenizers"

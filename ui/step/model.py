@@ -23,7 +23,7 @@ from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.display import hex_bytes, visible
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, Span
 
-from .spans import CSS, colors_for, token_html
+from ui.render.spans import CSS, colors_for, token_html
 
 #: Characters of the training text shown in training mode (choices offered).
 EXCERPT_CHOICES = (1_000, 3_000, 5_000, 10_000)

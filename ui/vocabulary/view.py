@@ -11,9 +11,17 @@ import streamlit as st
 
 from tokenizer.display import visible
 
-from . import corpora, errors, memo, spans, state, tokenizers, trees, vocab, workspace
-from . import train_charts as charts
-from .tokenizers import USER
+from ui.common import corpora
+from ui.common import errors
+from ui.common import cache as memo
+from ui.render import spans
+from ui.common import state
+from ui.common import tokenizers
+from ui.render import trees
+from ui.vocabulary import model as vocab
+from ui.common import workspace
+from ui.render import charts
+from ui.common.tokenizers import USER
 
 DEFAULTS = {
     "vocab.id_from": 0,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from tokenizer.display import hex_bytes
 from tokenizer.trace import MergeTree
 
-from .spans import PALETTE, color_index, token_html
+from ui.render.spans import PALETTE, color_index, token_html
 
 CSS = """
 <style>

@@ -18,8 +18,8 @@ import streamlit as st
 
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
 
-from . import analysis
-from . import tokenizers as tk
+from ui.compare import model as analysis
+from ui.common import tokenizers as tk
 
 IM_START, IM_END, IM_SEP = "<|im_start|>", "<|im_end|>", "<|im_sep|>"
 ROLES = ("system", "user", "assistant")

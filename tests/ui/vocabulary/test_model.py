@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-import ui.vocab as vocab
+from ui.vocabulary import model as vocab
 from tokenizer import load_encoding, train
 
 

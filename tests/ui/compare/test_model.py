@@ -14,7 +14,11 @@ import tokenizer
 from tokenizer.baselines import CharTokenizer
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
 from tokenizer.trace import make_spans
-from ui import analysis, chat, comparison, querystate, samples
+from ui.compare import model as analysis
+from ui.tokenize import model as chat
+from ui.compare import view as comparison
+from ui.common import urlstate as querystate
+from ui.common import samples
 
 TEXTS = st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list(" \n\tab你😄🏽")), max_size=80)
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from tokenizer import Tokenizer
 from tokenizer.baselines import CharTokenizer
 from tokenizer.trace import make_spans
-from ui import spans as ui_spans
-from ui.spans import PALETTE, color_index, colors_for, render_spans, token_html, tooltip
+from ui.render import spans as ui_spans
+from ui.render.spans import PALETTE, color_index, colors_for, render_spans, token_html, tooltip
 
 BYTES = Tokenizer()  # ids are the byte values: one span per byte
 

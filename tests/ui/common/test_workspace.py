@@ -9,9 +9,9 @@ import time
 import pytest
 
 from tokenizer import TrainingTrace, formats, train
-from ui import workspace
-from ui.upload import MAX_UPLOAD_BYTES
-from ui.workspace import TokenizerStore
+from ui.common import workspace
+from ui.common.upload import MAX_UPLOAD_BYTES
+from ui.common.workspace import TokenizerStore
 
 CORPUS = "the cat in the hat sat on the mat; the cat ate the rat. " * 20
 

@@ -7,10 +7,10 @@ import gc
 
 import pytest
 
-import ui.corpora as corpora
-import ui.memo as memo
-import ui.training as training
-import ui.upload as upload
+from ui.common import corpora
+from ui.common import cache as memo
+from ui.train import model as training
+from ui.common import upload
 from tokenizer import train
 
 

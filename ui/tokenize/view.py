@@ -13,8 +13,14 @@ import streamlit as st
 
 from tokenizer.trace import Span
 
-from . import analysis, chat, errors, querystate, samples, spans, state
-from . import tokenizers as tk
+from ui.compare import model as analysis
+from ui.tokenize import model as chat
+from ui.common import errors
+from ui.common import urlstate as querystate
+from ui.common import samples
+from ui.render import spans
+from ui.common import state
+from ui.common import tokenizers as tk
 
 PAGE = "tokenize"
 K_MODE = f"{PAGE}.mode"  # "text" or "chat"

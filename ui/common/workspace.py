@@ -22,7 +22,7 @@ from pathlib import Path
 from tokenizer import Tokenizer, TrainingTrace, formats
 from tokenizer.provision import data_dir
 
-from .upload import check_size
+from ui.common.upload import check_size
 
 SHARED_ENV = "BPE_LAB_SHARED"
 WORKSPACE_ENV = "BPE_LAB_WORKSPACE"

@@ -9,7 +9,7 @@ import pandas as pd
 from tokenizer import Tokenizer, TrainingTrace, validate_pattern
 from tokenizer.display import visible
 
-from .upload import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB
+from ui.common.upload import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB
 
 #: The largest vocabulary the Train page trains: GPT-2's size. Training time grows
 #: with it (10 MB of text to 8,192 tokens takes about 3 s); small corpora stop early
