@@ -1,13 +1,22 @@
 """Built-in sample texts for the Tokenize and Compare pages, written for BPE Lab.
 
-Each one stresses a different part of a tokenizer: English prose (what the
-vocabularies were mostly trained on), code (indentation, operators), numbers
-(how digits are grouped), CJK and Cyrillic/Devanagari (several bytes per
-character), emoji (four bytes, often split inside a character) and
-whitespace-heavy text (runs of spaces, tabs and newlines).
+``DEFAULT_TEXT`` is what a new session starts with. Each of the ``SAMPLES``
+stresses a different part of a tokenizer: English prose (what the vocabularies
+were mostly trained on), code (indentation, operators), numbers (how digits are
+grouped), CJK and Cyrillic/Devanagari (several bytes per character), emoji (four
+bytes, often split inside a character) and whitespace-heavy text (runs of
+spaces, tabs and newlines). Plain Python, no Streamlit.
 """
 
 from __future__ import annotations
+
+#: The text a session starts with on Tokenize, Compare and Step through.
+DEFAULT_TEXT = (
+    "Many words map to one token, but some don't: indivisible.\n\n"
+    "Unicode characters like emojis may be split into many tokens containing the underlying bytes: 🤚🏾\n\n"
+    "Sequences of characters commonly found next to each other may be grouped together: 1234567890\n\n"
+    "Hello 你好 — tokenization, aaabdaaabac, Honolulu.\n"
+)
 
 #: name -> text, in menu order.
 SAMPLES: dict[str, str] = {
@@ -57,4 +66,9 @@ SAMPLES: dict[str, str] = {
 
 
 def names() -> list[str]:
+    """The sample names, in menu order.
+
+    >>> names()[:2]
+    ['English prose', 'Python code']
+    """
     return list(SAMPLES)

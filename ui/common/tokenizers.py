@@ -2,20 +2,19 @@
 
 Keys are strings that fit in a URL: ``"r50k_base"``, ``"cl100k_base"``,
 ``"o200k_base"``, ``"bytes"``, ``"chars"``, or ``"user:<key>"`` for a tokenizer in
-the workspace. Official encodings are loaded once per server process.
+the workspace. Official encodings and the baselines are one object each per
+server process (``st.cache_resource``), marked as shared for ``ui.common.cache``.
 """
 
 from __future__ import annotations
-
-import gc
 
 import streamlit as st
 
 from tokenizer import Tokenizer, load_encoding
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
+from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
 
-from ui.common import state
-from ui.common import workspace
+from . import cache, state, workspace
 
 OFFICIAL = {
     "r50k_base": "GPT-2 (r50k_base)",
@@ -24,33 +23,37 @@ OFFICIAL = {
 }
 BASELINES = {"bytes": "UTF-8 bytes", "chars": "Characters"}
 USER = "user:"
-CHAT_CAPABLE = ("cl100k_base", "o200k_base")
 
 
 @st.cache_resource(show_spinner="Loading the official encoding (once per server)…")
 def official(name: str) -> Tokenizer:
+    """An official encoding, loaded once per server process and shared by every session."""
     tok = load_encoding(name)
-    settle(tok)
-    return tok
-
-
-def settle(tok) -> None:
-    """Build a loaded tokenizer's lookup tables now and take them out of the garbage collector's scans.
-
-    The core keeps merges as untracked tuples of ints, but a server still holds many
-    long-lived objects (Streamlit, pandas, altair, the loaded tables); ``gc.freeze``
-    moves everything alive now to a permanent generation, so full collections during
-    a rerun stop walking them (measured with bench/bench_pages.py: the Compare page's
-    cold median drops by about a third).
-    """
-    tok.encode_ordinary("warm up")
+    tok.encode_ordinary("warm up")  # build the lookup tables now, not in a user's first rerun
     tok.decode_tokens_bytes([0])
-    gc.freeze()
+    return cache.share(tok)
+
+
+def chat_capable(key: str) -> bool:
+    """Only the encodings of OpenAI's chat models have the chat tokens.
+
+    >>> chat_capable("cl100k_base"), chat_capable("r50k_base"), chat_capable("user:x")
+    (True, False, False)
+    """
+    return key in CHAT_SPECIAL_TOKENS
+
+
+@st.cache_resource(show_spinner=False)
+def chat(key: str) -> Tokenizer:
+    """The official encoding plus its three chat tokens (``<|im_start|>`` …), once per server process."""
+    tok = official(key).with_special_tokens(CHAT_SPECIAL_TOKENS[key])
+    tok.encode_ordinary("warm up")
+    return cache.share(tok)
 
 
 @st.cache_resource(show_spinner=False)
 def _baseline(key: str):
-    return bytes_tokenizer() if key == "bytes" else CharTokenizer()
+    return cache.share(bytes_tokenizer() if key == "bytes" else CharTokenizer())
 
 
 def user_options() -> dict[str, str]:
@@ -79,20 +82,21 @@ def get(key: str):
     raise ValueError(f"unknown tokenizer {key!r}: pick one from the list")
 
 
-def label(key: str) -> str:
-    return options().get(key, key)
-
-
 def latest_user_key() -> str | None:
     keys = list(user_options())
     return keys[-1] if keys else None
 
 
-def select(label_text: str, page: str, *, choices: dict[str, str] | None = None, default: str | None = None, help: str | None = None) -> str:
-    """A selectbox of tokenizers that remembers the last choice across pages."""
+def select(label_text: str, wkey: str, *, choices: dict[str, str] | None = None, help: str | None = None) -> str:
+    """A selectbox of tokenizers (widget key ``wkey``) bound to the tokenizer chosen last on any page.
+
+    When it appears it shows the page's own choice if it still has one, else the
+    shared choice (``state.TOKENIZER``: the last one picked on any page, or the one
+    just trained), else the first; when the user picks one, it becomes the shared
+    choice.
+    """
     choices = choices or options()
-    wkey = f"{page}.tokenizer"
-    current = st.session_state.get(wkey) or default or st.session_state.get(state.TOKENIZER)
+    current = st.session_state.get(wkey) or st.session_state.get(state.TOKENIZER)
     if current not in choices:
         current = next(iter(choices))
     st.session_state[wkey] = current
@@ -100,5 +104,4 @@ def select(label_text: str, page: str, *, choices: dict[str, str] | None = None,
     def _sync() -> None:
         st.session_state[state.TOKENIZER] = st.session_state[wkey]
 
-    key = st.selectbox(label_text, list(choices), format_func=lambda k: choices.get(k, k), key=wkey, on_change=_sync, help=help)
-    return key
+    return st.selectbox(label_text, list(choices), format_func=lambda k: choices.get(k, k), key=wkey, on_change=_sync, help=help)

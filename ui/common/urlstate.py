@@ -1,91 +1,84 @@
-"""Shareable links: the tokenizer choice and a short text in the URL's query parameters.
+"""The address bar as a link to what is on screen: one module for Tokenize, Compare and Step through.
 
-``?tokenizer=cl100k_base&text=Hello`` (Tokenize) and
-``?tokenizers=r50k_base,o200k_base&text=Hello`` (Compare). A link is read once,
-when a session opens the page; after that the page writes its current choice back
-on every run, so the address bar is always a link to what is on screen. Texts
-longer than ``MAX_URL_TEXT`` characters stay out of the URL (browsers and chat
-apps cut long links); the page says so.
+    /?tokenizer=cl100k_base&text=Hello                       Tokenize
+    /compare?tokenizers=r50k_base,o200k_base&text=Hello      Compare
+    /step?mode=training&tokenizer=user:…&step=12&text=…      Step through
+
+Every page uses it the same way:
+
+1. ``incoming(page, names)``, before the page draws its widgets: the link's
+   parameters when they are new to the page (a link just opened, the first page
+   of a session included; a link from another page, such as Train's
+   ``st.page_link`` to Step through; an edited address bar). The page applies
+   them to its state. What the page wrote itself never comes back as new, so a
+   user's next change is not undone by the old address.
+2. ``publish(page, names, wanted)``, after the widgets: writes the page's current
+   choice (only what changed), so the address bar is always a link to this view.
+
+Text goes into a link only up to ``MAX_TEXT`` characters, the same on every page
+(a longer text is left out of the link and the page says so): links are pasted
+into chats, slides and e-mails, which cut long ones, and a text percent-encodes to
+up to nine times its length (a CJK character is three UTF-8 bytes, ``%E4%BD%A0``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from ui.common import state
-
+#: Longest text put into a link, in characters (every page).
+MAX_TEXT = 2_000
 TEXT = "text"
-TOKENIZER = "tokenizer"
-TOKENIZERS = "tokenizers"
-#: Longest text put into a link, in characters.
-MAX_URL_TEXT = 2_000
 
 
-def restore(page: str, choices: Mapping[str, str], *, multi: bool = False) -> list[str]:
-    """Copy the link's text and tokenizer(s) into the page's state, once per session.
+def _written_key(page: str) -> str:
+    return f"{page}._url_written"
 
-    Returns notes for the user about parts of the link that could not be used
-    (e.g. a tokenizer that is not on this server).
-    """
-    flag = f"{page}.url_restored"
-    if st.session_state.get(flag):
-        return []
-    st.session_state[flag] = True
+
+def incoming(page: str, names: Sequence[str]) -> dict[str, str]:
+    """The URL's parameters among ``names`` when they differ from what ``page`` last wrote there, else ``{}``."""
     qp = st.query_params
-    notes: list[str] = []
-    text = qp.get(TEXT)
-    if text is not None:
-        state.set_text(text, page)
-    if multi:
-        raw = qp.get(TOKENIZERS)
-        if raw is not None:
-            keys = [k for k in raw.split(",") if k]
-            known = [k for k in keys if k in choices]
-            unknown = [k for k in keys if k not in choices]
-            if known:
-                st.session_state[f"{page}.tokenizers"] = known
-            if unknown:
-                notes.append(f"The link names tokenizers that are not available here: {', '.join(unknown)}.")
-    else:
-        key = qp.get(TOKENIZER)
-        if key is not None:
-            if key in choices:
-                st.session_state[f"{page}.tokenizer"] = key
-                st.session_state[state.TOKENIZER] = key
-            else:
-                notes.append(f"The link names tokenizer {key!r}, which is not available here; pick another one.")
-    return notes
+    asked = {k: qp[k] for k in names if k in qp}
+    if not asked or asked == st.session_state.get(_written_key(page)):
+        return {}
+    st.session_state[_written_key(page)] = asked
+    return asked
 
 
-def params(text: str, *, tokenizer: str | None = None, tokenizers: Iterable[str] | None = None) -> dict[str, str]:
-    """The query parameters for a choice (the text only when it is short enough).
-
-    >>> params("Hi", tokenizer="r50k_base")
-    {'tokenizer': 'r50k_base', 'text': 'Hi'}
-    >>> params("x" * 5000, tokenizers=["r50k_base", "o200k_base"])
-    {'tokenizers': 'r50k_base,o200k_base'}
-    """
-    out: dict[str, str] = {}
-    if tokenizer is not None:
-        out[TOKENIZER] = tokenizer
-    if tokenizers is not None:
-        out[TOKENIZERS] = ",".join(tokenizers)
-    if text and len(text) <= MAX_URL_TEXT:
-        out[TEXT] = text
-    return out
-
-
-def publish(wanted: Mapping[str, str]) -> None:
-    """Set this module's query parameters to ``wanted`` (writes only what changed; others are left alone)."""
+def publish(page: str, names: Iterable[str], wanted: Mapping[str, str]) -> None:
+    """Make the URL's parameters among ``names`` equal ``wanted`` (writes only what changed; others are left alone)."""
     qp = st.query_params
-    for k in [k for k in (TEXT, TOKENIZER, TOKENIZERS) if k in qp and k not in wanted]:
+    for k in [k for k in names if k in qp and k not in wanted]:
         del qp[k]
     for k, v in wanted.items():
         if qp.get(k) != v:
             qp[k] = v
+    st.session_state[_written_key(page)] = dict(wanted)
+
+
+def params(text: str | None = None, **values: str) -> dict[str, str]:
+    """The query parameters for a view: ``values``, then the text when it is short enough for a link.
+
+    >>> params("Hi", tokenizer="r50k_base")
+    {'tokenizer': 'r50k_base', 'text': 'Hi'}
+    >>> params("x" * 5000, tokenizers="r50k_base,o200k_base")
+    {'tokenizers': 'r50k_base,o200k_base'}
+    """
+    out = dict(values)
+    if text and fits(text):
+        out[TEXT] = text
+    return out
+
+
+def fits(text: str) -> bool:
+    """Whether a text is short enough to go into a link.
+
+    >>> fits("x" * MAX_TEXT), fits("x" * (MAX_TEXT + 1))
+    (True, False)
+    """
+    return len(text) <= MAX_TEXT
 
 
 def link(wanted: Mapping[str, str]) -> str | None:

@@ -6,7 +6,10 @@ tokenizers survive page reloads and server restarts. Shared mode
 its own tokenizers in memory and never sees anyone else's.
 
 ``TokenizerStore`` is plain Python (tested without Streamlit); ``store()`` picks
-the right one for the running session.
+the right one for the running session. In local mode one folder store serves every
+session of the server (one person's machine, several tabs): its only shared
+mutable part is the cache of parsed files, a dict whose single assignments are
+atomic, so two sessions at worst read the same file twice.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import streamlit as st
+
 from tokenizer import Tokenizer, TrainingTrace, formats
 from tokenizer.provision import data_dir
 
-from ui.common.upload import check_size
+from .upload import check_size
 
 SHARED_ENV = "BPE_LAB_SHARED"
 WORKSPACE_ENV = "BPE_LAB_WORKSPACE"
@@ -268,8 +273,6 @@ def exports(tok: Tokenizer) -> list[Export]:
 
 def store() -> TokenizerStore:
     """The store for this session: the shared folder (local mode) or the session's own."""
-    import streamlit as st
-
     if shared_mode():
         if "workspace.store" not in st.session_state:
             st.session_state["workspace.store"] = TokenizerStore(None)
@@ -277,14 +280,10 @@ def store() -> TokenizerStore:
     return _folder_store(str(workspace_dir()))
 
 
+@st.cache_resource(show_spinner=False)
 def _folder_store(root: str) -> TokenizerStore:
-    import streamlit as st
-
-    @st.cache_resource(show_spinner=False)
-    def make(root: str) -> TokenizerStore:
-        return TokenizerStore(Path(root))
-
-    return make(root)
+    """One store per folder and server process."""
+    return TokenizerStore(Path(root))
 
 
 def describe() -> str:

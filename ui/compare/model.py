@@ -1,131 +1,72 @@
-"""What the Tokenize and Compare pages compute, as plain data (no Streamlit here).
+"""What the Compare page computes, as plain data (no Streamlit here).
 
-Counts, token and byte tables, per-tokenizer statistics and the boundary diff
-between tokenizers. The pages draw what these functions return.
+Per-tokenizer statistics, the boundary diff between several tokenizations of one
+text, and the compression leaderboard over the built-in samples. The page draws
+what these functions return.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from tokenizer import clean_text, visible
 from tokenizer.trace import Span
+from ui.common.text import counts
 
-#: Pasted text above this many characters is cut here (about 200 kB of English);
-#: the page says so and tokenizes the first part. It keeps a rerun well under a second.
-MAX_CHARS = 200_000
-#: Spans drawn as HTML on the Tokenize page; counts, ids and tables cover every token.
-SPAN_LIMIT = 2_500
-#: Spans drawn per tokenizer on the Compare page.
-COMPARE_SPAN_LIMIT = 1_200
-#: Rows in the bytes view (one per character) and the boundary-diff table.
-BYTES_ROWS = 2_000
+#: Spans drawn per tokenizer (the statistics count them all).
+SPAN_LIMIT = 1_200
+#: Rows of the boundary-diff table.
 DIFF_ROWS = 300
+#: The default choice after your latest tokenizer, if you have one.
+OFFICIAL_DEFAULT = ("r50k_base", "cl100k_base", "o200k_base")
+LEADERBOARD_METRICS = {
+    "bytes/token": "UTF-8 bytes per token (higher: each token carries more text)",
+    "chars/token": "characters per token (higher: fewer tokens for the same text)",
+    "tokens": "tokens for the sample (lower is better)",
+}
+ALL_SAMPLES = "all samples"
 
 _WORD = re.compile(r"\w+")
 
 
-def clip(text: str, limit: int = MAX_CHARS) -> tuple[str, int]:
-    """``(first part, characters left out)``.
+@dataclass
+class Tokenized:
+    """One tokenizer's result on the text."""
 
-    >>> clip("abcdef", 4)
-    ('abcd', 2)
+    key: str
+    label: str
+    ids: list[int]
+    spans: list[Span]
+
+
+def default_keys(latest_user_key: str | None) -> list[str]:
+    """Your latest trained tokenizer (if any), then GPT-2, cl100k and o200k.
+
+    >>> default_keys("user:mine-1a2b3c")
+    ['user:mine-1a2b3c', 'r50k_base', 'cl100k_base', 'o200k_base']
     """
-    if len(text) <= limit:
-        return text, 0
-    return text[:limit], len(text) - limit
+    return ([latest_user_key] if latest_user_key else []) + list(OFFICIAL_DEFAULT)
 
 
-def encode(tok, text: str, *, recognise_special: bool) -> list[int]:
-    """Encode with one of the two special-token modes of the pages.
+def unique_labels(keys: Sequence[str], choices: Mapping[str, str]) -> dict[str, str]:
+    """``{key: label}``; two tokenizers with the same label (two of yours, same name) get a number added.
 
-    ``recognise_special=False``: special-token strings such as ``<|endoftext|>`` are
-    ordinary text (what OpenAI's tokenizer page does, and never an error);
-    ``True``: they become their single special id (what Tiktokenizer does).
+    >>> unique_labels(["user:a", "user:b", "chars"], {"user:a": "mine", "user:b": "mine", "chars": "Characters"})
+    {'user:a': 'mine', 'user:b': 'mine (2)', 'chars': 'Characters'}
     """
-    if recognise_special:
-        return tok.encode(text, allowed_special="all")
-    return tok.encode(text, disallowed_special=())
-
-
-@dataclass(frozen=True)
-class Counts:
-    tokens: int
-    characters: int
-    bytes: int
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.characters / self.tokens if self.tokens else 0.0
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-
-def counts(text: str, ids: Sequence[int]) -> Counts:
-    """Tokens, characters (code points) and UTF-8 bytes of a text.
-
-    >>> c = counts("Hello 你好", [9906, 220, 57668, 53901]); (c.characters, c.bytes, c.chars_per_token)
-    (8, 12, 2.0)
-    """
-    text = clean_text(text)
-    return Counts(len(ids), len(text), len(text.encode("utf-8")))
-
-
-def spaced_hex(data: bytes, limit: int = 64) -> str:
-    """``b"\\xe4\\xbd\\xa0"`` -> ``"E4 BD A0"`` (long tokens end with ``…``)."""
-    out = " ".join(f"{b:02X}" for b in data[:limit])
-    return out + (" …" if len(data) > limit else "")
-
-
-def token_table(spans: Sequence[Span]) -> pd.DataFrame:
-    """One row per token: index, id, visible text, bytes (hex), and what kind it is."""
-    return pd.DataFrame(
-        {
-            "index": [s.index for s in spans],
-            "id": [s.id for s in spans],
-            "text": [visible(s.bytes) for s in spans],
-            "bytes": [spaced_hex(s.bytes) for s in spans],
-            "kind": ["special" if s.special else ("part of a character" if s.partial else "") for s in spans],
-        }
-    )
-
-
-def bytes_table(text: str, limit: int = BYTES_ROWS) -> pd.DataFrame:
-    """One row per character (code point): what it is and its UTF-8 bytes.
-
-    >>> bytes_table("a你").to_dict("list")["utf-8 bytes"]
-    ['61', 'E4 BD A0']
-    """
-    rows = {"char": [], "code point": [], "utf-8 bytes": [], "n bytes": [], "byte offset": []}
-    offset = 0
-    for i, ch in enumerate(clean_text(text)):
-        data = ch.encode("utf-8")
-        if i < limit:
-            rows["char"].append(visible(data))
-            rows["code point"].append(f"U+{ord(ch):04X}")
-            rows["utf-8 bytes"].append(spaced_hex(data))
-            rows["n bytes"].append(len(data))
-            rows["byte offset"].append(offset)
-        offset += len(data)
-    return pd.DataFrame(rows)
-
-
-def byte_histogram(text: str) -> dict[int, int]:
-    """How many characters take 1, 2, 3 and 4 UTF-8 bytes.
-
-    >>> byte_histogram("Hello 你好😄")
-    {1: 6, 2: 0, 3: 2, 4: 1}
-    """
-    out = {1: 0, 2: 0, 3: 0, 4: 0}
-    for ch in clean_text(text):
-        out[len(ch.encode("utf-8"))] += 1
+    out: dict[str, str] = {}
+    for key in keys:
+        label = choices.get(key, key)
+        n = 2
+        while label in out.values():
+            label = f"{choices.get(key, key)} ({n})"
+            n += 1
+        out[key] = label
     return out
 
 
@@ -152,7 +93,12 @@ def whole_words(text: str, spans: Sequence[Span]) -> int:
 
 
 def stats_row(label: str, text: str, spans: Sequence[Span]) -> dict:
-    """The Compare page's statistics for one tokenizer."""
+    """The statistics of one tokenizer on the text.
+
+    >>> from tokenizer.trace import make_spans
+    >>> stats_row("A", "ab", make_spans([(1, b"a"), (2, b"b")]))
+    {'tokenizer': 'A', 'tokens': 2, 'chars/token': 1.0, 'bytes/token': 1.0, 'unique tokens': 2, 'whole words %': 0.0}
+    """
     c = counts(text, spans)
     return {
         "tokenizer": label,
@@ -239,3 +185,69 @@ def boundary_diff(spans_by_label: Mapping[str, Sequence[Span]], *, rows: int = D
         records.append(row)
     table = pd.DataFrame(records, columns=["bytes", "text", *labels])
     return BoundaryDiff(tuple(ordered), n_regions, n_differing, shared_bytes, total, dim, cuts, table)
+
+
+def stats_table(text: str, results: Sequence[Tokenized]) -> pd.DataFrame:
+    """One row of ``stats_row`` per tokenizer."""
+    return pd.DataFrame([stats_row(r.label, text, r.spans) for r in results])
+
+
+# ---------------------------------------------------------------- leaderboard
+
+
+def sample_counts(tok, text: str) -> dict[str, int]:
+    """Tokens, characters and bytes of one built-in sample (special tokens as text).
+
+    >>> from tokenizer.baselines import CharTokenizer
+    >>> sample_counts(CharTokenizer(), "naïve")
+    {'tokens': 5, 'chars': 5, 'bytes': 6}
+    """
+    c = counts(text, tok.encode(text, disallowed_special=()))
+    return {"tokens": c.tokens, "chars": c.characters, "bytes": c.bytes}
+
+
+def leaderboard(labels: Sequence[str], sample_names: Sequence[str], stats: Callable[[int, str], Mapping[str, int]]) -> pd.DataFrame:
+    """Long form: one row per (sample, tokenizer), then an "all samples" row per tokenizer.
+
+    ``stats(i, sample)`` gives ``sample_counts`` for the ``i``-th tokenizer.
+
+    >>> board = leaderboard(["A"], ["s"], lambda i, s: {"tokens": 2, "chars": 4, "bytes": 6})
+    >>> board[["sample", "tokenizer", "tokens", "bytes/token", "chars/token"]].values.tolist()
+    [['s', 'A', 2, 3.0, 2.0], ['all samples', 'A', 2, 3.0, 2.0]]
+    """
+    rows = []
+    for i, label in enumerate(labels):
+        total = {"tokens": 0, "chars": 0, "bytes": 0}
+        for name in sample_names:
+            s = stats(i, name)
+            total = {k: total[k] + s[k] for k in total}
+            rows.append({"sample": name, "tokenizer": label, **s})
+        rows.append({"sample": ALL_SAMPLES, "tokenizer": label, **total})
+    df = pd.DataFrame(rows)
+    if not df.empty:
+        df["bytes/token"] = (df["bytes"] / df["tokens"]).round(3)
+        df["chars/token"] = (df["chars"] / df["tokens"]).round(3)
+    return df
+
+
+def leaderboard_table(board: pd.DataFrame, metric: str, sample_names: Sequence[str]) -> pd.DataFrame:
+    """One row per sample (then "all samples"), one column per tokenizer, and the best of each row.
+
+    >>> board = leaderboard(["A", "B"], ["s"], lambda i, s: {"tokens": 2 + i, "chars": 4, "bytes": 6})
+    >>> leaderboard_table(board, "tokens", ["s"]).to_dict("index")["s"]
+    {'A': 2, 'B': 3, 'best': 'A'}
+    """
+    table = board.pivot(index="sample", columns="tokenizer", values=metric)
+    table = table.reindex([*sample_names, ALL_SAMPLES])[list(dict.fromkeys(board["tokenizer"]))]
+    table["best"] = [best_of(row, lower=metric == "tokens") for _, row in table.iterrows()]
+    return table
+
+
+def best_of(row: pd.Series, *, lower: bool) -> str:
+    """The best tokenizer(s) in a leaderboard row; ties are all named.
+
+    >>> best_of(pd.Series({"A": 2.0, "B": 3.0, "C": 3.0}), lower=False)
+    'B = C'
+    """
+    target = row.min() if lower else row.max()
+    return " = ".join(str(k) for k, v in row.items() if v == target)

@@ -1,15 +1,16 @@
 """Coloured token spans as HTML. Pure functions: spans in, escaped HTML string out.
 
 Every piece of user text goes through ``html.escape`` here, so pasted
-``<script>`` or ``<img onerror=...>`` is shown as text and never runs. The pages
-put the string on screen with ``st.html`` (see ``show``).
+``<script>`` or ``<img onerror=...>`` is shown as text and never runs. The classes
+used here are styled by ``style.css``; the pages put the string on screen with
+``st.html``.
 """
 
 from __future__ import annotations
 
-import functools
 import html
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from tokenizer.display import WHITESPACE_GLYPHS, decode_parts, hex_bytes
 from tokenizer.trace import Span
@@ -19,28 +20,14 @@ PALETTE = (
     "#fde68a", "#bbf7d0", "#bfdbfe", "#fbcfe8", "#ddd6fe", "#fed7aa", "#a5f3fc", "#d9f99d",
     "#fecaca", "#c7d2fe", "#99f6e4", "#f5d0fe", "#e9d5ff", "#fef08a", "#bae6fd", "#fda4af",
 )
-HIGHLIGHT = "#f97316"
-
-CSS = """
-<style>
-.bpe-spans{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95rem;line-height:1.9;
-  white-space:pre-wrap;word-break:break-word;padding:0.6rem 0.7rem;border:1px solid rgba(128,128,128,.25);border-radius:0.5rem;}
-.bpe-spans .t{border-radius:3px;padding:1px 0;margin:0 1px 0 0;color:#111;box-shadow:inset 0 0 0 1px rgba(0,0,0,.06);}
-.bpe-spans .t.sp{outline:2px solid #7c3aed;font-weight:600;}
-.bpe-spans .t.hl{outline:2px solid #f97316;outline-offset:0;}
-.bpe-spans .t.dim{opacity:.45;}
-.bpe-spans .hx{font-size:0.8em;color:#7f1d1d;white-space:nowrap;}
-.bpe-spans .ws{color:#6b7280;}
-.bpe-spans .cut{display:inline-block;width:0;border-left:2px dashed #ef4444;height:1.2em;vertical-align:middle;margin:0 1px;}
-.bpe-spans .chunk{border-bottom:2px solid rgba(99,102,241,.55);padding-bottom:1px;margin-right:3px;}
-.bpe-empty{color:#6b7280;font-style:italic;padding:0.6rem 0;}
-.bpe-more{color:#6b7280;font-size:0.85rem;}
-</style>
-"""
 
 
 def color_index(token_id: int) -> int:
-    """Stable palette slot for a token id (a multiplicative hash, same on every page)."""
+    """Stable palette slot for a token id (a multiplicative hash, same on every page).
+
+    >>> color_index(256) == color_index(256), 0 <= color_index(50256) < len(PALETTE)
+    (True, True)
+    """
     return (token_id * 2654435761 >> 7) % len(PALETTE)
 
 
@@ -64,7 +51,6 @@ def colors_for(ids: Sequence[int]) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=1 << 16)  # pure, and a page redraws the same tokens thousands of times
 def token_html(data: bytes, *, show_whitespace: bool) -> str:
     """The visible, escaped body of one token.
 
@@ -73,6 +59,10 @@ def token_html(data: bytes, *, show_whitespace: bool) -> str:
 
     >>> token_html(b"<b>", show_whitespace=False)
     '&lt;b&gt;'
+    >>> token_html(b" a\\n", show_whitespace=True)
+    '<span class="ws">·</span>a<span class="ws">↵</span>\\n'
+    >>> token_html("😄".encode()[:2], show_whitespace=False)
+    '<span class="hx">&lt;F0 9F&gt;</span>'
     """
     out = []
     for text, ok in decode_parts(data):
@@ -110,7 +100,6 @@ def render_spans(
     cuts: Collection[int] = (),
     limit: int | None = None,
     empty: str = "Nothing to show yet: type or paste some text.",
-    css: bool = True,
     tooltips: bool = True,
 ) -> str:
     """HTML for coloured spans.
@@ -121,16 +110,22 @@ def render_spans(
     says how many were left out). ``tooltips=False`` gives each span a short
     hover text (its id) instead of the full one: half the HTML, for pages that
     redraw thousands of spans at every step.
+
+    >>> from tokenizer.trace import make_spans
+    >>> print(render_spans(make_spans([(72, b"Hi")]), tooltips=False))
+    <div class="bpe-spans"><span class="t" style="background:#fbcfe8" data-id="72" title="id 72">Hi</span></div>
+    >>> render_spans([], empty="Nothing <here>")
+    '<div class="bpe-empty">Nothing &lt;here&gt;</div>'
     """
-    head = CSS if css else ""
     if not spans:
-        return head + f'<div class="bpe-empty">{html.escape(empty)}</div>'
+        return f'<div class="bpe-empty">{html.escape(empty)}</div>'
     shown = spans if limit is None else spans[:limit]
     colors = colors_for([s.id for s in shown])
     hl = set(highlight)
     dm = set(dim)
     ct = set(cuts)
-    parts = [head, '<div class="bpe-spans">']
+    bodies: dict[bytes, str] = {}  # one call draws the same tokens many times; nothing outlives the call
+    parts = ['<div class="bpe-spans">']
     for s, color in zip(shown, colors):
         if s.index in ct and s.index:
             parts.append('<span class="cut"></span>')
@@ -141,9 +136,12 @@ def render_spans(
             cls += " hl"
         if s.index in dm:
             cls += " dim"
+        body = bodies.get(s.bytes)
+        if body is None:
+            body = bodies[s.bytes] = token_html(s.bytes, show_whitespace=show_whitespace)
         parts.append(
             f'<span class="{cls}" style="background:{color}" data-id="{s.id}" title="{tooltip(s) if tooltips else f"id {s.id}"}">'
-            f"{token_html(s.bytes, show_whitespace=show_whitespace)}</span>"
+            f"{body}</span>"
         )
     parts.append("</div>")
     if limit is not None and len(spans) > limit:
@@ -151,8 +149,31 @@ def render_spans(
     return "".join(parts)
 
 
-def show(html_text: str) -> None:
-    """Put rendered spans on the page (``st.html``: no iframe, testid ``stHtml``)."""
-    import streamlit as st
+@dataclass(frozen=True)
+class Row:
+    """One tokenization in a stack of rows: a heading (label, token count) over its spans.
 
-    st.html(html_text)
+    ``dim`` and ``cuts`` are as in ``render_spans``.
+    """
+
+    label: str
+    spans: Sequence[Span]
+    dim: Collection[int] = ()
+    cuts: Collection[int] = ()
+
+
+def render_rows(rows: Sequence[Row], *, show_whitespace: bool = False, limit: int | None = None) -> str:
+    """Several tokenizations of one text stacked, full width, each under its label and token count.
+
+    >>> from tokenizer.trace import make_spans
+    >>> html_text = render_rows([Row("<A>", make_spans([(1, b"ab")])), Row("B", make_spans([(2, b"a"), (3, b"b")]))])
+    >>> html_text.count('class="bpe-row"'), "<b>&lt;A&gt;</b>" in html_text, '<span class="n">2 tokens</span>' in html_text
+    (2, True, True)
+    """
+    parts = []
+    for r in rows:
+        parts.append('<div class="bpe-row">')
+        parts.append(f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{len(r.spans):,} tokens</span></div>')
+        parts.append(render_spans(r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit))
+        parts.append("</div>")
+    return "".join(parts)

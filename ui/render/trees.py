@@ -2,8 +2,9 @@
 merged from below it, and so on down to single bytes.
 
 Pure functions (no Streamlit): a ``MergeTree`` in, an escaped HTML string out. The
-connecting lines are CSS on nested lists, so the drawing needs no JavaScript and no
-Graphviz, and every label goes through ``html.escape`` (via ``spans.token_html``).
+connecting lines are CSS on nested lists (``style.css``), so the drawing needs no
+JavaScript and no Graphviz, and every label goes through ``html.escape`` (via
+``spans.token_html``).
 """
 
 from __future__ import annotations
@@ -14,39 +15,18 @@ from collections.abc import Mapping
 from tokenizer.display import hex_bytes
 from tokenizer.trace import MergeTree
 
-from ui.render.spans import PALETTE, color_index, token_html
-
-CSS = """
-<style>
-.bpe-tree{overflow-x:auto;padding:.4rem 0 .8rem 0;}
-.bpe-tree ul{position:relative;display:flex;justify-content:center;margin:0;padding:14px 0 0 0;}
-.bpe-tree > ul{padding-top:0;width:max-content;margin:0 auto;}
-.bpe-tree li{list-style:none;text-align:center;position:relative;padding:14px 2px 0 2px;margin:0;}
-.bpe-tree li::before,.bpe-tree li::after{content:'';position:absolute;top:0;right:50%;width:50%;height:14px;border-top:1.5px solid #a1a1aa;}
-.bpe-tree li::after{right:auto;left:50%;border-left:1.5px solid #a1a1aa;}
-.bpe-tree li:only-child::before,.bpe-tree li:only-child::after{display:none;}
-.bpe-tree li:only-child{padding-top:0;}
-.bpe-tree li:first-child::before,.bpe-tree li:last-child::after{border:0 none;}
-.bpe-tree li:last-child::before{border-right:1.5px solid #a1a1aa;border-radius:0 6px 0 0;}
-.bpe-tree li:first-child::after{border-radius:6px 0 0 0;}
-.bpe-tree ul ul::before{content:'';position:absolute;top:0;left:50%;height:14px;border-left:1.5px solid #a1a1aa;}
-.bpe-tree .node{display:inline-flex;flex-direction:column;align-items:center;padding:3px 5px;border-radius:6px;
-  box-shadow:inset 0 0 0 1px rgba(0,0,0,.10);color:#111;min-width:1.6rem;}
-.bpe-tree .node.root{outline:2px solid #7c3aed;}
-.bpe-tree .node.leaf{box-shadow:none;border:1px dashed #71717a;}
-.bpe-tree .tok{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95rem;white-space:pre;}
-.bpe-tree .meta{font-size:.68rem;color:#52525b;white-space:nowrap;}
-.bpe-tree .hx{font-size:.8em;color:#7f1d1d;}
-.bpe-tree .ws{color:#6b7280;}
-.bpe-tree-note{color:#6b7280;font-size:.85rem;}
-</style>
-"""
+from .spans import PALETTE, color_index, token_html
 
 #: Trees with more nodes than this are cut below the given depth (a note says so).
 MAX_NODES = 511
 
 
 def count_nodes(tree: MergeTree) -> int:
+    """Nodes in the tree, leaves included.
+
+    >>> count_nodes(MergeTree(256, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b"))))
+    3
+    """
     return 1 + sum(count_nodes(c) for c in tree.children)
 
 
@@ -70,7 +50,7 @@ def _node(tree: MergeTree, rank_of: Mapping[int, int], *, root: bool, depth_left
 
 
 def tree_html(tree: MergeTree, rank_of: Mapping[int, int], *, max_nodes: int = MAX_NODES) -> str:
-    """The merge tree as HTML (CSS included).
+    """The merge tree as HTML.
 
     >>> from tokenizer import train
     >>> tok = train("aaabdaaabac", 259, pattern=None)
@@ -86,7 +66,7 @@ def tree_html(tree: MergeTree, rank_of: Mapping[int, int], *, max_nodes: int = M
         # a full binary tree of depth d has 2^d - 1 nodes: cut where it still fits
         depth = max(1, (max_nodes + 1).bit_length() - 1)
         note = f'<div class="bpe-tree-note">The tree is {tree.depth} levels deep; showing the top {depth}.</div>'
-    return CSS + f'<div class="bpe-tree"><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
+    return f'<div class="bpe-tree"><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
 
 
 def build_order(tree: MergeTree, rank_of: Mapping[int, int]) -> list[tuple[int, int, int, int]]:

@@ -1,4 +1,4 @@
-"""What the Step through page shows at step k, as plain data and escaped HTML.
+"""What the Step through page shows at step k, as plain data (no Streamlit here).
 
 Training mode replays a tokenizer's own training: the training text after k merges,
 the pair that merge k+1 takes (highlighted wherever it occurs), the top pairs and
@@ -8,11 +8,12 @@ applies the j-th merge rank that occurs in the text, everywhere at once.
 Both use one ``EncodeTrace`` of the shown text (``tok.encode_trace``), computed once
 and replayed to any step: the state after k merges is the trace's steps with rank
 below k, which is exactly ``tok.truncated(k).encode(text)`` (a test checks it).
+The cards and the ladder are drawn by ``ui.render.cards``, the curves by
+``ui.render.charts``.
 """
 
 from __future__ import annotations
 
-import html
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,10 +21,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from tokenizer import Tokenizer, TrainingTrace
-from tokenizer.display import hex_bytes, visible
+from tokenizer.display import visible
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, Span
-
-from ui.render.spans import CSS, colors_for, token_html
 
 #: Characters of the training text shown in training mode (choices offered).
 EXCERPT_CHOICES = (1_000, 3_000, 5_000, 10_000)
@@ -212,109 +211,20 @@ def encode_length_frame(trace: EncodeTrace) -> pd.DataFrame:
     return pd.DataFrame({"step": [0] + [s.step for s in trace.steps], "tokens": [start] + [s.n_tokens for s in trace.steps]})
 
 
-def word_ladder(tok: Tokenizer, word: str) -> list[tuple[EncodeStep | None, list[Span]]]:
-    """How one word is built: ``[(step, spans after it), ...]`` from its bytes to its tokens.
+def word_ladder(tok: Tokenizer, word: str) -> list[tuple[str, list[Span], set[int]]]:
+    """How one word is built, from its bytes to its tokens: ``(what happened, spans after it, new spans)`` per step.
+
+    The rows ``ui.render.cards.ladder_html`` draws.
 
     >>> from tokenizer import train
-    >>> [len(s) for _, s in word_ladder(train("aaabdaaabac", 259, pattern=None), "aaab")]
-    [4, 3, 2, 1]
+    >>> [(what, len(spans), new) for what, spans, new in word_ladder(train("aaabdaaabac", 259, pattern=None), "aaab")]
+    [('bytes', 4, set()), ('rank 0: a + a', 3, {0}), ('rank 1: aa + a', 2, {0}), ('rank 2: aaa + b', 1, {0})]
     """
     trace = tok.encode_trace(word)
-    out: list[tuple[EncodeStep | None, list[Span]]] = [(None, trace.spans_at(0))]
+    vocab = tok.vocab
+    out: list[tuple[str, list[Span], set[int]]] = [("bytes", trace.spans_at(0), set())]
     for j, step in enumerate(trace.steps, 1):
-        out.append((step, trace.spans_at(j)))
+        spans = trace.spans_at(j)
+        what = f"rank {step.rank:,}: {visible(vocab[step.pair[0]])} + {visible(vocab[step.pair[1]])}"
+        out.append((what, spans, new_token_highlight(spans, step)))
     return out
-
-
-# ----------------------------------------------------------------------------- HTML
-
-
-CARD_CSS = """
-<style>
-.bpe-card{display:flex;flex-wrap:wrap;align-items:center;gap:.45rem;font-size:1rem;padding:.55rem .75rem;
-  border:1px solid rgba(128,128,128,.25);border-radius:.5rem;background:rgba(124,58,237,.04);}
-.bpe-card .lbl{font-weight:600;margin-right:.25rem;}
-.bpe-card .chip{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;padding:2px 6px;border-radius:4px;color:#111;
-  box-shadow:inset 0 0 0 1px rgba(0,0,0,.08);white-space:pre;}
-.bpe-card .chip.new{outline:2px solid #f97316;}
-.bpe-card .op{color:#6b7280;font-weight:600;}
-.bpe-card .meta{color:#6b7280;font-size:.85rem;}
-.bpe-card .hx{font-size:.8em;color:#7f1d1d;}
-.bpe-card .ws{color:#6b7280;}
-.bpe-ladder{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;border-collapse:collapse;font-size:.95rem;}
-.bpe-ladder td{padding:3px 10px 3px 0;vertical-align:middle;border-bottom:1px solid rgba(128,128,128,.15);}
-.bpe-ladder td.m{color:#6b7280;font-size:.85rem;white-space:nowrap;}
-.bpe-ladder .t{border-radius:3px;padding:1px 0;margin:0 1px 0 0;color:#111;box-shadow:inset 0 0 0 1px rgba(0,0,0,.06);white-space:pre;}
-.bpe-ladder .t.hl{outline:2px solid #f97316;}
-.bpe-ladder .hx{font-size:.8em;color:#7f1d1d;}
-.bpe-ladder .ws{color:#6b7280;}
-</style>
-"""
-
-
-def _chip(tok_id: int, data: bytes, color: str, new: bool = False) -> str:
-    cls = "chip new" if new else "chip"
-    return f'<span class="{cls}" style="background:{color}" title="id {tok_id}">{token_html(data, show_whitespace=True)}</span>'
-
-
-def merge_card(tok: Tokenizer, pair: tuple[int, int], new_id: int, *, label: str, meta: str = "") -> str:
-    """``label: [left] + [right] → [new]  id · bytes · meta`` as escaped HTML."""
-    vocab = tok.vocab
-    a, b = pair
-    ca, cb, cn = colors_for([a, b, new_id])
-    data = vocab[new_id]
-    return (
-        CARD_CSS
-        + '<div class="bpe-card">'
-        + f'<span class="lbl">{html.escape(label)}</span>'
-        + _chip(a, vocab[a], ca)
-        + '<span class="op">+</span>'
-        + _chip(b, vocab[b], cb)
-        + '<span class="op">→</span>'
-        + _chip(new_id, data, cn, new=True)
-        + f'<span class="meta">id {new_id} · {len(data)} byte{"s" if len(data) != 1 else ""} {html.escape(hex_bytes(data))}'
-        + (f" · {html.escape(meta)}" if meta else "")
-        + "</span></div>"
-    )
-
-
-def note_card(text: str) -> str:
-    return CARD_CSS + f'<div class="bpe-card"><span class="meta">{html.escape(text)}</span></div>'
-
-
-def ladder_html(tok: Tokenizer, ladder: list[tuple[EncodeStep | None, list[Span]]]) -> str:
-    """The word-building ladder: one row per step, the new tokens outlined."""
-    rows = []
-    vocab = tok.vocab
-    for step, spans in ladder:
-        new = new_token_highlight(spans, step)
-        if step is None:
-            what = "bytes"
-        else:
-            what = f"rank {step.rank:,}: {visible(vocab[step.pair[0]])} + {visible(vocab[step.pair[1]])}"
-        cells = "".join(
-            f'<span class="t{" hl" if s.index in new else ""}" style="background:{c}" title="id {s.id}">'
-            f"{token_html(s.bytes, show_whitespace=True)}</span>"
-            for s, c in zip(spans, colors_for([s.id for s in spans]))
-        )
-        rows.append(f'<tr><td class="m">{html.escape(what)}</td><td>{cells}</td><td class="m">{len(spans)} tokens</td></tr>')
-    return CARD_CSS + '<table class="bpe-ladder">' + "".join(rows) + "</table>"
-
-
-__all__ = [
-    "EXCERPT_CHOICES",
-    "SPEEDS",
-    "TrainingView",
-    "EncodingView",
-    "excerpt_trace",
-    "training_view",
-    "encoding_view",
-    "spans_after_merges",
-    "top_pairs_frame",
-    "steps_frame",
-    "encode_length_frame",
-    "word_ladder",
-    "merge_card",
-    "ladder_html",
-    "CSS",
-]

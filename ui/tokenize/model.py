@@ -1,25 +1,35 @@
-"""Chat mode: system/user/assistant messages in the chat format of cl100k/o200k models.
+"""What the Tokenize page computes, as plain data (no Streamlit): the chat format, the
+token and bytes tables, and the lines that explain the special-token switch.
 
-The format is Tiktokenizer's (dqbd/tiktokenizer, ``src/sections/ChatGPTEditor.tsx``,
+Chat mode renders system/user/assistant messages in the chat format of the cl100k
+and o200k models, Tiktokenizer's (dqbd/tiktokenizer, ``src/sections/ChatGPTEditor.tsx``,
 ``getChatGPTEncoding`` for gpt-4/gpt-4o; the ids come from its ``src/models/tokenizer.ts``)::
 
     <|im_start|>system<|im_sep|>You are a helpful assistant<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|><|im_start|>assistant<|im_sep|>
 
 The framing tokens are always special tokens; what the messages say follows the
 page's special-token switch (as text, like the API treats user content, or
-recognised). ``pieces``/``render``/``encode`` are pure; ``editor`` draws the widgets.
+recognised).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-import streamlit as st
+import pandas as pd
 
-from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
+from tokenizer import clean_text, visible
+from tokenizer.trace import Span
+from ui.common.text import Counts, encode
 
-from ui.compare import model as analysis
-from ui.common import tokenizers as tk
+#: Spans drawn as HTML; counts, ids and tables cover every token.
+SPAN_LIMIT = 2_500
+#: Rows in the bytes view (one per character).
+BYTES_ROWS = 2_000
+
+MODE_CHOICES = {"text": "Text", "chat": "Chat"}
+SPECIAL_CHOICES = {"text": "Special tokens are text", "recognise": "Recognise special tokens"}
 
 IM_START, IM_END, IM_SEP = "<|im_start|>", "<|im_end|>", "<|im_sep|>"
 ROLES = ("system", "user", "assistant")
@@ -31,15 +41,36 @@ DEFAULT_MESSAGES = (
 Message = Mapping[str, str]
 
 
-def capable(key: str) -> bool:
-    """Only the encodings of OpenAI's chat models have the chat tokens."""
-    return key in CHAT_SPECIAL_TOKENS
+@dataclass
+class Input:
+    """What the user asked for on this run."""
+
+    key: str
+    mode: str  # "text" or "chat"
+    text: str  # the text box, or the chat rendered into one string
+    recognise: bool
+    messages: list[dict] | None = None
+    dropped: int = 0  # characters cut off above ui.common.text.MAX_CHARS
 
 
-def pieces(messages: Sequence[Message]) -> list[tuple[str, bool]]:
+@dataclass
+class Result:
+    """The input's tokens, and what the page says about them."""
+
+    tok: object
+    ids: list[int]
+    spans: list[Span]
+    counts: Counts
+    special_in_text: list[str] = field(default_factory=list)  # special-token strings counted as text
+
+
+# ---------------------------------------------------------------- chat
+
+
+def chat_pieces(messages: Sequence[Message]) -> list[tuple[str, bool]]:
     """The chat format as ``(text, is_special)`` pieces, ending with the assistant's turn.
 
-    >>> pieces([{"role": "user", "content": "Hi"}])[:4]
+    >>> chat_pieces([{"role": "user", "content": "Hi"}])[:4]
     [('<|im_start|>', True), ('user', False), ('<|im_sep|>', True), ('Hi', False)]
     """
     out: list[tuple[str, bool]] = []
@@ -49,76 +80,154 @@ def pieces(messages: Sequence[Message]) -> list[tuple[str, bool]]:
     return out
 
 
-def render(messages: Sequence[Message]) -> str:
-    """The whole conversation as one string (what the model reads, specials spelled out)."""
-    return "".join(text for text, _ in pieces(messages))
+def chat_text(messages: Sequence[Message]) -> str:
+    """The whole conversation as one string (what the model reads, specials spelled out).
+
+    >>> chat_text([])
+    '<|im_start|>assistant<|im_sep|>'
+    """
+    return "".join(text for text, _ in chat_pieces(messages))
 
 
-@st.cache_resource(show_spinner=False)
-def tokenizer(key: str):
-    """The official encoding plus the three chat tokens (once per server process)."""
-    tok = tk.get(key).with_special_tokens(CHAT_SPECIAL_TOKENS[key])
-    tk.settle(tok)
-    return tok
-
-
-def encode(tok, messages: Sequence[Message], *, recognise_special: bool = False) -> list[int]:
+def encode_chat(tok, messages: Sequence[Message], *, recognise_special: bool = False) -> list[int]:
     """Ids of the conversation: framing tokens by id, role names and contents as text.
 
-    Equal to tiktoken's ``encode(render(messages), allowed_special=<chat tokens>)``
-    when the contents hold no special-token strings.
+    ``tok`` must know the chat tokens (``ui.common.tokenizers.chat``). Equal to
+    tiktoken's ``encode(chat_text(messages), allowed_special=<chat tokens>)`` when
+    the contents hold no special-token strings.
     """
     out: list[int] = []
-    for text, special in pieces(messages):
+    for text, special in chat_pieces(messages):
         if special:
             out.append(tok.special_tokens[text])
         elif text:
-            out.extend(analysis.encode(tok, text, recognise_special=recognise_special))
+            out.extend(encode(tok, text, recognise_special=recognise_special))
     return out
 
 
-# ---------------------------------------------------------------- widgets
+def next_role(messages: Sequence[Message]) -> str:
+    """The role of a message added at the end: system first, then user and assistant in turn.
+
+    >>> next_role([]), next_role([{"role": "system", "content": ""}]), next_role([{"role": "user", "content": ""}])
+    ('system', 'user', 'assistant')
+    """
+    if not messages:
+        return "system"
+    return "assistant" if messages[-1]["role"] == "user" else "user"
 
 
-def _state_key(page: str) -> str:
-    return f"{page}.chat"
+# ---------------------------------------------------------------- special tokens
 
 
-def init(page: str) -> None:
-    """The default conversation (each message has a stable id for its widget keys)."""
-    st.session_state.setdefault(_state_key(page), [dict(m, id=i) for i, m in enumerate(DEFAULT_MESSAGES)])
-    st.session_state.setdefault(_state_key(page) + ".next", len(DEFAULT_MESSAGES))
+def special_help(names: Mapping[str, int]) -> str:
+    """The special-token switch's help: every special token of the tokenizer.
+
+    >>> special_help({"<|endoftext|>": 50256})
+    'Special tokens of this tokenizer:\\n\\n- `<|endoftext|>` = 50256'
+    """
+    if not names:
+        return "This tokenizer has no special tokens."
+    return "Special tokens of this tokenizer:\n\n" + "\n".join(f"- `{s}` = {i}" for s, i in names.items())
 
 
-def _add(page: str) -> None:
-    msgs = st.session_state[_state_key(page)]
-    role = "system" if not msgs else ("assistant" if msgs[-1]["role"] == "user" else "user")
-    n = st.session_state[_state_key(page) + ".next"]
-    st.session_state[_state_key(page) + ".next"] = n + 1
-    msgs.append({"role": role, "content": "", "id": n})
+def special_note(names: Mapping[str, int], *, recognise: bool, mode: str) -> str:
+    """The one line that says what the special-token switch does right now.
+
+    >>> special_note({"<|endoftext|>": 100257}, recognise=True, mode="text")
+    'Each special-token string in the text becomes its single id (`<|endoftext|>` = 100257), as Tiktokenizer counts it.'
+    """
+    if not names:
+        return "This tokenizer has no special tokens, so both settings give the same tokens."
+    items = list(names.items())
+    listed = ", ".join(f"`{s}` = {i}" for s, i in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
+    if recognise:
+        return f"Each special-token string in the text becomes its single id ({listed}), as Tiktokenizer counts it."
+    return (
+        "A special-token string such as `<|endoftext|>` is encoded as ordinary text (several tokens), "
+        "as OpenAI's tokenizer page and the API do with text people type."
+        + (" The chat framing tokens stay special." if mode == "chat" else "")
+    )
 
 
-def _remove(page: str, mid: int) -> None:
-    key = _state_key(page)
-    st.session_state[key] = [m for m in st.session_state[key] if m["id"] != mid]
+def specials_in_text(names: Mapping[str, int], text: str) -> list[str]:
+    """The special-token strings that occur in the text (counted as text when not recognised).
+
+    >>> specials_in_text({"<|endoftext|>": 1, "<|fim|>": 2}, "a<|endoftext|>b")
+    ['<|endoftext|>']
+    """
+    return [s for s in names if s in text]
 
 
-def editor(page: str) -> list[dict]:
-    """One row per message (role, content, remove) and an "Add message" button."""
-    init(page)
-    key = _state_key(page)
-    msgs = st.session_state[key]
-    for m in msgs:
-        rkey, ckey = f"{key}.{m['id']}.role", f"{key}.{m['id']}.content"
-        # widget values live in the message list too, so they survive a page switch
-        st.session_state.setdefault(rkey, m["role"])
-        st.session_state.setdefault(ckey, m["content"])
-        c_role, c_text, c_del = st.columns([2.9, 6, 0.8], vertical_alignment="top")
-        m["role"] = c_role.selectbox("Role", ROLES, key=rkey, label_visibility="collapsed")
-        m["content"] = c_text.text_area("Content", key=ckey, height=68, label_visibility="collapsed", placeholder="Message")
-        c_del.button(
-            "", icon=":material/close:", key=f"{key}.{m['id']}.remove", help="Remove this message",
-            on_click=_remove, args=(page, m["id"]),
-        )
-    st.button("Add message", key=f"{key}.add", on_click=_add, args=(page,), icon=":material/add:")
-    return [{"role": m["role"], "content": m["content"]} for m in msgs]
+# ---------------------------------------------------------------- tables
+
+
+def spaced_hex(data: bytes, limit: int = 64) -> str:
+    """``b"\\xe4\\xbd\\xa0"`` -> ``"E4 BD A0"`` (long tokens end with ``…``).
+
+    >>> spaced_hex("你".encode()), spaced_hex(b"abc", limit=2)
+    ('E4 BD A0', '61 62 …')
+    """
+    out = " ".join(f"{b:02X}" for b in data[:limit])
+    return out + (" …" if len(data) > limit else "")
+
+
+def token_table(spans: Sequence[Span]) -> pd.DataFrame:
+    """One row per token: index, id, visible text, bytes (hex), and what kind it is.
+
+    >>> from tokenizer.trace import make_spans
+    >>> token_table(make_spans([(1, b" hi"), (2, b"<|x|>")], {2})).to_dict("records")[1]
+    {'index': 1, 'id': 2, 'text': '<|x|>', 'bytes': '3C 7C 78 7C 3E', 'kind': 'special'}
+    """
+    return pd.DataFrame(
+        {
+            "index": [s.index for s in spans],
+            "id": [s.id for s in spans],
+            "text": [visible(s.bytes) for s in spans],
+            "bytes": [spaced_hex(s.bytes) for s in spans],
+            "kind": ["special" if s.special else ("part of a character" if s.partial else "") for s in spans],
+        }
+    )
+
+
+def bytes_table(text: str, limit: int = BYTES_ROWS) -> pd.DataFrame:
+    """One row per character (code point): what it is and its UTF-8 bytes.
+
+    >>> bytes_table("a你").to_dict("list")["utf-8 bytes"]
+    ['61', 'E4 BD A0']
+    """
+    rows = {"char": [], "code point": [], "utf-8 bytes": [], "n bytes": [], "byte offset": []}
+    offset = 0
+    for i, ch in enumerate(clean_text(text)):
+        data = ch.encode("utf-8")
+        if i < limit:
+            rows["char"].append(visible(data))
+            rows["code point"].append(f"U+{ord(ch):04X}")
+            rows["utf-8 bytes"].append(spaced_hex(data))
+            rows["n bytes"].append(len(data))
+            rows["byte offset"].append(offset)
+        offset += len(data)
+    return pd.DataFrame(rows)
+
+
+def byte_histogram(text: str) -> dict[int, int]:
+    """How many characters take 1, 2, 3 and 4 UTF-8 bytes.
+
+    >>> byte_histogram("Hello 你好😄")
+    {1: 6, 2: 0, 3: 2, 4: 1}
+    """
+    out = {1: 0, 2: 0, 3: 0, 4: 0}
+    for ch in clean_text(text):
+        out[len(ch.encode("utf-8"))] += 1
+    return out
+
+
+def bytes_summary(text: str) -> str:
+    """The bytes view's headline: characters against UTF-8 bytes, by bytes per character.
+
+    >>> bytes_summary("a你😄")
+    '**3 characters (code points) → 8 UTF-8 bytes**: 1 × 1 byte, 1 × 3 bytes, 1 × 4 bytes'
+    """
+    hist = byte_histogram(text)
+    text = clean_text(text)
+    parts = [f"{n:,} × {k} byte{'s' if k > 1 else ''}" for k, n in hist.items() if n]
+    return f"**{len(text):,} characters (code points) → {len(text.encode('utf-8')):,} UTF-8 bytes**: " + (", ".join(parts) or "nothing")

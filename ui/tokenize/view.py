@@ -1,141 +1,143 @@
 """The Tokenize page's parts: input (text or chat), tokenizing, and what is drawn.
 
-``pages/tokenize.py`` calls these in order. Computation lives in ``ui.analysis`` and
-``ui.chat``; HTML in ``ui.spans``. Page state keys are ``"tokenize.*"``, set in ``init``.
+``pages/tokenize.py`` calls these in order. Computing lives in ``model``; HTML in
+``ui.render.spans``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import pandas as pd
 import streamlit as st
 
-from tokenizer.trace import Span
-
-from ui.compare import model as analysis
-from ui.tokenize import model as chat
-from ui.common import errors
-from ui.common import urlstate as querystate
-from ui.common import samples
-from ui.render import spans
-from ui.common import state
+from ui.common import cache, errors, samples, state, urlstate
+from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.render.spans import render_spans
 
-PAGE = "tokenize"
-K_MODE = f"{PAGE}.mode"  # "text" or "chat"
-K_SPECIAL = f"{PAGE}.special"  # "text" or "recognise"
-K_WS = f"{PAGE}.whitespace"
+from . import model
+from .model import Input, Result
 
-SPECIAL_CHOICES = {"text": "Special tokens are text", "recognise": "Recognise special tokens"}
-MODE_CHOICES = {"text": "Text", "chat": "Chat"}
-
-
-def init() -> None:
-    """Every Tokenize-page key and its default, in one place."""
-    state.init()
-    st.session_state.setdefault(K_MODE, "text")
-    st.session_state.setdefault(K_SPECIAL, "text")
-    st.session_state.setdefault(K_WS, False)
-    chat.init(PAGE)
-
-
-@dataclass
-class Input:
-    """What the user asked for on this run."""
-
-    key: str
-    mode: str
-    text: str  # the text box, or the chat rendered into one string
-    recognise: bool
-    messages: list[dict] | None = None
-    dropped: int = 0  # characters cut off above analysis.MAX_CHARS
-
-
-@dataclass
-class Result:
-    tok: object
-    ids: list[int]
-    spans: list[Span]
-    counts: analysis.Counts
-    special_in_text: list[str] = field(default_factory=list)
+STATE = state.PageState(
+    "tokenize",
+    {
+        "mode": "text",  # "text" or "chat"
+        "special": "text",  # "text" or "recognise"
+        "whitespace": False,
+        "chat": [dict(m, id=i) for i, m in enumerate(model.DEFAULT_MESSAGES)],  # messages, each with a stable id for its widget keys
+        "chat_next": len(model.DEFAULT_MESSAGES),
+    },
+    widgets=("tokenizer", "text", "sample"),
+)
+URL = ("tokenizer", "text")
 
 
 # ---------------------------------------------------------------- input
 
 
 def restore_link() -> None:
-    for note in querystate.restore(PAGE, tk.options()):
-        st.warning(note, icon="🔗")
-
+    """Apply a link's tokenizer and text (see ui.common.urlstate); warn about what it names but this server lacks."""
+    asked = urlstate.incoming(STATE.page, URL)
+    if "text" in asked:
+        state.set_text(asked["text"], STATE)
+    key = asked.get("tokenizer")
+    if key is not None:
+        if key in tk.options():
+            STATE["tokenizer"] = key
+            st.session_state[state.TOKENIZER] = key
+        else:
+            st.warning(f"The link names tokenizer {key!r}, which is not available here; pick another one.", icon="🔗")
 
 
 def choose_tokenizer() -> str:
     return tk.select(
         "Tokenizer",
-        PAGE,
+        STATE.key("tokenizer"),
         help="Official encodings (loaded once per server), tokenizers you trained or uploaded, and two baselines.",
     )
 
 
 def input_panel(key: str) -> Input:
     """Text box or chat editor, the sample menu and the special-token switch."""
-    if chat.capable(key):
+    if tk.chat_capable(key):
         st.segmented_control(
-            "Input", list(MODE_CHOICES), format_func=MODE_CHOICES.get, key=K_MODE, required=True,
+            "Input", list(model.MODE_CHOICES), format_func=model.MODE_CHOICES.get, key=STATE.key("mode"), required=True,
             persist_state="session", label_visibility="collapsed",
         )
-        mode = st.session_state[K_MODE] or "text"
+        mode = STATE["mode"] or "text"
     else:
         mode = "text"
     messages = None
     if mode == "chat":
         st.caption("Messages are rendered into the model's chat format; the framing tokens are special tokens.")
-        messages = chat.editor(PAGE)
-        text = chat.render(messages)
+        messages = chat_editor()
+        text = model.chat_text(messages)
     else:
         text = state.shared_text_area(
-            "Text", PAGE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
+            "Text", STATE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
         )
-        state.sample_menu(PAGE, samples.SAMPLES)
+        state.sample_menu(STATE, samples.SAMPLES)
     st.segmented_control(
-        "Special tokens", list(SPECIAL_CHOICES), format_func=SPECIAL_CHOICES.get, key=K_SPECIAL, required=True,
-        persist_state="session", help=special_list(key, mode),
+        "Special tokens", list(model.SPECIAL_CHOICES), format_func=model.SPECIAL_CHOICES.get, key=STATE.key("special"),
+        required=True, persist_state="session", help=_special_help(key),
     )
-    recognise = st.session_state[K_SPECIAL] == "recognise"
-    st.caption(special_note(key, recognise, mode))
-    text, dropped = analysis.clip(text)
+    recognise = STATE["special"] == "recognise"
+    st.caption(_special_note(key, recognise, mode))
+    text, dropped = textmod.clip(text)
     return Input(key, mode, text, recognise, messages, dropped)
 
 
-def special_list(key: str, mode: str) -> str:
-    """Every special token the tokenizer knows when they are recognised (the switch's help)."""
+def _special_names(key: str, with_chat: bool) -> dict[str, int]:
+    try:
+        return dict(_tokenizer_for(key, with_chat).special_tokens)
+    except ValueError:
+        return {}
+
+
+def _special_help(key: str) -> str:
     try:
         names = _tokenizer_for(key, True).special_tokens
     except ValueError:
         return "This tokenizer cannot be loaded."
-    if not names:
-        return "This tokenizer has no special tokens."
-    return "Special tokens of this tokenizer:\n\n" + "\n".join(f"- `{s}` = {i}" for s, i in names.items())
+    return model.special_help(names)
 
 
-def special_note(key: str, recognise: bool, mode: str) -> str:
-    """The one line that says what the special-token switch does right now."""
-    try:
-        names = dict(_tokenizer_for(key, recognise or mode == "chat").special_tokens)
-    except ValueError:
-        names = {}
-    if not names:
-        return "This tokenizer has no special tokens, so both settings give the same tokens."
-    items = list(names.items())
-    listed = ", ".join(f"`{s}` = {i}" for s, i in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
-    if recognise:
-        return f"Each special-token string in the text becomes its single id ({listed}), as Tiktokenizer counts it."
-    return (
-        "A special-token string such as `<|endoftext|>` is encoded as ordinary text (several tokens), "
-        "as OpenAI's tokenizer page and the API do with text people type."
-        + (" The chat framing tokens stay special." if mode == "chat" else "")
-    )
+def _special_note(key: str, recognise: bool, mode: str) -> str:
+    return model.special_note(_special_names(key, recognise or mode == "chat"), recognise=recognise, mode=mode)
+
+
+# ---------------------------------------------------------------- chat editor
+
+
+def _add_message() -> None:
+    msgs = STATE["chat"]
+    n = STATE["chat_next"]
+    STATE["chat_next"] = n + 1
+    msgs.append({"role": model.next_role(msgs), "content": "", "id": n})
+
+
+def _remove_message(mid: int) -> None:
+    STATE["chat"] = [m for m in STATE["chat"] if m["id"] != mid]
+
+
+def chat_editor() -> list[dict]:
+    """One row per message (role, content, remove) and an "Add message" button.
+
+    The messages live in ``tokenize.chat`` (a plain key, so they survive a page
+    switch); each widget starts from its message whenever it appears.
+    """
+    msgs = STATE["chat"]
+    for m in msgs:
+        rkey, ckey = STATE.key("chat", m["id"], "role"), STATE.key("chat", m["id"], "content")
+        st.session_state.setdefault(rkey, m["role"])
+        st.session_state.setdefault(ckey, m["content"])
+        c_role, c_text, c_del = st.columns([2.9, 6, 0.8], vertical_alignment="top")
+        m["role"] = c_role.selectbox("Role", model.ROLES, key=rkey, label_visibility="collapsed")
+        m["content"] = c_text.text_area("Content", key=ckey, height=68, label_visibility="collapsed", placeholder="Message")
+        c_del.button(
+            "", icon=":material/close:", key=STATE.key("chat", m["id"], "remove"), help="Remove this message",
+            on_click=_remove_message, args=(m["id"],),
+        )
+    st.button("Add message", key=STATE.key("chat", "add"), on_click=_add_message, icon=":material/add:")
+    return [{"role": m["role"], "content": m["content"]} for m in msgs]
 
 
 # ---------------------------------------------------------------- tokenizing
@@ -143,8 +145,8 @@ def special_note(key: str, recognise: bool, mode: str) -> str:
 
 def _tokenizer_for(key: str, with_chat: bool):
     # cl100k/o200k also know the chat tokens when specials are recognised (Tiktokenizer's gpt-4/gpt-4o)
-    if with_chat and chat.capable(key):
-        return chat.tokenizer(key)
+    if with_chat and tk.chat_capable(key):
+        return tk.chat(key)
     return tk.get(key)
 
 
@@ -153,14 +155,11 @@ def tokenize(inp: Input) -> Result | None:
     with errors.shown():
         tok = _tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
         if inp.mode == "chat":
-            ids = chat.encode(tok, inp.messages or [], recognise_special=inp.recognise)
+            ids = model.encode_chat(tok, inp.messages or [], recognise_special=inp.recognise)
         else:
-            ids = analysis.encode(tok, inp.text, recognise_special=inp.recognise)
-        sp = tok.spans(ids)
-        found = []
-        if not inp.recognise and inp.mode == "text":
-            found = [s for s in getattr(tok, "special_tokens", {}) if s in inp.text]
-        return Result(tok, ids, sp, analysis.counts(inp.text, ids), found)
+            ids = textmod.encode(tok, inp.text, recognise_special=inp.recognise)
+        found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []
+        return Result(tok, ids, tok.spans(ids), textmod.counts(inp.text, ids), found)
     return None
 
 
@@ -184,7 +183,7 @@ def show_counts(inp: Input, res: Result) -> None:
     if inp.dropped:
         st.warning(
             f"The text is {len(inp.text) + inp.dropped:,} characters long; only the first "
-            f"{analysis.MAX_CHARS:,} are tokenized (the page's limit, about 200 kB of English). "
+            f"{textmod.MAX_CHARS:,} are tokenized (the page's limit, about 200 kB of English). "
             "Tokenize the rest separately, or use `python -m tokenizer` for whole files.",
             icon="✂️",
         )
@@ -194,11 +193,11 @@ def show_counts(inp: Input, res: Result) -> None:
 
 
 def show_spans(inp: Input, res: Result) -> None:
-    ws = st.toggle("Show whitespace", key=K_WS, persist_state="session", help="space ·, newline ↵, tab →")
-    spans.show(spans.render_spans(res.spans, show_whitespace=ws, limit=analysis.SPAN_LIMIT))
+    ws = st.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
+    st.html(render_spans(res.spans, show_whitespace=ws, limit=model.SPAN_LIMIT))
     note = "Hover a token to see its id, bytes and text. The colour belongs to the token id: the same token looks the same everywhere."
-    if len(res.spans) > analysis.SPAN_LIMIT:
-        note += f" Only the first {analysis.SPAN_LIMIT:,} tokens are drawn, to keep the page fast; the ids and tables below have all {len(res.spans):,}."
+    if len(res.spans) > model.SPAN_LIMIT:
+        note += f" Only the first {model.SPAN_LIMIT:,} tokens are drawn, to keep the page fast; the ids and tables below have all {len(res.spans):,}."
     st.caption(note)
 
 
@@ -212,7 +211,7 @@ def show_details(inp: Input, res: Result) -> None:
     t_tokens, t_bytes, t_share = st.tabs(["Token table", "Bytes view", "Share"])
     with t_tokens:
         st.dataframe(
-            analysis.token_table(res.spans), hide_index=True, height=320, width="stretch",
+            model.token_table(res.spans), hide_index=True, height=320, width="stretch",
             column_config={
                 "index": st.column_config.NumberColumn("#", width="small"),
                 "id": st.column_config.NumberColumn("id", format="%d", width="small"),
@@ -226,41 +225,36 @@ def show_details(inp: Input, res: Result) -> None:
         show_share(inp)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def bytes_view(text: str) -> tuple[dict[int, int], analysis.Counts, pd.DataFrame]:
-    """The bytes view's data; cached by text, since it does not depend on the tokenizer."""
-    return analysis.byte_histogram(text), analysis.counts(text, []), analysis.bytes_table(text)
-
-
 def show_bytes_view(text: str) -> None:
-    hist, c, df = bytes_view(text)
-    parts = [f"{n:,} × {k} byte{'s' if k > 1 else ''}" for k, n in hist.items() if n]
+    # the same for every tokenizer: kept for this session's last few texts
+    summary, df = cache.for_session("tokenize.bytes_view", text, lambda: (model.bytes_summary(text), model.bytes_table(text)), maxsize=4)
     st.markdown(
-        f"**{c.characters:,} characters (code points) → {c.bytes:,} UTF-8 bytes**: " + (", ".join(parts) or "nothing")
+        summary
         + ". ASCII takes one byte, most European letters two, CJK three, emoji four (some emoji are several code points)."
         " A byte-level BPE starts from these bytes and merges them; the *UTF-8 bytes* tokenizer shows them unmerged."
     )
     st.dataframe(df, hide_index=True, height=300, width="stretch")
-    if c.characters > len(df):
-        st.caption(f"Showing the first {len(df):,} of {c.characters:,} characters.")
+    n_chars = textmod.counts(text, []).characters
+    if n_chars > len(df):
+        st.caption(f"Showing the first {len(df):,} of {n_chars:,} characters.")
 
 
 def link_params(inp: Input) -> dict[str, str]:
-    return querystate.params(inp.text if inp.mode == "text" and not inp.dropped else "", tokenizer=inp.key)
+    return urlstate.params(inp.text if inp.mode == "text" and not inp.dropped else "", tokenizer=inp.key)
 
 
 def publish_link(inp: Input) -> None:
     """Keep the address bar a link to this view (every run, also for empty text)."""
-    querystate.publish(link_params(inp))
+    urlstate.publish(STATE.page, URL, link_params(inp))
 
 
 def show_share(inp: Input) -> None:
     wanted = link_params(inp)
-    url = querystate.link(wanted)
+    url = urlstate.link(wanted)
     if inp.mode == "chat":
         st.caption("The link holds the tokenizer; chat messages are not put into links.")
-    elif querystate.TEXT not in wanted and inp.text:
-        st.caption(f"The link holds the tokenizer only: texts longer than {querystate.MAX_URL_TEXT:,} characters stay out of links.")
+    elif urlstate.TEXT not in wanted and inp.text:
+        st.caption(f"The link holds the tokenizer only: texts longer than {urlstate.MAX_TEXT:,} characters stay out of links.")
     else:
         st.caption("The address bar is a link to this view: it holds the tokenizer and the text.")
     if url:

@@ -1,5 +1,6 @@
 """What the Train page computes, as plain data: settings checks, the merges table and
-the compression curve. No Streamlit here; the page draws what these return.
+the compression curve (also used by Step through). No Streamlit here; the page
+draws what these return.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ import pandas as pd
 
 from tokenizer import Tokenizer, TrainingTrace, validate_pattern
 from tokenizer.display import visible
-
 from ui.common.upload import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB
 
 #: The largest vocabulary the Train page trains: GPT-2's size. Training time grows
@@ -191,7 +191,12 @@ def compression_frame(trace: TrainingTrace, num_merges: int, *, points: int = CH
 
 
 def summary(tok: Tokenizer) -> dict[str, str]:
-    """Headline numbers of a trained or uploaded tokenizer, formatted for ``st.metric``."""
+    """Headline numbers of a trained or uploaded tokenizer, formatted for ``st.metric``.
+
+    >>> from tokenizer import train
+    >>> list(summary(train("aaabdaaabac", 259, pattern=None)).items())[:3]
+    [('Vocab size', '259'), ('Merges', '3'), ('Training text', '11 B')]
+    """
     md = tok.metadata
     out = {"Vocab size": f"{256 + tok.num_merges + len(tok.special_tokens):,}", "Merges": f"{tok.num_merges:,}"}
     if md.get("corpus_bytes"):
@@ -218,22 +223,10 @@ def _size(n: int) -> str:
 
 
 def size_label(text: str) -> str:
+    """Characters and bytes of a corpus, for people.
+
+    >>> size_label("你好")
+    '2 characters · 6 B'
+    """
     return f"{len(text):,} characters · {_size(len(text.encode('utf-8', 'surrogatepass')))}"
 
-
-__all__ = [
-    "MAX_VOCAB",
-    "MIN_VOCAB",
-    "PATTERN_CHOICES",
-    "check_corpus",
-    "check_vocab_size",
-    "parse_special_tokens",
-    "pattern_for",
-    "validate_custom",
-    "default_name",
-    "merges_frame",
-    "counts_frame",
-    "compression_frame",
-    "summary",
-    "size_label",
-]

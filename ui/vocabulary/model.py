@@ -1,9 +1,9 @@
 """What the Vocabulary page computes, as plain data: the vocab table of any tokenizer,
 its filters, the longest tokens and how often each token is produced on a text.
 
-No Streamlit here. ``vocab_frame`` is built once per tokenizer object by the page
-(``ui.memo``): about half a second for o200k's 200,000 tokens, then every filter is
-a pandas mask over it.
+No Streamlit here. The page builds ``vocab_frame`` once per tokenizer
+(``ui.common.cache``: for every session with an official encoding): about half a
+second for o200k's 200,000 tokens, then every filter is a pandas mask over it.
 """
 
 from __future__ import annotations
@@ -131,20 +131,35 @@ def filter_vocab(
 
 
 def longest(df: pd.DataFrame, n: int = 15) -> pd.DataFrame:
-    """The ``n`` longest ordinary tokens (by bytes; ties: lower id first)."""
+    """The ``n`` longest ordinary tokens (by bytes; ties: lower id first).
+
+    >>> from tokenizer import train
+    >>> longest(vocab_frame(train("aaabdaaabac", 259, pattern=None)), 2)["token"].tolist()
+    ['aaab', 'aaa']
+    """
     plain = df[df["kind"] != "special"]
     return plain.sort_values(["bytes", "id"], ascending=[False, True], kind="stable").head(n)
 
 
 def length_counts(df: pd.DataFrame) -> pd.DataFrame:
-    """``bytes, tokens``: how many ordinary tokens have each byte length."""
+    """``bytes, tokens``: how many ordinary tokens have each byte length.
+
+    >>> from tokenizer import train
+    >>> length_counts(vocab_frame(train("aaabdaaabac", 259, pattern=None))).values.tolist()
+    [[1, 256], [2, 1], [3, 1], [4, 1]]
+    """
     plain = df[df["kind"] != "special"]
     counts = plain["bytes"].value_counts().sort_index()
     return pd.DataFrame({"bytes": counts.index.astype(int), "tokens": counts.values})
 
 
 def usage_counts(tok: Tokenizer, text: str) -> Counter:
-    """How often each id is produced when ``text`` is encoded (special strings as text)."""
+    """How often each id is produced when ``text`` is encoded (special strings as text).
+
+    >>> from tokenizer import train
+    >>> usage_counts(train("aaabdaaabac", 259, pattern=None), "aaab aa")
+    Counter({258: 1, 32: 1, 256: 1})
+    """
     return Counter(tok.encode(text, disallowed_special=()))
 
 

@@ -1,4 +1,4 @@
-"""ui/workspace.py: the tokenizer store (folder and memory), imports, exports, training traces."""
+"""ui/common/workspace.py: the tokenizer store (folder and memory), imports, exports, training traces."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""ui/spans.py: coloured spans as escaped HTML (pure functions, no Streamlit)."""
+"""ui/render/spans.py: coloured spans as escaped HTML (pure functions, no Streamlit)."""
 
 from __future__ import annotations
 
-import doctest
 import html
 import re
 
@@ -12,8 +11,7 @@ from hypothesis import strategies as st
 from tokenizer import Tokenizer
 from tokenizer.baselines import CharTokenizer
 from tokenizer.trace import make_spans
-from ui.render import spans as ui_spans
-from ui.render.spans import PALETTE, color_index, colors_for, render_spans, token_html, tooltip
+from ui.render.spans import PALETTE, Row, color_index, colors_for, render_rows, render_spans, token_html, tooltip
 
 BYTES = Tokenizer()  # ids are the byte values: one span per byte
 
@@ -24,13 +22,8 @@ def spans_of(*pieces: bytes, specials=frozenset()):
 
 def text_of(html_text: str) -> str:
     """What a reader sees: tags (with the tooltips inside them) removed, entities decoded."""
-    body = re.sub(r"\s*<style>.*?</style>\s*", "", html_text, flags=re.S)
-    body = re.sub(r'<div class="bpe-more">.*?</div>', "", body, flags=re.S)
+    body = re.sub(r'<div class="bpe-more">.*?</div>', "", html_text, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
-
-
-def test_doctests():
-    assert doctest.testmod(ui_spans).failed == 0
 
 
 def test_user_text_is_escaped():
@@ -52,7 +45,7 @@ def test_printable_text_is_shown_as_itself(text):
 @given(st.text(max_size=60))
 def test_any_text_renders_without_live_markup(text):
     out = render_spans(BYTES.spans(BYTES.encode(text)), show_whitespace=True)
-    tags = re.findall(r"<(/?[a-z]+)", re.sub(r"\s*<style>.*?</style>", "", out, flags=re.S))
+    tags = re.findall(r"<(/?[a-z]+)", out)
     assert set(tags) <= {"div", "/div", "span", "/span"}
 
 
@@ -115,10 +108,18 @@ def test_limit_draws_only_the_first_spans_and_says_so():
     assert "Showing" not in render_spans(sp, limit=10)
 
 
-def test_empty_state_and_css_switch():
+def test_empty_state():
     out = render_spans([], empty="Nothing <here>")
-    assert "Nothing &lt;here&gt;" in out and "<style>" in out
-    assert "<style>" not in render_spans(spans_of(b"a"), css=False)
+    assert out == '<div class="bpe-empty">Nothing &lt;here&gt;</div>'
+
+
+def test_rows_escape_labels_and_keep_each_rows_marks():
+    a, b = spans_of(b"un", b"do"), spans_of(b"und", b"o")
+    out = render_rows([Row("<img src=x>", a, dim=[0]), Row("B", b, cuts=[1])], limit=1)
+    assert "<img" not in out and "&lt;img src=x&gt;" in out
+    assert out.count('class="bpe-row"') == 2 and out.count('class="t dim"') == 1
+    assert out.count("Showing the first 1 of 2 tokens.") == 2
+    assert '<span class="n">2 tokens</span>' in out
 
 
 def test_token_html_of_control_characters_is_hex():

@@ -1,16 +1,10 @@
-"""ui/trees.py: merge trees as escaped HTML."""
+"""ui/render/trees.py: merge trees as escaped HTML."""
 
 from __future__ import annotations
 
-import doctest
-
-from ui.render import trees
 from tokenizer import load_encoding, train
 from tokenizer.trace import MergeTree
-
-
-def test_doctests():
-    assert doctest.testmod(trees).failed == 0
+from ui.render import trees
 
 
 def test_tree_of_a_gpt2_word():

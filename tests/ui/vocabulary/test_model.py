@@ -1,17 +1,11 @@
-"""ui/vocab.py: the vocabulary table, its filters and the never-produced tokens."""
+"""ui/vocabulary/model.py: the vocabulary table, its filters and the never-produced tokens."""
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-from ui.vocabulary import model as vocab
 from tokenizer import load_encoding, train
-
-
-def test_doctests():
-    assert doctest.testmod(vocab).failed == 0
+from ui.vocabulary import model as vocab
 
 
 @pytest.fixture(scope="module")
