@@ -9,7 +9,9 @@ import tiktoken
 from streamlit.testing.v1 import AppTest
 
 import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
-from ui import analysis, samples, state
+from ui.common import samples
+from ui.common.text import MAX_CHARS
+from ui.compare import model
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -52,7 +54,7 @@ def test_default_compares_gpt2_cl100k_o200k():
     assert at.multiselect(key="compare.tokenizers").value == OFFICIAL
     df = stats(at)
     for key in OFFICIAL:
-        assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(state.DEFAULT_TEXT))
+        assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(samples.DEFAULT_TEXT))
     html_text = rows_html(at)
     assert html_text.count('class="bpe-row"') == 3
     assert len(at.get("vega_lite_chart")) == 2  # statistics and leaderboard
@@ -60,7 +62,7 @@ def test_default_compares_gpt2_cl100k_o200k():
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     store = TokenizerStore(workspace)
     store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
@@ -148,7 +150,7 @@ def test_leaderboard_matches_tiktoken():
 
 def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
     text = '<script>alert(1)</script><img src=x onerror="document.title=\'pwned\'">'
@@ -170,13 +172,13 @@ def test_empty_text_and_no_tokenizers():
 
 def test_big_paste_is_cut_at_the_limit():
     unit = "Tokenizers compress text into tokens, some better than others. "
-    text = unit * (analysis.MAX_CHARS // len(unit) + 100)
+    text = unit * (MAX_CHARS // len(unit) + 100)
     at = app(text, ["cl100k_base", "bytes"])
-    assert any(f"{analysis.MAX_CHARS:,}" in w.value for w in at.warning)
+    assert any(f"{MAX_CHARS:,}" in w.value for w in at.warning)
     df = stats(at)
-    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[: analysis.MAX_CHARS]))
-    assert df.loc["UTF-8 bytes", "tokens"] == analysis.MAX_CHARS
-    assert f"at most {analysis.COMPARE_SPAN_LIMIT:,}" in "".join(c.value for c in at.caption)
+    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[: MAX_CHARS]))
+    assert df.loc["UTF-8 bytes", "tokens"] == MAX_CHARS
+    assert f"at most {model.SPAN_LIMIT:,}" in "".join(c.value for c in at.caption)
 
 
 def test_a_link_restores_tokenizers_and_text():
@@ -237,7 +239,7 @@ def test_choices_survive_a_switch_between_pages():
 
 def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     store = TokenizerStore(workspace)
     key = store.add(train("abababab" * 10, 260, name="short-lived"))

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from .conftest import StreamlitServer, assert_no_exception, screenshot, wait_idle
+from .test_shell import assert_inside_the_app
 
 pytestmark = pytest.mark.browser
 
@@ -85,10 +86,13 @@ def test_a_link_to_step_12_on_a_fresh_server(browser, tmp_path):
         page.goto(srv.url + "/step?mode=encoding&tokenizer=r50k_base&step=12&text=tokenization%20and%20Honolulu")
         wait_idle(page)
         page.get_by_text("12 of").first.wait_for()
+        wait_idle(page)
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
         assert "Step through" in nav and "vocabulary" not in nav  # the app's navigation, not the folder's
+        assert_inside_the_app(page)  # sidebar, wide layout, no "Page not found"
         assert "tokenization and Honolulu" in page.get_by_role("textbox", name="Text to encode").input_value()
-        assert_no_exception(page)
+        assert "step=12" in page.url
+        screenshot(page, "step-link-fresh-server")
         context.close()
     finally:
         srv.stop()
