@@ -9,11 +9,13 @@ BIN    := $(VENV)/bin
 PORT   ?= 8501
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 
-.PHONY: run test setup setup-dev provision browser bench clean help
+.PHONY: run test test-fast lint format setup setup-dev provision browser bench clean help
 
 help:
 	@echo "make run    - set up and start BPE Lab on http://localhost:$(PORT)"
-	@echo "make test   - set up and run the whole test suite"
+	@echo "make test   - set up and run the whole test suite (lint, unit, doctests, app, browser)"
+	@echo "make test-fast - everything but the slow and browser tests (about a minute)"
+	@echo "make lint   - ruff check and ruff format --check; make format rewrites"
 	@echo "make bench  - benchmarks against HF tokenizers and tiktoken"
 
 run: setup
@@ -21,6 +23,17 @@ run: setup
 
 test: setup-dev browser
 	CI=$${CI:-} $(BIN)/python -m pytest
+
+test-fast: setup-dev
+	$(BIN)/python -m pytest -m "not slow and not browser"
+
+lint: setup-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup-dev
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 bench: setup-dev
 	$(BIN)/python bench/run.py

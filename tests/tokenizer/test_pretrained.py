@@ -141,6 +141,7 @@ def _probe(c: str) -> str:
     return f"{c}:A a{c}b 1{c}2 {c}'s A{c} {c}{c}\n"
 
 
+@pytest.mark.slow
 def test_every_code_point_splits_like_tiktoken(official):
     """Unicode tables must agree with tiktoken's regex (requirements pin `regex` for this)."""
     ours, ref = official
