@@ -272,3 +272,30 @@ def test_settings_survive_a_switch_to_another_page_and_back(trained):
     at.switch_page("pages/step.py").run()
     assert at.toggle(key="step.show_chunks").value is False
     assert at.text_input(key="step.word").value == "Honolulu"
+
+
+# ----------------------------------------------------------------------------- the open models
+
+
+@pytest.mark.parametrize("name", ["p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6", "tekken"])
+def test_every_open_model_steps_through_its_own_merges(workspace, name):
+    at = run(mode="encoding", tokenizer=name, step="5")
+    tok = load_encoding(name)
+    text = at.session_state["shared.text"]
+    trace = tok.encode_trace(text)
+    assert step_metric(at) == f"5 of {len(trace.steps)}"
+    assert n_spans(at) == len(trace.tokens_at(5))
+    click(at, "step.last")
+    assert n_spans(at) == len(tok.encode(text))
+
+
+def test_whole_chunks_and_merges_built_on_later_ones_replay_to_the_encoding(workspace):
+    """Llama 3: ' việc' is a token no merge builds (taken whole at step 0); '.:.:' is built on a later merge."""
+    text = "Tôi làm việc ở đây .:.: và việc khác"
+    at = run(mode="encoding", tokenizer="llama3", step="0", text=text)
+    tok = load_encoding("llama3")
+    trace = tok.encode_trace(text)
+    assert len(trace.wholes) == 2
+    assert n_spans(at) == len(trace.tokens_at(0)) == len(text.encode()) - 2 * (len(" việc".encode()) - 1)
+    click(at, "step.last")
+    assert n_spans(at) == len(tok.encode(text))

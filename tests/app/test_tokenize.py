@@ -10,7 +10,9 @@ import pytest
 import tiktoken
 from streamlit.testing.v1 import AppTest
 
-import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
+from references import llama_tokenizer, tekkenizer, tiktoken_reference
+
+from tokenizer import chat, load_encoding, registry
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
 from ui.common import samples
 from ui.common.text import MAX_CHARS
@@ -295,3 +297,58 @@ def test_a_trained_tokenizer_can_be_chosen(workspace):
     at = app(MIXED, key)
     assert ids_shown(at) == tok.encode(MIXED)
     assert tokens(at) == len(tok.encode(MIXED))
+
+
+# ----------------------------------------------------------------------------- the open models
+
+OPEN_MODELS = [n for n in registry.names() if n not in OFFICIAL]
+
+
+@pytest.mark.parametrize("name", OPEN_MODELS)
+def test_every_open_model_tokenizes_as_its_reference(name):
+    at = app(MIXED, name)
+    ours = load_encoding(name)
+    expected = tiktoken_reference(name).encode(MIXED) if name != "tekken" else tekkenizer().encode(MIXED, bos=False, eos=False)
+    assert ids_shown(at) == expected == ours.encode(MIXED)
+    assert tokens(at) == len(expected)
+    assert shown_text(spans_html(at)).startswith("Hello")
+
+
+@pytest.mark.parametrize("name", [n for n in OPEN_MODELS if registry.spec(n).chat is not None])
+def test_chat_mode_of_every_open_model_is_its_format(name):
+    at = app(tokenizer_key=name)
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    assert not at.exception
+    fmt = registry.spec(name).chat
+    messages = [dict(m) for m in model.DEFAULT_MESSAGES]
+    assert ids_shown(at) == chat.encode(load_encoding(name), messages, fmt)
+    assert any(fmt.label in c.value for c in at.caption)
+    [what] = [c.value for c in at.code if c.value.startswith(chat.text(messages, fmt, load_encoding(name).special_tokens)[:12])]
+    assert "You are a helpful assistant" in what
+
+
+def test_llama3_chat_mode_equals_llama_models_chat_format():
+    from llama_models.datatypes import RawMessage
+    from llama_models.llama3.chat_format import ChatFormat
+
+    at = app(tokenizer_key="llama3")
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    raw = [RawMessage(role=m["role"], content=m["content"]) for m in model.DEFAULT_MESSAGES]
+    assert ids_shown(at) == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
+
+
+def test_special_token_help_summarises_placeholders():
+    at = app("<|eot_id|> and <|reserved_special_token_5|>", "llama3")
+    help_text = at.segmented_control(key="tokenize.special").help
+    assert "`<|eot_id|>` = 128009" in help_text and "placeholders" in help_text
+    assert "reserved_special_token_200" not in help_text  # 244 numbered placeholders are counted, not listed
+    at.segmented_control(key="tokenize.special").set_value("recognise").run()
+    assert ids_shown(at)[0] == 128009
+
+
+def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # no open model's file there
+    at = app(tokenizer_key="qwen3.6")
+    assert not at.exception
+    assert at.selectbox(key="tokenize.tokenizer").options[8] == "Qwen · Qwen 3.5, 3.6 (not installed)"
+    assert any("python -m tokenizer provision qwen3.6" in e.value for e in at.error)

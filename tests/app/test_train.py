@@ -230,7 +230,7 @@ def test_a_failed_training_keeps_what_was_trained(workspace):
 def test_trained_tokenizer_is_offered_on_every_page(workspace):
     press_train(paste(page(), "aaabdaaabac", 259))
     [entry] = TokenizerStore(workspace).entries()
-    label = f"{entry.name} (yours, 259 tokens)"
+    label = f"Yours · {entry.name} (yours, 259 tokens)"  # menus put the family first
     for path, widget in [("tokenize.py", "tokenize.tokenizer"), ("vocabulary.py", "vocab.tokenizer")]:
         at = AppTest.from_file(str(ROOT / "pages" / path), default_timeout=60).run()
         assert label in at.selectbox(key=widget).options, path

@@ -29,10 +29,10 @@ import gc
 from pathlib import Path
 
 import streamlit as st
-
-import tokenizer
 from streamlit.errors import StreamlitAPIException
 
+import tokenizer
+from tokenizer.provision import ESSENTIAL
 from ui.render import STYLESHEET
 
 from . import state, tokenizers, workspace
@@ -95,15 +95,15 @@ def sidebar() -> None:
     """The sidebar every page shares (below the page navigation)."""
     with st.sidebar:
         st.caption(
-            "**BPE Lab** shows how byte-level BPE tokenizers (GPT-2, GPT-4, GPT-4o, and your own) "
-            "turn text into tokens, one merge at a time."
+            "**BPE Lab** shows how byte-level BPE tokenizers (OpenAI's GPT-2 to GPT-4o, open models such as Llama, "
+            "Qwen and Mistral, and your own) turn text into tokens, one merge at a time."
         )
         st.caption(workspace.describe())
 
 
 @st.cache_resource(show_spinner="Loading the official encodings (once per server)…")
 def start_up() -> bool:
-    """Once per server process, from the first run of app.py: ``tokenizer.configure()``, load the official encodings, then ``gc.freeze()``.
+    """Once per server process, from the first run of app.py: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
 
     A server holds about 120,000 long-lived objects that the garbage collector
     tracks (Streamlit, pandas, Altair, the encodings' tables), and every full
@@ -117,9 +117,17 @@ def start_up() -> bool:
     against 251/216 ms, Compare with GPT-2, cl100k, o200k and characters on a new
     text every rerun 275/291 ms against 325/367 ms; freezing before the encodings
     are loaded gains about half of that.
+
+    Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page starts with one
+    of them. The other models are loaded the first time someone picks one (about 1-2 s
+    each, README "Models"): loading all ten would take 10 s and about 1 GB before the
+    first page, for models most sessions never open. Their tables stay out of the
+    frozen generation; they are made of tuples of ints, bytes and dicts of them, which
+    the collector stops tracking after its first look.
     """
     tokenizer.configure()  # tiktoken (used by the exports) reads the provisioned files
-    for name in tokenizers.OFFICIAL:
-        tokenizers.official(name)
+    for name in ESSENTIAL:
+        if tokenizers.available(name):
+            tokenizers.official(name)
     gc.freeze()
     return True

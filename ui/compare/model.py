@@ -22,8 +22,8 @@ from ui.common.text import counts
 SPAN_LIMIT = 1_200
 #: Rows of the boundary-diff table.
 DIFF_ROWS = 300
-#: The default choice after your latest tokenizer, if you have one.
-OFFICIAL_DEFAULT = ("r50k_base", "cl100k_base", "o200k_base")
+#: The default choice after your latest tokenizer, if you have one: GPT-2, GPT-4o and an open model.
+OFFICIAL_DEFAULT = ("r50k_base", "o200k_base", "llama3")
 LEADERBOARD_METRICS = {
     "bytes/token": "UTF-8 bytes per token (higher: each token carries more text)",
     "chars/token": "characters per token (higher: fewer tokens for the same text)",
@@ -44,13 +44,15 @@ class Tokenized:
     spans: list[Span]
 
 
-def default_keys(latest_user_key: str | None) -> list[str]:
-    """Your latest trained tokenizer (if any), then GPT-2, cl100k and o200k.
+def default_keys(latest_user_key: str | None, available: Callable[[str], bool] = lambda name: True) -> list[str]:
+    """Your latest trained tokenizer (if any), then GPT-2, GPT-4o and Llama 3 (those installed).
 
     >>> default_keys("user:mine-1a2b3c")
-    ['user:mine-1a2b3c', 'r50k_base', 'cl100k_base', 'o200k_base']
+    ['user:mine-1a2b3c', 'r50k_base', 'o200k_base', 'llama3']
+    >>> default_keys(None, available=lambda name: name != "llama3")
+    ['r50k_base', 'o200k_base']
     """
-    return ([latest_user_key] if latest_user_key else []) + list(OFFICIAL_DEFAULT)
+    return ([latest_user_key] if latest_user_key else []) + [k for k in OFFICIAL_DEFAULT if available(k)]
 
 
 def unique_labels(keys: Sequence[str], choices: Mapping[str, str]) -> dict[str, str]:

@@ -24,11 +24,12 @@ from .model import BoundaryDiff, Tokenized
 STATE = state.PageState(
     "compare",
     {
-        "tokenizers": lambda: model.default_keys(tk.latest_user_key()),  # your latest tokenizer first, if you have one
+        "tokenizers": lambda: model.default_keys(tk.latest_user_key(), tk.available),  # your latest tokenizer first, if you have one
         "special": False,
         "whitespace": False,
         "diff": True,
         "metric": "bytes/token",
+        "board": "chosen",  # the leaderboard's tokenizers: "chosen" above, or "every" model too
     },
     widgets=("text", "sample"),
 )
@@ -67,8 +68,10 @@ def choose_tokenizers() -> list[str]:
     # drop choices that are gone (a deleted tokenizer) before the widget reads them
     STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
     return st.multiselect(
-        "Tokenizers", list(choices), format_func=lambda k: choices.get(k, k), key=STATE.key("tokenizers"), persist_state="session",
-        placeholder="Choose tokenizers to compare", help="Official encodings, your own tokenizers and the two baselines.",
+        "Tokenizers", list(choices), format_func=lambda k: tk.menu_label(k, choices.get(k, k)), key=STATE.key("tokenizers"),
+        persist_state="session", placeholder="Choose tokenizers to compare",
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), your own tokenizers and the two baselines. "
+        "Type to search by family or name.",
     )
 
 
@@ -105,6 +108,15 @@ def boundary_diff(results: Sequence[Tokenized]) -> BoundaryDiff | None:
     return model.boundary_diff({r.label: r.spans for r in results}) if len(results) > 1 else None
 
 
+BOARD_CHOICES = {"chosen": "The tokenizers above", "every": "Every model"}
+
+
+def board_keys(keys: Sequence[str], every: bool) -> list[str]:
+    """The leaderboard's tokenizers: the chosen ones, then (``every``) each model not chosen; models not installed are left out."""
+    chosen = list(keys) + ([k for k in tk.OFFICIAL if k not in keys] if every else [])
+    return [k for k in chosen if k not in tk.OFFICIAL or tk.available(k)]
+
+
 def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
     """The built-in samples under each tokenizer (``model.leaderboard``).
 
@@ -112,7 +124,13 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
     session, so they are kept for all; a tokenizer of yours, for this session.
     """
     labels = model.unique_labels(keys, tk.options())
-    toks = [tk.get(k) for k in keys]
+    toks = []
+    for k in keys:
+        if k in tk.OFFICIAL:
+            with st.spinner(f"Loading {tk.OFFICIAL[k]} (once per server)…"):
+                toks.append(tk.get(k))
+        else:
+            toks.append(tk.get(k))
 
     def stats(i: int, sample: str):
         tok = toks[i]
@@ -183,9 +201,18 @@ def show_leaderboard(keys: Sequence[str]) -> None:
         "Our built-in samples (prose, code, numbers, CJK, Cyrillic and Devanagari, emoji, whitespace) under each chosen "
         "tokenizer, in the spirit of Tokenizer Arena's compression leaderboard. Special tokens are text here."
     )
+    every = st.segmented_control(
+        "Tokenizers in the leaderboard", list(BOARD_CHOICES), format_func=BOARD_CHOICES.get, key=STATE.key("board"),
+        required=True, persist_state="session",
+        help="Every model: each installed encoding (OpenAI's and the open models'), besides the ones chosen above. "
+        "A model is loaded the first time it is needed, once per server.",
+    ) == "every"
     board = None
+    missing = [tk.OFFICIAL[k] for k in keys if k in tk.OFFICIAL and not tk.available(k)]
+    if missing:
+        st.caption(f"Left out, not installed on this server: {', '.join(missing)}.")
     with errors.shown():
-        board = leaderboard(keys)
+        board = leaderboard(board_keys(keys, every))
     if board is None or board.empty:
         return
     metric = st.segmented_control(

@@ -207,7 +207,7 @@ def steps_frame(tok: Tokenizer, trace: EncodeTrace) -> pd.DataFrame:
 
 def encode_length_frame(trace: EncodeTrace) -> pd.DataFrame:
     """``step, tokens`` from 0 (the bytes) to the end."""
-    start = len(trace.data) - sum(length - 1 for _, length, _ in trace.specials)
+    start = trace.initial_count
     return pd.DataFrame({"step": [0] + [s.step for s in trace.steps], "tokens": [start] + [s.n_tokens for s in trace.steps]})
 
 

@@ -274,7 +274,7 @@ def _draw_encoding(tok, etrace, j: int) -> None:
     view = model.encoding_view(etrace, j)
     m = st.columns(4)
     m[0].metric("Step", f"{view.j:,} of {view.n:,}", border=True)
-    start = len(etrace.data) - sum(length - 1 for _, length, _ in etrace.specials)
+    start = etrace.initial_count
     m[1].metric("Tokens", f"{len(view.spans):,}", delta=f"{len(view.spans) - start:,}" if view.j else None, delta_color="inverse", border=True)
     m[2].metric("Merge rank", f"{view.step.rank:,}" if view.step else "–", border=True,
                 help="Lower ranks were learned earlier and are applied first.")

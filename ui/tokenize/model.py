@@ -1,25 +1,30 @@
 """What the Tokenize page computes, as plain data (no Streamlit): the chat format, the
 token and bytes tables, and the lines that explain the special-token switch.
 
-Chat mode renders system/user/assistant messages in the chat format of the cl100k
-and o200k models, Tiktokenizer's (dqbd/tiktokenizer, ``src/sections/ChatGPTEditor.tsx``,
-``getChatGPTEncoding`` for gpt-4/gpt-4o; the ids come from its ``src/models/tokenizer.ts``)::
+Chat mode renders system/user/assistant messages in the chat format of the chosen
+model, from the registry's data (``registry.ChatFormat``, rendered by
+``tokenizer.chat``). For cl100k and o200k that is Tiktokenizer's (dqbd/tiktokenizer,
+``src/sections/ChatGPTEditor.tsx``, ``getChatGPTEncoding`` for gpt-4/gpt-4o)::
 
     <|im_start|>system<|im_sep|>You are a helpful assistant<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|><|im_start|>assistant<|im_sep|>
 
-The framing tokens are always special tokens; what the messages say follows the
-page's special-token switch (as text, like the API treats user content, or
-recognised).
+Llama 3 and 4 use header tokens, Qwen ChatML with newlines, Mistral ``[INST]``,
+gpt-oss harmony's ``<|start|>role<|message|>``. The framing tokens are always
+special tokens; what the messages say follows the page's special-token switch (as
+text, like the API treats user content, or recognised).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from tokenizer import clean_text, visible
+from tokenizer import chat, clean_text, registry, visible
+from tokenizer.bpe import special_regex
+from tokenizer.registry import ChatFormat
 from tokenizer.trace import Span
 from ui.common.text import Counts, encode
 
@@ -31,8 +36,7 @@ BYTES_ROWS = 2_000
 MODE_CHOICES = {"text": "Text", "chat": "Chat"}
 SPECIAL_CHOICES = {"text": "Special tokens are text", "recognise": "Recognise special tokens"}
 
-IM_START, IM_END, IM_SEP = "<|im_start|>", "<|im_end|>", "<|im_sep|>"
-ROLES = ("system", "user", "assistant")
+ROLES = chat.ROLES
 DEFAULT_MESSAGES = (
     {"role": "system", "content": "You are a helpful assistant"},
     {"role": "user", "content": "Hello 你好! How many tokens does this chat take? 🤔"},
@@ -67,42 +71,50 @@ class Result:
 # ---------------------------------------------------------------- chat
 
 
-def chat_pieces(messages: Sequence[Message]) -> list[tuple[str, bool]]:
-    """The chat format as ``(text, is_special)`` pieces, ending with the assistant's turn.
+def chat_format(key: str) -> ChatFormat | None:
+    """The chat format of a registered encoding (None for the others).
+
+    >>> chat_format("llama3").label, chat_format("r50k_base"), chat_format("user:x")
+    ('Llama 3 header tokens', None, None)
+    """
+    names = set(registry.names())
+    return registry.spec(key).chat if key in names else None
+
+
+def _format_tokens(key: str) -> dict[str, int]:
+    s = registry.spec(key)
+    return {**s.special_tokens, **s.chat_tokens}
+
+
+def chat_pieces(messages: Sequence[Message], key: str = "cl100k_base") -> list[tuple[str, bool]]:
+    """The chat format of encoding ``key`` as ``(text, is_special)`` pieces, ending with the assistant's turn.
 
     >>> chat_pieces([{"role": "user", "content": "Hi"}])[:4]
     [('<|im_start|>', True), ('user', False), ('<|im_sep|>', True), ('Hi', False)]
     """
-    out: list[tuple[str, bool]] = []
-    for m in messages:
-        out += [(IM_START, True), (m["role"], False), (IM_SEP, True), (m["content"], False), (IM_END, True)]
-    out += [(IM_START, True), ("assistant", False), (IM_SEP, True)]
-    return out
+    return chat.pieces(messages, registry.spec(key).chat, _format_tokens(key))
 
 
-def chat_text(messages: Sequence[Message]) -> str:
+def chat_text(messages: Sequence[Message], key: str = "cl100k_base") -> str:
     """The whole conversation as one string (what the model reads, specials spelled out).
 
     >>> chat_text([])
     '<|im_start|>assistant<|im_sep|>'
+    >>> chat_text([{"role": "user", "content": "Hi"}], "tekken")
+    '<s>[INST]Hi[/INST]'
     """
-    return "".join(text for text, _ in chat_pieces(messages))
+    return "".join(text for text, _ in chat_pieces(messages, key))
 
 
-def encode_chat(tok, messages: Sequence[Message], *, recognise_special: bool = False) -> list[int]:
+def encode_chat(tok, messages: Sequence[Message], *, key: str = "cl100k_base", recognise_special: bool = False) -> list[int]:
     """Ids of the conversation: framing tokens by id, role names and contents as text.
 
-    ``tok`` must know the chat tokens (``ui.common.tokenizers.chat``). Equal to
-    tiktoken's ``encode(chat_text(messages), allowed_special=<chat tokens>)`` when
-    the contents hold no special-token strings.
+    ``tok`` must know the format's tokens (``ui.common.tokenizers.chat``). Each text
+    piece is encoded on its own, as the model packages do; for cl100k/o200k that is
+    tiktoken's ``encode(chat_text(messages), allowed_special=<chat tokens>)`` when the
+    contents hold no special-token strings.
     """
-    out: list[int] = []
-    for text, special in chat_pieces(messages):
-        if special:
-            out.append(tok.special_tokens[text])
-        elif text:
-            out.extend(encode(tok, text, recognise_special=recognise_special))
-    return out
+    return chat.encode(tok, messages, registry.spec(key).chat, encode_text=lambda t: encode(tok, t, recognise_special=recognise_special))
 
 
 def next_role(messages: Sequence[Message]) -> str:
@@ -119,15 +131,34 @@ def next_role(messages: Sequence[Message]) -> str:
 # ---------------------------------------------------------------- special tokens
 
 
+#: placeholder names (Llama's reserved tokens, Tekken's fillers, Qwen's extras) that lists summarise
+_PLACEHOLDER = re.compile(r"reserved|^<SPECIAL_\d+>$|^<\|extra_\d+\|>$")
+HELP_LIMIT = 24
+
+
+def named_specials(names: Mapping[str, int]) -> dict[str, int]:
+    """The special tokens that are not numbered placeholders, in id order.
+
+    >>> named_specials({"<|begin_of_text|>": 128000, "<|reserved_special_token_0|>": 128002, "<SPECIAL_20>": 20})
+    {'<|begin_of_text|>': 128000}
+    """
+    return {s: i for s, i in sorted(names.items(), key=lambda kv: kv[1]) if not _PLACEHOLDER.search(s)}
+
+
 def special_help(names: Mapping[str, int]) -> str:
-    """The special-token switch's help: every special token of the tokenizer.
+    """The special-token switch's help: the tokenizer's special tokens (placeholders counted, not listed).
 
     >>> special_help({"<|endoftext|>": 50256})
     'Special tokens of this tokenizer:\\n\\n- `<|endoftext|>` = 50256'
     """
     if not names:
         return "This tokenizer has no special tokens."
-    return "Special tokens of this tokenizer:\n\n" + "\n".join(f"- `{s}` = {i}" for s, i in names.items())
+    named = named_specials(names)
+    lines = [f"- `{s}` = {i}" for s, i in list(named.items())[:HELP_LIMIT]]
+    rest = len(names) - len(lines)
+    if rest:
+        lines.append(f"- … and {rest:,} more ({len(names) - len(named):,} of them numbered placeholders); the Vocabulary page lists them all")
+    return "Special tokens of this tokenizer:\n\n" + "\n".join(lines)
 
 
 def special_note(names: Mapping[str, int], *, recognise: bool, mode: str) -> str:
@@ -155,7 +186,10 @@ def specials_in_text(names: Mapping[str, int], text: str) -> list[str]:
     >>> specials_in_text({"<|endoftext|>": 1, "<|fim|>": 2}, "a<|endoftext|>b")
     ['<|endoftext|>']
     """
-    return [s for s in names if s in text]
+    if not names or not text:
+        return []
+    found = set(special_regex(tuple(sorted(names))).findall(text))  # one pass, also for Llama 4's 2,048 names
+    return [s for s in names if s in found]
 
 
 # ---------------------------------------------------------------- tables

@@ -51,7 +51,8 @@ def choose_tokenizer() -> str:
     return tk.select(
         "Tokenizer",
         STATE.key("tokenizer"),
-        help="Official encodings (loaded once per server), tokenizers you trained or uploaded, and two baselines.",
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), loaded once per server; tokenizers you trained or "
+        "uploaded; two baselines. Type in the menu to search by family or name.",
     )
 
 
@@ -67,9 +68,10 @@ def input_panel(key: str) -> Input:
         mode = "text"
     messages = None
     if mode == "chat":
-        st.caption("Messages are rendered into the model's chat format; the framing tokens are special tokens.")
+        fmt = model.chat_format(key)
+        st.caption(f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens.")
         messages = chat_editor()
-        text = model.chat_text(messages)
+        text = model.chat_text(messages, key)
     else:
         text = state.shared_text_area(
             "Text", STATE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
@@ -144,7 +146,8 @@ def chat_editor() -> list[dict]:
 
 
 def _tokenizer_for(key: str, with_chat: bool):
-    # cl100k/o200k also know the chat tokens when specials are recognised (Tiktokenizer's gpt-4/gpt-4o)
+    # cl100k/o200k also know the chat tokens when specials are recognised (Tiktokenizer's gpt-4/gpt-4o);
+    # the open models define theirs among their special tokens
     if with_chat and tk.chat_capable(key):
         return tk.chat(key)
     return tk.get(key)
@@ -155,7 +158,7 @@ def tokenize(inp: Input) -> Result | None:
     with errors.shown():
         tok = _tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
         if inp.mode == "chat":
-            ids = model.encode_chat(tok, inp.messages or [], recognise_special=inp.recognise)
+            ids = model.encode_chat(tok, inp.messages or [], key=inp.key, recognise_special=inp.recognise)
         else:
             ids = textmod.encode(tok, inp.text, recognise_special=inp.recognise)
         found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []

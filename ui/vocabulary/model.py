@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Collection
 
 import pandas as pd
 import regex
@@ -21,14 +22,15 @@ from tokenizer.display import gpt2_form, visible
 ROWS = 1_000
 #: Seconds a user regex may spend on the whole vocabulary.
 REGEX_TIMEOUT = 2.0
-KINDS = {"all": "All tokens", "byte": "Single bytes", "merged": "Merged tokens", "special": "Special tokens"}
+KINDS = {"all": "All tokens", "byte": "Single bytes", "merged": "Merged tokens", "whole": "Whole-chunk tokens", "special": "Special tokens"}
 
 
 def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
     """One row per token id: id, token (visible), bytes, merged from, left/right ids, rank, GPT-2 form.
 
     ``text`` (the bytes decoded with U+FFFD for broken characters) is what the regex
-    filter searches; ``kind`` is byte, merged or special.
+    filter searches; ``kind`` is byte, merged, whole (a token no merge builds, given only
+    for a chunk equal to it: ``Tokenizer.whole_tokens``, in Llama 3 and Qwen 3.5) or special.
 
     >>> from tokenizer import train
     >>> df = vocab_frame(train("aaabdaaabac", 259, pattern=None))
@@ -62,12 +64,35 @@ def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
             "right id": pd.array(right, dtype="Int64"),
             "rank": pd.array([rank_of[i] + 1 if i in rank_of else None for i in ids], dtype="Int64"),
             "GPT-2 form": [b.decode("utf-8", "replace") if i in specials else gpt2_form(b) for i, b in zip(ids, data)],
-            "kind": ["special" if i in specials else ("merged" if i in parents else "byte") for i in ids],
+            "kind": [_kind(i, specials, parents, tok.whole_tokens) for i in ids],
             "text": [b.decode("utf-8", "replace") for b in data],
         }
     )
     df.index = pd.Index(ids, name=None)
     return df
+
+
+def _kind(tid: int, specials, parents, whole) -> str:
+    if tid in specials:
+        return "special"
+    if tid in parents:
+        return "merged"
+    return "whole" if tid in whole else "byte"
+
+
+def special_table(tok: Tokenizer, chat_tokens: Collection[str] = ()) -> pd.DataFrame:
+    """One row per special token, by id: its text and what it is for (the chat format, a numbered placeholder).
+
+    >>> special_table(Tokenizer(special_tokens={"<|eot|>": 300, "<|reserved_1|>": 301}), {"<|eot|>"}).values.tolist()
+    [[300, '<|eot|>', 'chat format'], [301, '<|reserved_1|>', 'placeholder']]
+    """
+    rows = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+    use = ["chat format" if s in chat_tokens else ("placeholder" if _PLACEHOLDER.search(s) else "") for s, _ in rows]
+    return pd.DataFrame({"id": [i for _, i in rows], "token": [s for s, _ in rows], "use": use})
+
+
+#: numbered placeholder names (Llama's reserved tokens, Tekken's fillers, Qwen's extras)
+_PLACEHOLDER = regex.compile(r"reserved|^<SPECIAL_\d+>$|^<\|extra_\d+\|>$")
 
 
 def regex_mask(texts: pd.Series, pattern: str, timeout: float = REGEX_TIMEOUT) -> pd.Series:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from tokenizer import registry
 from tokenizer.display import visible
 from ui.common import cache, corpora, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
@@ -75,7 +76,29 @@ def pick_tokenizer():
     m[2].metric("Special tokens", f"{len(tok.special_tokens):,}", border=True)
     longest = cache.for_tokenizer(tok, "longest_bytes", 0, lambda: int(df.loc[df["kind"] != "special", "bytes"].max()), maxsize=1)
     m[3].metric("Longest token", f"{longest} byte{'s' if longest != 1 else ''}", border=True)
+    if tok.whole_tokens:
+        st.caption(
+            f"{len(tok.whole_tokens):,} tokens are built by no merge of this vocabulary (kind *whole*): like tiktoken, the "
+            "encoder gives one only for a regex chunk equal to it, before merging anything."
+        )
     return key, tok, df
+
+
+def special_tokens(key: str, tok) -> None:
+    """Every special token of the tokenizer, with the chat format's marked."""
+    if not tok.special_tokens:
+        return
+    fmt = registry.spec(key).chat if key in tokenizers.OFFICIAL else None
+    chat_tokens = set(fmt.tokens()) if fmt is not None else set()
+    table = cache.for_tokenizer(tok, "special_table", 0, lambda: model.special_table(tok, chat_tokens), maxsize=1)
+    n = len(table)
+    with st.expander(f"Special tokens ({n:,})", expanded=n <= 12):
+        note = "Added whole, never merged; the encoder recognises one only when told to (Tokenize: “Recognise special tokens”)."
+        if fmt is not None:
+            note += f" *chat format*: used by {fmt.label}."
+        st.caption(note)
+        st.dataframe(table, hide_index=True, width="stretch", height=min(400, 38 + 35 * n),
+                     column_config={"id": st.column_config.NumberColumn("id", width="small")})
 
 
 def browse(tok, df: pd.DataFrame) -> None:
@@ -94,7 +117,10 @@ def browse(tok, df: pd.DataFrame) -> None:
         else:
             lo, hi = 1, 1
             c[2].caption("Every token is one byte.")
-        kind = c[3].selectbox("Show", list(model.KINDS), format_func=model.KINDS.get, key=STATE.key("kind"), persist_state="session")
+        kinds = [k for k in model.KINDS if k != "whole" or tok.whole_tokens]
+        if STATE.get("kind") not in kinds:
+            STATE["kind"] = "all"
+        kind = c[3].selectbox("Show", kinds, format_func=model.KINDS.get, key=STATE.key("kind"), persist_state="session")
         pattern = c[4].text_input("Regex on the token's text", key=STATE.key("regex"), live="600ms", placeholder=r"^\s\w+ing$", persist_state="session",
                                   help=r"Searched in each token's text (a space is a space; ^\s finds tokens that start with whitespace). "
                                   "Stopped after 2 seconds.")
@@ -193,6 +219,11 @@ def merge_tree(tok, df: pd.DataFrame) -> None:
             st.caption(f"Built in {len(order)} merge{'s' if len(order) != 1 else ''}, in the order they were learned: {steps}")
         elif tid in tok.special_ids:
             st.caption("A special token: added whole, never merged from smaller tokens.")
+        elif tid in tok.whole_tokens:
+            st.caption(
+                "A whole-chunk token: no merge of this vocabulary builds it, so BPE never reaches it; the encoder gives it "
+                "only for a regex chunk that equals it, as tiktoken does."
+            )
         else:
             st.caption("A single byte: every byte-level BPE vocabulary starts with all 256 of them.")
 
@@ -267,6 +298,7 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
 def page() -> None:
     key, tok, df = pick_tokenizer()
     browse(tok, df)
+    special_tokens(key, tok)
     merge_tree(tok, df)
     st.divider()
     longest_tokens(tok, df)
