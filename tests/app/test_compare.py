@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from streamlit.testing.v1 import AppTest
-
 from references import tiktoken_reference
+from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
 from ui.common import samples

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from streamlit.testing.v1 import AppTest
-
 from references import llama_tokenizer, tekkenizer, tiktoken_reference
+from streamlit.testing.v1 import AppTest
 
 from tokenizer import chat, load_encoding, registry
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
