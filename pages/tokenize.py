@@ -9,7 +9,8 @@ shell.open_page(__file__, view.STATE)
 st.title("Tokenize")
 st.caption(
     "Type or paste text and pick a tokenizer: each coloured box is one token. "
-    "Compare GPT-2, GPT-4 and GPT-4o, your own tokenizers, and the two baselines (one token per byte or per character)."
+    "Compare OpenAI's GPT-2 to GPT-4o, open models (Llama, Qwen, Mistral, gpt-oss), your own tokenizers, and the two baselines "
+    "(one token per byte or per character)."
 )
 view.restore_link()
 

@@ -114,3 +114,16 @@ def test_play_stops_by_itself_at_the_last_step(page, server):
     assert a == b
     assert page.get_by_role("button", name=re.compile("Pause")).count() == 0
     assert_no_exception(page)
+
+
+def test_a_link_steps_through_qwens_own_merges(page, server):
+    page.goto(server.url + "/step?mode=encoding&tokenizer=qwen2.5&step=3&text=tokenization+你好")
+    wait_idle(page, timeout=90_000)
+    page.get_by_text("3 of").first.wait_for()
+    assert step_shown(page) == 3
+    expect_choice = page.get_by_role("combobox", name="Tokenizer")
+    assert expect_choice.input_value() == "Qwen · Qwen 2.5 (Qwen 1, 2)"
+    page.get_by_role("button", name=re.compile("Last")).click()
+    wait_idle(page)
+    assert page.locator(".bpe-spans .t").count() > 0
+    assert_no_exception(page)

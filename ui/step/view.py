@@ -26,7 +26,7 @@ from . import model
 MODES = {"training": "Training", "encoding": "Encoding"}
 MODE_HELP = (
     "Training: replay how one of your tokenizers was learned, merge by merge. "
-    "Encoding: watch any tokenizer (GPT-2, GPT-4, GPT-4o or yours) encode a text one merge rank at a time."
+    "Encoding: watch any tokenizer (OpenAI's, Llama's, Qwen's, Mistral's or yours) encode a text one merge rank at a time."
 )
 #: Long texts scroll inside a box this high (px), so the charts below stay in view.
 SPANS_HEIGHT = 420
