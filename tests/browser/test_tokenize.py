@@ -8,7 +8,6 @@ from urllib.parse import urlencode
 import pytest
 import tiktoken
 from playwright.sync_api import expect
-
 from references import tiktoken_reference
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
