@@ -19,6 +19,7 @@ from .patterns import Splitter, pattern_name, resolve_pattern
 from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
 
 if TYPE_CHECKING:  # annotations only: trainer.py imports this module
+    from .hf_pipeline import Pipeline
     from .trainer import TrainingTrace
 
 Pair = tuple[int, int]
@@ -84,6 +85,7 @@ class Tokenizer:
         name: str = "",
         metadata: Mapping[str, Any] | None = None,
         training: TrainingTrace | None = None,
+        pipeline: Pipeline | None = None,
     ):
         if isinstance(merges, MergeTable):
             table = merges
@@ -102,11 +104,15 @@ class Tokenizer:
         self.name = name
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.training = training  # a TrainingTrace when this tokenizer was just trained
+        # tokenizer.json: what the file does to text before BPE (hf_pipeline.Pipeline), or None
+        self.pipeline = pipeline
+        if pipeline is not None and self.pattern is not None:
+            raise ValueError("a tokenizer with a tokenizer.json pipeline splits text with it: give no pattern")
         # ids whose bytes are known to encode to themselves (None: checked when the encoder is built)
         self._self_encoding: frozenset[int] | None = None
         self._encoder: engine_py.PyEncoder | None = None  # built on first use, see _engine
         self._check()
-        self._splitter = Splitter(self.pattern)
+        self._splitter = pipeline if pipeline is not None else Splitter(self.pattern)
 
     @classmethod
     def from_ranks(
@@ -178,6 +184,10 @@ class Tokenizer:
                     f"give it an id of {free} or more (the first free id), or pass a list of names to have ids assigned"
                 )
             known.add(tid)
+        for tok, tid in (self.pipeline.added_tokens.items() if self.pipeline is not None else ()):
+            if tid in known:
+                raise ValueError(f"added token {tok!r} has id {tid}, which a byte, merge or special token already uses")
+            known.add(tid)
 
     @property
     def merges(self) -> dict[Pair, int]:
@@ -207,6 +217,8 @@ class Tokenizer:
             vocab[new_id] = vocab[a] + vocab[b]
         for tok, tid in self.special_tokens.items():
             vocab[tid] = tok.encode("utf-8")
+        if self.pipeline is not None:  # a tokenizer.json's added tokens that are not special
+            vocab.update(self.pipeline.added_bytes)
         return vocab
 
     @functools.cached_property
@@ -230,7 +242,7 @@ class Tokenizer:
 
     @property
     def pattern_name(self) -> str:
-        return pattern_name(self.pattern)
+        return self.pipeline.name if self.pipeline is not None else pattern_name(self.pattern)
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
@@ -254,7 +266,7 @@ class Tokenizer:
         # special ids may lie above the cut; they stay valid
         return Tokenizer._derived(
             table, pattern=self.pattern, special_tokens=self.special_tokens, byte_ids=self.byte_ids, name=self.name,
-            self_encoding=known,
+            self_encoding=known, pipeline=self.pipeline,
         )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -271,6 +283,7 @@ class Tokenizer:
             metadata=self.metadata,
             self_encoding=self._self_encoding,
             encoder=self._engine(),
+            pipeline=self.pipeline,
         )
 
     # ------------------------------------------------------------------ encoding
@@ -289,6 +302,8 @@ class Tokenizer:
         ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
         vocab = self.vocab
         ids = self._self_encoding
+        if self.pipeline is not None and self.pipeline.ignore_merges:
+            ids = frozenset(self._ids)  # tokenizer.json's ignore_merges: a chunk that is a token is that token
         if ids is None:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut
@@ -337,6 +352,8 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token strings as ordinary text."""
+        if self.pipeline is not None:
+            return self.pipeline.encode(self._engine(), clean_text(text), frozenset())
         return self._engine().encode_chunks(self._splitter.split(clean_text(text)))
 
     def encode(
@@ -353,6 +370,9 @@ class Tokenizer:
         ``disallowed_special`` (encoded as ordinary text).
         """
         text = clean_text(text)
+        if self.pipeline is not None:
+            allowed = self._allowed_special(text, allowed_special, disallowed_special)
+            return self.pipeline.encode(self._engine(), text, allowed)
         out: list[int] = []
         for piece, special in self._pieces(text, allowed_special, disallowed_special):
             if special is not None:
@@ -391,6 +411,11 @@ class Tokenizer:
         if pos < len(text):
             pieces.append((text[pos:], None))
         return pieces
+
+    def _allowed_special(self, text, allowed_special, disallowed_special) -> frozenset[str]:
+        """The special tokens a tokenizer.json pipeline recognises in ``text`` (tiktoken's checks apply)."""
+        self._pieces(text, allowed_special, disallowed_special)  # raises tiktoken's error for a disallowed one
+        return frozenset(self.special_tokens) if allowed_special == "all" else frozenset(allowed_special) & frozenset(self.special_tokens)
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of a token given its exact text or bytes; KeyError if there is none."""
@@ -446,7 +471,15 @@ class Tokenizer:
         return make_spans(list(zip(ids, self.decode_tokens_bytes(ids))), self.special_ids)
 
     def encode_spans(self, text: str, **special_args) -> list[Span]:
-        """``encode`` then ``spans``: what the playground shows."""
+        """``encode`` then ``spans``: what the playground shows.
+
+        Offsets are into ``text``; they differ from ``spans(encode(text))`` only for a
+        tokenizer.json whose normalizer or prefix space changes the text (see ``hf_pipeline``).
+        """
+        if self.pipeline is not None:
+            text = clean_text(text)
+            allowed = self._allowed_special(text, special_args.get("allowed_special", frozenset()), special_args.get("disallowed_special", "all"))
+            return self.pipeline.spans(self, self._engine(), text, allowed)
         return self.spans(self.encode(text, **special_args))
 
     def encode_trace(
@@ -462,6 +495,8 @@ class Tokenizer:
         tokens in the text are ordinary text unless allowed.
         """
         text = clean_text(text)
+        if self.pipeline is not None:
+            return self.pipeline.trace(self, self._engine(), text, self._allowed_special(text, allowed_special, disallowed_special))
         data = text.encode("utf-8")
         enc = self._engine()
         chunks: list[tuple[int, int]] = []
