@@ -115,7 +115,7 @@ def from_json(doc: Any) -> Tokenizer:
         raise ValueError("field 'metadata' should be an object")
     pipeline = None
     if doc.get("pipeline") is not None:  # a tokenizer.json's text handling (hf.py)
-        pipeline = pipeline_from_json(doc["pipeline"])
+        pipeline = pipeline_from_json(doc["pipeline"], set(byte_ids or range(256)) | set(new_ids))
         if pattern is not None:
             raise ValueError("fields 'pattern' and 'pipeline' exclude each other: a tokenizer.json pipeline does its own splitting")
         declared = {t.content: t.id for t in pipeline.added if t.special}
@@ -177,7 +177,8 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
     stripped = text.lstrip()
     if stripped.startswith("{"):
         doc = _parse_json(text)
-        if isinstance(doc, dict) and "model" in doc and "format" not in doc:
+        hf_keys = ("model", "added_tokens", "pre_tokenizer", "normalizer", "decoder", "post_processor", "truncation", "padding")
+        if isinstance(doc, dict) and "format" not in doc and any(k in doc for k in hf_keys):
             tok = from_hf_json(doc)
         else:
             tok = from_json(doc)

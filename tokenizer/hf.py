@@ -37,6 +37,7 @@ Oniguruma (``onig.to_oniguruma``), or the export is refused with the reason.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,6 +46,7 @@ from .bpe import MergeTable, Tokenizer
 from .display import bytes_to_unicode
 from .hf_pipeline import (
     BYTELEVEL_REGEX,
+    DIGITS_REGEX,
     NORMAL_FORMS,
     AddedToken,
     ByteLevelStage,
@@ -149,7 +151,7 @@ def _rust_regex_escape(s: str) -> str:
     return "".join("\\" + c if c in "\\.+*?()|[]{}^$#&-~" else c for c in s)
 
 
-def _stages(spec: Any, path: str) -> list:
+def _stages(spec: Any, path: str, strict: bool = True) -> list:
     if spec is None:
         return []
     if not isinstance(spec, dict):
@@ -157,7 +159,7 @@ def _stages(spec: Any, path: str) -> list:
     kind = _get(spec, "type", path, str)
     if kind == "Sequence":
         items = _get(spec, "pretokenizers", path, list)
-        return [s for i, p in enumerate(items) for s in _stages(p, f"{path}.pretokenizers[{i}]")]
+        return [s for i, p in enumerate(items) for s in _stages(p, f"{path}.pretokenizers[{i}]", strict)]
     if kind == "ByteLevel":
         _get(spec, "trim_offsets", path, bool, required=False)
         return [
@@ -185,10 +187,11 @@ def _stages(spec: Any, path: str) -> list:
         return [SplitStage(rx, behavior, invert)]
     if kind == "Digits":
         individual = _get(spec, "individual_digits", path, bool, required=False, default=False)
-        # char::is_numeric is the general category N (Nd, Nl, No)
-        return [SplitStage(OnigRegex(r"\p{N}"), "Isolated" if individual else "Contiguous")]
+        return [SplitStage(OnigRegex(DIGITS_REGEX), "Isolated" if individual else "Contiguous")]
     if kind == "Metaspace":
         raise _refuse_kind("a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')", "while this file marks spaces as '▁' instead")
+    if not strict:
+        return []
     raise HFFileError(
         f"field '{path}.type' is {kind!r}, a pre-tokenizer BPE Lab does not reproduce; "
         "it reproduces ByteLevel, Split, Digits and Sequence exactly"
@@ -297,6 +300,15 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
     model = _get(doc, "model", "", dict)
     _check_model_kind(model)
     # the text handling first: it says what kind of file this is
+    kinds = _types(doc.get("pre_tokenizer"))
+    if "Metaspace" in kinds:
+        raise _refuse_kind("a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')", "while this file marks spaces as '▁' instead")
+    if "ByteLevel" not in kinds:
+        _stages(doc.get("pre_tokenizer"), "pre_tokenizer", strict=False)  # a damaged structure names its field
+        vocab = model.get("vocab")
+        if isinstance(vocab, dict) and any("▁" in k for k in list(vocab)[:2000] if isinstance(k, str)):
+            raise _refuse_kind("a SentencePiece-style BPE (its vocabulary writes spaces as '▁')", "while this file works on characters")
+        raise _refuse_kind("a BPE over characters, not bytes (it has no ByteLevel pre-tokenizer)", "and this file's tokens are not made of bytes")
     forms = _normal_forms(doc.get("normalizer"), "normalizer")
     stages = _stages(doc.get("pre_tokenizer"), "pre_tokenizer")
     _check_byte_level(doc, stages, model)
@@ -329,13 +341,7 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
     normalizer = Normalizer(forms) if doc.get("normalizer") is not None else None
     added, moved = _added_tokens(doc, vocab, normalizer)
     reachable = set(byte_ids) | set(new_ids)
-    added_ids = {t.id for t in added}
-    for t in added:
-        if t.id in reachable:
-            raise HFFileError(
-                f"added token {t.content!r} gets id {t.id}, which the merges also build as a token; "
-                "BPE Lab keeps added tokens apart from merged ones, so it cannot show this file"
-            )
+    added, added_ids = _mark_in_vocab(added, reachable)
     unreachable = [tok for tok, tid in vocab.items() if tid not in reachable and tid not in added_ids]
     if ignore_merges and any(all(c in byte_chars for c in tok) for tok in unreachable):
         tok = next(t for t in unreachable if all(c in byte_chars for c in t))
@@ -371,14 +377,35 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
         raise HFFileError(f"the tokenizer.json is inconsistent: {e}") from None
 
 
+def _types(spec: Any) -> set[str]:
+    """Every ``type`` named in a pre-tokenizer tree (however malformed)."""
+    if isinstance(spec, dict):
+        out = {spec["type"]} if isinstance(spec.get("type"), str) else set()
+        for v in spec.values():
+            out |= _types(v)
+        return out
+    if isinstance(spec, list):
+        return set().union(*(_types(v) for v in spec)) if spec else set()
+    return set()
+
+
+def _mark_in_vocab(added: list[AddedToken], reachable: set[int]) -> tuple[list[AddedToken], set[int]]:
+    """Flag the non-special added tokens spelled like a merged token (tokenizers gives them its id)."""
+    out = []
+    for t in added:
+        if t.id in reachable:
+            if t.special:
+                raise HFFileError(
+                    f"special token {t.content!r} gets id {t.id}, which the merges also build as an ordinary token; "
+                    "BPE Lab keeps special tokens apart from merged ones, so it cannot show this file"
+                )
+            t = dataclasses.replace(t, in_vocab=True)
+        out.append(t)
+    return out, {t.id for t in out}
+
+
 def _check_byte_level(doc: Mapping, stages: list, model: Mapping) -> None:
     levels = [s for s in stages if isinstance(s, ByteLevelStage)]
-    vocab = model.get("vocab")
-    if not levels:
-        sp = isinstance(vocab, dict) and any("▁" in k for k in list(vocab)[:2000])
-        if sp:
-            raise _refuse_kind("a SentencePiece-style BPE (its vocabulary writes spaces as '▁')", "while this file works on characters")
-        raise _refuse_kind("a BPE over characters, not bytes (it has no ByteLevel pre-tokenizer)", "and this file's tokens are not made of bytes")
     if len(levels) > 1:
         raise HFFileError("field 'pre_tokenizer' has more than one ByteLevel stage; a byte-level tokenizer maps text to bytes once")
     decoder = doc.get("decoder")
@@ -434,8 +461,11 @@ def pipeline_to_json(pipeline: Pipeline) -> dict:
     return dict(pipeline.spec)
 
 
-def pipeline_from_json(spec: Any, *, path: str = "pipeline") -> Pipeline:
-    """The ``pipeline`` field of BPE Lab JSON back into a Pipeline (ids as written: they are the final ones)."""
+def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: str = "pipeline") -> Pipeline:
+    """The ``pipeline`` field of BPE Lab JSON back into a Pipeline (ids as written: they are the final ones).
+
+    ``reachable``: the ids of the bytes and merges, which an added token spelled like one of them shares.
+    """
     if not isinstance(spec, dict):
         raise HFFileError(f"field '{path}' should be an object, got {_kind(spec)}")
     forms = _normal_forms(spec.get("normalizer"), f"{path}.normalizer")
@@ -456,6 +486,7 @@ def pipeline_from_json(spec: Any, *, path: str = "pipeline") -> Pipeline:
         flags = {f: _get(entry, f, p, bool) for f in _FLAGS}
         text = normalizer(content) if (flags["normalized"] and normalizer is not None) else content
         added.append(AddedToken(content, tid, flags["special"], flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text))
+    added, _ = _mark_in_vocab(added, set(reachable))
     ignore = _get(spec, "ignore_merges", path, bool)
     clean = {"normalizer": spec.get("normalizer"), "pre_tokenizer": spec.get("pre_tokenizer"), "added_tokens": raw, "ignore_merges": ignore}
     return Pipeline(normalizer, tuple(stages), tuple(added), ignore, clean)
@@ -483,7 +514,7 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     vocab = tok.vocab
     table = bytes_to_unicode()
     pipeline = tok.pipeline
-    added_ids = set(tok.special_ids) | (set(pipeline.added_tokens.values()) if pipeline is not None else set())
+    added_ids = set(tok.special_ids) | (set(pipeline.added_tokens.values()) if pipeline is not None else set())  # not in_vocab ones
     hf_vocab: dict[str, int] = {}
     for tid in sorted(vocab):
         if tid in added_ids:

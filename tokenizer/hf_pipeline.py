@@ -54,6 +54,12 @@ from .trace import EncodeStep, EncodeTrace, Span
 BYTELEVEL_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
+#: ``Digits`` splits on ``char::is_numeric``, the general category N as the Rust standard library
+#: that built tokenizers knows it (Unicode 17: ten Tolong Siki and three Kirat Rai digits more than
+#: the Unicode 16 tables of Python's regex; tests/tokenizer/test_hf_pipeline.py checks every code point).
+DIGITS_REGEX = r"[\p{N}\x{11de0}-\x{11de9}\x{16ff4}-\x{16ff6}]"
+
+
 class OnigRegex:
     """An Oniguruma pattern, run by Python's ``regex`` with Oniguruma's meaning and stepping.
 
@@ -283,6 +289,7 @@ class AddedToken:
     rstrip: bool = False
     normalized: bool = False
     text: str = ""
+    in_vocab: bool = False  # its text is a merged token's spelling, so it has that token's id (and bytes)
 
     @property
     def bytes(self) -> bytes:
@@ -358,6 +365,7 @@ class Piece(NamedTuple):
     pre: int = 0
     align: tuple[tuple[int, int], ...] | None = None
     key: str | None = None  # the chunk as text, when it is whole UTF-8 (the encoder caches by it)
+    sub: int = 0  # bytes of the first original character before the chunk starts (cut inside it)
 
 
 @dataclass(frozen=True, eq=False)
@@ -389,12 +397,16 @@ class Pipeline:
 
     @property
     def added_tokens(self) -> dict[str, int]:
-        """The non-special added tokens, ``{text: id}`` (special ones are the Tokenizer's ``special_tokens``)."""
-        return {t.text or t.content: t.id for t in self.added if not t.special}
+        """The ids the non-special added tokens add to the vocabulary, ``{text: id}``.
+
+        Special ones are the Tokenizer's ``special_tokens``; one spelled like a merged token
+        (``in_vocab``) is that token and adds nothing.
+        """
+        return {t.text or t.content: t.id for t in self.added if not t.special and not t.in_vocab}
 
     @functools.cached_property
     def added_bytes(self) -> dict[int, bytes]:
-        return {t.id: t.bytes for t in self.added if not t.special}
+        return {t.id: t.bytes for t in self.added if not t.special and not t.in_vocab}
 
     # -- the steps
     def pieces(self, text: str, allowed: frozenset[str] | None) -> list[Piece]:
@@ -459,6 +471,7 @@ class Pipeline:
                             nxt.append((t[x:y], start + max(0, x - pre), pre if x == 0 else 0))
             pieces = nxt
         for t, start, pre in pieces:
+            sub = 0
             if not in_bytes:
                 data = t.encode("utf-8")
                 key: str | None = t
@@ -470,6 +483,7 @@ class Pipeline:
                 chars = [_char_at(byte_pos, start + j) for j in range(n)]
                 c0 = chars[0] if chars else _char_at(byte_pos, start)
                 c1 = chars[-1] + 1 if chars else c0
+                sub = start - byte_pos[c0]
                 try:
                     key = data.decode("utf-8")
                 except UnicodeDecodeError:
@@ -480,7 +494,7 @@ class Pipeline:
                 if chars is None:
                     chars = [c0 + j for j, ch in enumerate(t[pre:]) for _ in range(len(ch.encode("utf-8")))]
                 piece_align = ((src[0], src[0]),) * pre + tuple(_span(align, c, c + 1, offset) for c in chars)
-            out.append(Piece(data, None, src, pre, piece_align, key))
+            out.append(Piece(data, None, src, pre, piece_align, key, sub))
 
     # -- what the Tokenizer asks for
     def split(self, text: str) -> list[str]:
@@ -518,7 +532,7 @@ class Pipeline:
                 c0, c1 = p.src
                 out.append(Span(len(out), p.token, p.data, c0, c1, obyte[c0], obyte[c1], p.token in special_ids))
                 continue
-            base = obyte[p.src[0]]
+            base = obyte[p.src[0]] + p.sub
             x = 0
             for tid in self._chunk_ids(encoder, p):
                 y = x + len(vocab[tid])

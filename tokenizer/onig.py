@@ -14,7 +14,7 @@ Where the engines differ, and what this module does about it (each checked again
 construct                  Oniguruma (tokenizers)              Python ``regex``
 =========================  ==================================  ==================================
 ``\\w``, ``\\b``             letters, marks, Nd, Pc, and         letters, marks, Nd, Pc, and
-                           ``² ³ ¹ ¼ ½ ¾``                     U+200C/U+200D (Join_Control)
+                           ``² ³ ¹ ¼ ½ ¾`` (not in ``[\\w]``)   U+200C/U+200D (Join_Control)
 ``\\h``                     a hex digit                         horizontal space
 ``X{1,3}+``                ``(?:X{1,3})+``: a repeat of a      possessive ``X{1,3}``
                            repeat
@@ -136,8 +136,10 @@ NOT_NEWLINE = CharSet(((10, 10),), negated=True)
 SPACE = CharSet((Prop("White_Space"),))
 DIGIT = CharSet((Prop("Nd"),))
 HEX = CharSet(((48, 57), (65, 70), (97, 102)))
-# Oniguruma's \w: Unicode word characters and, from its Latin-1 table, ² ³ ¹ ¼ ½ ¾.
+# Oniguruma's \w outside a class (and \b, \p{Word}): Unicode word characters and, from its
+# Latin-1 table, ² ³ ¹ ¼ ½ ¾. Inside a class (``[\w]``) only the Unicode word characters.
 ONIG_WORD = CharSet((Prop("Alphabetic"), Prop("M"), Prop("Nd"), Prop("Pc"), (0xB2, 0xB3), (0xB9, 0xB9), (0xBC, 0xBE)))
+ONIG_WORD_IN_CLASS = CharSet((Prop("Alphabetic"), Prop("M"), Prop("Nd"), Prop("Pc")))
 # Python regex's \w: the same Unicode word characters and Join_Control (U+200C, U+200D).
 PY_WORD = CharSet((Prop("Alphabetic"), Prop("M"), Prop("Nd"), Prop("Pc"), (0x200C, 0x200D)))
 
@@ -528,6 +530,8 @@ class _Parser:
         return bool(c) and (c in "*+?" or (c == "{" and self.interval() is not None))
 
     def _repeat(self, body, lo, hi, mode):
+        if _zero_width(body):
+            raise self.refuse("a repeated lookaround or anchor is refused (Oniguruma rejects such a repeat)")
         if (hi is None or hi > 1) and nullable(body):
             raise self.refuse(
                 "a repeated part that can match empty text is refused: Oniguruma and Python's regex end such loops differently"
@@ -588,7 +592,7 @@ class _Parser:
             cp = int(self.p[self.i : j] or "0", 8)
             self.i = j
             return self.literal_or_cp(cp, flags, in_class)
-        sets = {"d": DIGIT, "s": SPACE, "w": ONIG_WORD if self.onig else PY_WORD}
+        sets = {"d": DIGIT, "s": SPACE, "w": self.word(in_class)}
         if self.onig:
             sets["h"] = HEX
         if c.lower() in sets:
@@ -598,7 +602,7 @@ class _Parser:
                 raise self.refuse(f"\\{c} inside a case-insensitive part is not supported")
             return CharSet(base.items, negated)
         if c and c in "pP":
-            return self.property(c == "P", flags)
+            return self.property(c == "P", flags, in_class)
         if not in_class:
             anchors = {"A": "start", "z": "end", "Z": "end_nl", "b": "onig_word", "B": "onig_nonword"}
             if not self.onig:
@@ -614,7 +618,12 @@ class _Parser:
     def literal_or_cp(self, cp: int, flags, in_class: bool):
         return cp if in_class else self.literal(cp, flags)
 
-    def property(self, negated: bool, flags) -> CharSet:
+    def word(self, in_class: bool) -> CharSet:
+        if not self.onig:
+            return PY_WORD
+        return ONIG_WORD_IN_CLASS if in_class else ONIG_WORD
+
+    def property(self, negated: bool, flags, in_class: bool) -> CharSet:
         if self.peek() == "{":
             end = self.p.find("}", self.i)
             if end < 0:
@@ -630,8 +639,7 @@ class _Parser:
             negated = not negated
             name = name[1:]
         if _loose(name) == "word":
-            base = ONIG_WORD if self.onig else PY_WORD
-            return CharSet(base.items, negated)
+            return CharSet(self.word(in_class).items, negated)
         try:
             canonical = property_named(name)
         except ValueError as e:
@@ -773,6 +781,19 @@ def nullable(node) -> bool:
     if isinstance(node, Atomic):
         return nullable(node.body)
     return True  # Look, Anchor
+
+
+def _zero_width(node) -> bool:
+    """True when ``node`` only asserts (lookarounds, anchors) and never consumes a character."""
+    if isinstance(node, Look | Anchor):
+        return True
+    if isinstance(node, Seq):
+        return bool(node.items) and all(_zero_width(i) for i in node.items)
+    if isinstance(node, Alt):
+        return all(_zero_width(o) for o in node.options)
+    if isinstance(node, Repeat | Atomic):
+        return _zero_width(node.body)
+    return False
 
 
 # ----------------------------------------------------------------------------- writing
