@@ -302,8 +302,10 @@ class Tokenizer:
         ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
         vocab = self.vocab
         ids = self._self_encoding
-        if self.pipeline is not None and self.pipeline.ignore_merges:
-            ids = frozenset(self._ids)  # tokenizer.json's ignore_merges: a chunk that is a token is that token
+        if self.pipeline is not None:
+            # tokenizer.json: with ignore_merges a chunk that is a token is that token; without, no
+            # shortcut (it only saves time, and checking 100k+ tokens first costs seconds)
+            ids = frozenset(self._ids) if self.pipeline.ignore_merges else frozenset()
         if ids is None:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut

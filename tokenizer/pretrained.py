@@ -22,6 +22,7 @@ from .bpe import MergeTable, Tokenizer
 from .display import from_gpt2_form, gpt2_form
 from .fetch import data_dir, read_verified
 from .formats import parse_tiktoken_ranks
+from .hf import from_hf_json
 from .patterns import GPT2_PATTERN
 from .registry import ENDOFTEXT, EncodingSpec, spec, specs
 from .trace import Merge
@@ -57,8 +58,6 @@ def _from_tiktoken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, obj
 
 def _from_hf_json_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
     """A Hugging Face tokenizer.json: the file's own pipeline and special tokens (the record's must be among them)."""
-    from .hf import from_hf_json
-
     try:
         doc = json.loads(data)
     except json.JSONDecodeError as e:
