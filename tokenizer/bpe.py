@@ -283,7 +283,7 @@ class Tokenizer:
             metadata=self.metadata,
             self_encoding=self._self_encoding,
             encoder=self._engine(),
-            pipeline=self.pipeline,
+            pipeline=self.pipeline.with_special_tokens(extra) if self.pipeline is not None else None,
         )
 
     # ------------------------------------------------------------------ encoding

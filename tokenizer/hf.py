@@ -428,7 +428,7 @@ def _plain_pattern(normalizer, stages, added, ignore_merges):
         return False
     if ignore_merges or any(not t.special or t.single_word or t.lstrip or t.rstrip for t in added):
         return False
-    if len({t.normalized for t in added}) > 1 and normalizer is not None:
+    if len({t.normalized for t in added}) > 1:
         return False  # two passes: raw tokens first, then normalized ones
     *splits, last = stages
     if not isinstance(last, ByteLevelStage) or last.add_prefix_space:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -389,11 +390,12 @@ class Pipeline:
 
     @functools.cached_property
     def _raw(self) -> _Matcher:
-        return _Matcher([t for t in self.added if not (t.normalized and self.normalizer is not None)])
+        return _Matcher([t for t in self.added if not t.normalized])
 
     @functools.cached_property
     def _normalized(self) -> _Matcher:
-        return _Matcher([t for t in self.added if t.normalized and self.normalizer is not None])
+        # found second, in the pieces the raw ones leave (normalized first, if there is a normalizer)
+        return _Matcher([t for t in self.added if t.normalized])
 
     @property
     def added_tokens(self) -> dict[str, int]:
@@ -407,6 +409,20 @@ class Pipeline:
     @functools.cached_property
     def added_bytes(self) -> dict[int, bytes]:
         return {t.id: t.bytes for t in self.added if not t.special and not t.in_vocab}
+
+    def with_special_tokens(self, extra: dict[str, int]) -> Pipeline:
+        """The same steps with more special tokens (found raw, like a chat format's), or self if none are new."""
+        known = {t.content: t.id for t in self.added if t.special}
+        new = {text: tid for text, tid in extra.items() if known.get(text) != tid}
+        if not new:
+            return self
+        added = [t for t in self.added if t.content not in new]
+        added += [AddedToken(text, tid, special=True, text=text) for text, tid in new.items()]
+        spec = {**self.spec, "added_tokens": [
+            *(a for a in self.spec["added_tokens"] if a["content"] not in new),
+            *({"id": tid, "content": text, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True} for text, tid in new.items()),
+        ]}  # fmt: skip
+        return Pipeline(self.normalizer, self.stages, tuple(added), self.ignore_merges, spec)
 
     # -- the steps
     def pieces(self, text: str, allowed: frozenset[str] | None) -> list[Piece]:
@@ -632,8 +648,6 @@ def _byte_positions(s: str) -> list[int]:
 
 def _char_at(byte_pos: list[int], byte: int) -> int:
     """The index of the character holding byte ``byte``."""
-    from bisect import bisect_right
-
     return max(0, bisect_right(byte_pos, byte) - 1)
 
 

@@ -44,9 +44,8 @@ forms, alternation, ``^ $ \\A \\z \\Z \\b \\B``, and the ``i`` and ``m`` (Onigur
 conditionals, ``\\K \\G \\R \\X``, POSIX brackets, ``x`` mode, a repeated part that can
 match empty text (the engines stop such loops differently), and anything else.
 
->>> translate = from_oniguruma(r"\\p{N}{1,3}+|[\\w&&\\D]+")
->>> translate.pattern
-'(?:\\\\p{N}{1,3})+|(?:(?=[\\\\p{Alphabetic}\\\\p{M}\\\\p{Nd}\\\\p{Pc}\\\\xb2\\\\xb3\\\\xb9\\\\xbc-\\\\xbe])\\\\P{Nd})+'
+>>> from_oniguruma(r"\\p{N}{1,3}+|[\\w&&\\D]+").pattern
+'(?:\\\\p{N}{1,3})+|(?:(?=[\\\\p{Alphabetic}\\\\p{M}\\\\d\\\\p{Pc}])\\\\D)+'
 >>> to_oniguruma(r"\\p{N}{1,3}+")
 '(?>\\\\p{N}{1,3})'
 """
@@ -99,7 +98,7 @@ class Repeat:
     body: object
     lo: int
     hi: int | None  # None: no upper bound
-    mode: str = "greedy"  # "greedy", "lazy" or "possessive"
+    mode: str = "greedy"  # or "lazy"; a possessive repeat is Atomic(Repeat(...))
 
 
 @dataclass(frozen=True, slots=True)
@@ -895,6 +894,8 @@ class _Writer:
 
     def charset(self, cs: CharSet) -> str:
         items = cs.items
+        if not cs.negated and len(items) == 1 and isinstance(items[0], CharSet):
+            return self.charset(items[0])
         if not cs.negated and len(items) == 1 and isinstance(items[0], tuple) and items[0][0] == items[0][1]:
             return self.char(items[0][0], False)
         if items in _SHORT:
@@ -919,7 +920,7 @@ class _Writer:
             elif isinstance(i, Inter):
                 *heads, last = i.parts
                 parts.append("".join(f"(?={self.charset(h)})" for h in heads) + self.charset(last))
-        union = "(?:" + "|".join(parts) + ")"
+        union = parts[0] if len(parts) == 1 and not parts[0].startswith("(?=") else "(?:" + "|".join(parts) + ")"
         return f"(?:(?!{union})[\\s\\S])" if cs.negated else union
 
     def class_item(self, item) -> str:
@@ -982,7 +983,7 @@ def from_oniguruma(pattern: str) -> Translation:
     """An Oniguruma pattern (a tokenizer.json Split) as a Python ``regex`` pattern that matches alike.
 
     >>> from_oniguruma(r"\\s+$").pattern
-    '\\\\p{White_Space}+(?=\\\\n|\\\\Z)'
+    '\\\\s+(?=\\\\n|\\\\Z)'
     """
     tree = parse_oniguruma(pattern)
     return Translation(_Writer(onig=False).write(tree), nullable(tree), tree)
@@ -993,7 +994,7 @@ def to_oniguruma(pattern: str) -> str:
     """A Python ``regex`` pattern as Oniguruma must be told it, to match alike; ValueError if it cannot be.
 
     >>> to_oniguruma(r"'(?i:[sd])|\\s+$")
-    "'(?:[Ssſ]|[Dd])|\\\\p{White_Space}+\\\\Z"
+    "'[Ss\\\\x{17f}Dd]|\\\\s+\\\\Z"
     """
     tree = parse_python(pattern)
     if nullable(tree):

@@ -23,7 +23,7 @@ from tokenizer import formats, hf, load_encoding, train
 from tokenizer.patterns import GPT2_PATTERN
 
 BL = pre_tokenizers.ByteLevel
-ADDED_TEXT = ["<think>", "</think>", "ﬁx", "fix", "world", "<|endoftext|>", "<pad>", " <pad> ", "x<pad>y"]
+ADDED_TEXT = ["<think>", "</think>", "ﬁx", "fix", "world", "<|endoftext|>", "<pad>", " <pad> ", "x<pad>y", "<think></think>", "<th", "ink>"]
 FLAGS = {
     "plain": {},
     "lstrip": {"lstrip": True},
@@ -83,7 +83,11 @@ def _configs() -> dict[str, dict]:
             "added": [AddedToken("<think>", **flags), AddedToken("ﬁx", **flags), AddedToken("world", **flags)],
             "special": [AddedToken("<|endoftext|>", special=True, **flags), AddedToken("<pad>", special=True, **flags)],
         }
-    out["added_without_normalizer"] = {"added": [AddedToken("<think>", normalized=True), AddedToken("</think>", normalized=False)], "special": [AddedToken("<pad>", special=True, normalized=True)]}
+    # raw tokens are found first, normalized ones in what is left, even without a normalizer
+    out["added_without_normalizer"] = {
+        "added": [AddedToken("<think>", normalized=True), AddedToken("</think>", normalized=False), AddedToken("k></", normalized=False)],
+        "special": [AddedToken("<pad>", special=True, normalized=True), AddedToken("d><th", special=True, normalized=False)],
+    }
     out["merges_as_strings"] = {"pre_tokenizer": BL(add_prefix_space=False, use_regex=True), "merges_as_strings": True}
     out["ignore_merges"] = {"pre_tokenizer": BL(add_prefix_space=False, use_regex=True), "ignore_merges": True}
     return out
@@ -160,17 +164,30 @@ def _exported(tok) -> HFTokenizer:
     return _exports[id(tok)]
 
 
-def test_spans_of_an_unchanged_text_are_its_bytes(files):
-    ours, _, text_json = files
-    doc = json.loads(text_json)
-    if doc["normalizer"] or "true" in json.dumps(doc["pre_tokenizer"]).replace('"use_regex": true', "").replace('"trim_offsets": true', ""):
-        pytest.skip("this file changes the text before BPE (normalizer or prefix space)")
+def _keeps_the_text(name: str) -> bool:
+    """Configurations whose model's view is the text itself: no normalizer, prefix space or removed pieces."""
+    changes = ("normalizer_NFC", "normalizer_NFKC", "normalizer_NFD", "normalizer_NFKD", "normalizer_sequence", "added_",
+               "bytelevel_prefix1", "removed", "digits_individual", "split_after_bytelevel")  # fmt: skip
+    return not any(c in name for c in changes)
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(CONFIGS) if _keeps_the_text(n)])
+def test_spans_of_an_unchanged_text_are_its_bytes(name):
+    ours, _ = pair(build(**CONFIGS[name]))
     text = "Hello world 12345 <think>x</think> 你好 😀\n"
     spans = ours.encode_spans(text, allowed_special="all")
-    if "Removed" in text_json or "removed" in text_json:
-        return
     assert b"".join(s.bytes for s in spans) == text.encode()
     assert [(s.byte_start, s.byte_end) for s in spans] == [(sum(len(x.bytes) for x in spans[:i]), sum(len(x.bytes) for x in spans[: i + 1])) for i in range(len(spans))]
+
+
+@pytest.mark.parametrize("literal", [".+*?()|[]{}^$#&-~\\", "a-b", "x~y", "#", " \n", "é", "[", "(?i)", ""])
+@pytest.mark.parametrize("behavior", ["isolated", "removed", "contiguous"])
+def test_split_on_a_string_is_literal(literal, behavior):
+    # tokenizers escapes the string with Rust's regex::escape, then compiles it with Oniguruma
+    split = pre_tokenizers.Split(literal, behavior)
+    ours, ref = pair(build(pre_tokenizer=pre_tokenizers.Sequence([split, BL(add_prefix_space=False, use_regex=False)])))
+    text = "pre" + literal + "mid" + literal + literal + "post" + literal[:1]
+    assert ours.encode(text) == hf_ids(ref, text)
 
 
 # ----------------------------------------------------------------------------- offsets when the text changes
@@ -527,6 +544,16 @@ def test_deepseek_special_and_added_tokens(deepseek):
     assert ours.encode("<think>") == [ref.token_to_id("<think>")]
     with pytest.raises(ValueError, match="disallowed special token"):
         ours.encode("<｜begin▁of▁sentence｜>")
+
+
+def test_more_special_tokens_are_recognised_by_a_pipeline(deepseek):
+    ours, _ = deepseek
+    chat = ours.with_special_tokens({"<|im_start|>": 200_000})
+    assert chat.encode("a<|im_start|>b", allowed_special="all") == [*ours.encode("a"), 200_000, *ours.encode("b")]
+    assert chat.encode_trace("a<|im_start|>b", allowed_special="all").final == chat.encode("a<|im_start|>b", allowed_special="all")
+    assert ours.with_special_tokens({}).pipeline is ours.pipeline
+    back = formats.loads(formats.dumps(chat))
+    assert back.encode("a<|im_start|>b", allowed_special="all") == chat.encode("a<|im_start|>b", allowed_special="all")
 
 
 def test_deepseek_exported_again_gives_the_same_ids(deepseek):
