@@ -19,6 +19,7 @@ from .patterns import Splitter, pattern_name, resolve_pattern
 from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
 
 if TYPE_CHECKING:  # annotations only: trainer.py imports this module
+    from .hf_pipeline import Pipeline
     from .trainer import TrainingTrace
 
 Pair = tuple[int, int]
@@ -91,6 +92,7 @@ class Tokenizer:
         metadata: Mapping[str, Any] | None = None,
         training: TrainingTrace | None = None,
         whole_tokens: Mapping[int, bytes] | None = None,
+        pipeline: Pipeline | None = None,
     ):
         if isinstance(merges, MergeTable):
             table = merges
@@ -112,11 +114,15 @@ class Tokenizer:
         self.whole_tokens: dict[int, bytes] = dict(whole_tokens or {})  # id -> bytes of tokens no merge builds
         # merge indices with every merge after the ones it builds on; None when the list already is in that order
         self._order: list[int] | None = None
+        # tokenizer.json: what the file does to text before BPE (hf_pipeline.Pipeline), or None
+        self.pipeline = pipeline
+        if pipeline is not None and self.pattern is not None:
+            raise ValueError("a tokenizer with a tokenizer.json pipeline splits text with it: give no pattern")
         # ids whose bytes are known to encode to themselves (None: checked when the encoder is built)
         self._self_encoding: frozenset[int] | None = None
         self._encoder: engine_py.PyEncoder | None = None  # built on first use, see _engine
         self._check()
-        self._splitter = Splitter(self.pattern)
+        self._splitter = pipeline if pipeline is not None else Splitter(self.pattern)
 
     @classmethod
     def from_ranks(
@@ -199,6 +205,10 @@ class Tokenizer:
                     f"give it an id of {free} or more (the first free id), or pass a list of names to have ids assigned"
                 )
             known.add(tid)
+        for tok, tid in (self.pipeline.added_tokens.items() if self.pipeline is not None else ()):
+            if tid in known:
+                raise ValueError(f"added token {tok!r} has id {tid}, which a byte, merge or special token already uses")
+            known.add(tid)
 
     def _inputs_first(self, later: list[int]) -> list[int]:
         """Merge indices with each merge after the merges it builds on (``later``: the ones listed too early).
@@ -268,6 +278,8 @@ class Tokenizer:
         vocab.update(self.whole_tokens)
         for tok, tid in self.special_tokens.items():
             vocab[tid] = tok.encode("utf-8")
+        if self.pipeline is not None:  # a tokenizer.json's added tokens that are not special
+            vocab.update(self.pipeline.added_bytes)
         return vocab
 
     @functools.cached_property
@@ -291,7 +303,7 @@ class Tokenizer:
 
     @property
     def pattern_name(self) -> str:
-        return pattern_name(self.pattern)
+        return self.pipeline.name if self.pipeline is not None else pattern_name(self.pattern)
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
@@ -318,7 +330,7 @@ class Tokenizer:
         # special ids may lie above the cut; they stay valid. Whole tokens are not merges: kept only with them all.
         return Tokenizer._derived(
             table, pattern=self.pattern, special_tokens=self.special_tokens, byte_ids=self.byte_ids, name=self.name,
-            self_encoding=known, whole_tokens=self.whole_tokens if k == self.num_merges else None,
+            self_encoding=known, whole_tokens=self.whole_tokens if k == self.num_merges else None, pipeline=self.pipeline,
         )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -336,6 +348,7 @@ class Tokenizer:
             self_encoding=self._self_encoding,
             encoder=self._engine(),
             whole_tokens=self.whole_tokens,
+            pipeline=self.pipeline.with_special_tokens(extra) if self.pipeline is not None else None,
         )
 
     # ------------------------------------------------------------------ encoding
@@ -354,6 +367,10 @@ class Tokenizer:
         ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
         vocab = self.vocab
         ids = self._self_encoding
+        if self.pipeline is not None:
+            # tokenizer.json: with ignore_merges a chunk that is a token is that token; without, no
+            # shortcut (it only saves time, and checking 100k+ tokens first costs seconds)
+            ids = frozenset(self._ids) if self.pipeline.ignore_merges else frozenset()
         if ids is None:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut
@@ -404,6 +421,8 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token strings as ordinary text."""
+        if self.pipeline is not None:
+            return self.pipeline.encode(self._engine(), clean_text(text), frozenset())
         return self._engine().encode_chunks(self._splitter.split(clean_text(text)))
 
     def encode(
@@ -420,6 +439,9 @@ class Tokenizer:
         ``disallowed_special`` (encoded as ordinary text).
         """
         text = clean_text(text)
+        if self.pipeline is not None:
+            allowed = self._allowed_special(text, allowed_special, disallowed_special)
+            return self.pipeline.encode(self._engine(), text, allowed)
         out: list[int] = []
         for piece, special in self._pieces(text, allowed_special, disallowed_special):
             if special is not None:
@@ -458,6 +480,11 @@ class Tokenizer:
         if pos < len(text):
             pieces.append((text[pos:], None))
         return pieces
+
+    def _allowed_special(self, text, allowed_special, disallowed_special) -> frozenset[str]:
+        """The special tokens a tokenizer.json pipeline recognises in ``text`` (tiktoken's checks apply)."""
+        self._pieces(text, allowed_special, disallowed_special)  # raises tiktoken's error for a disallowed one
+        return frozenset(self.special_tokens) if allowed_special == "all" else frozenset(allowed_special) & frozenset(self.special_tokens)
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of a token given its exact text or bytes; KeyError if there is none."""
@@ -513,7 +540,15 @@ class Tokenizer:
         return make_spans(list(zip(ids, self.decode_tokens_bytes(ids))), self.special_ids)
 
     def encode_spans(self, text: str, **special_args) -> list[Span]:
-        """``encode`` then ``spans``: what the playground shows."""
+        """``encode`` then ``spans``: what the playground shows.
+
+        Offsets are into ``text``; they differ from ``spans(encode(text))`` only for a
+        tokenizer.json whose normalizer or prefix space changes the text (see ``hf_pipeline``).
+        """
+        if self.pipeline is not None:
+            text = clean_text(text)
+            allowed = self._allowed_special(text, special_args.get("allowed_special", frozenset()), special_args.get("disallowed_special", "all"))
+            return self.pipeline.spans(self, self._engine(), text, allowed)
         return self.spans(self.encode(text, **special_args))
 
     def encode_trace(
@@ -530,6 +565,8 @@ class Tokenizer:
         ``whole_tokens`` is that token from step 0 (``EncodeTrace.wholes``).
         """
         text = clean_text(text)
+        if self.pipeline is not None:
+            return self.pipeline.trace(self, self._engine(), text, self._allowed_special(text, allowed_special, disallowed_special))
         data = text.encode("utf-8")
         enc = self._engine()
         chunks: list[tuple[int, int]] = []

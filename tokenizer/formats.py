@@ -10,7 +10,8 @@ BPE Lab JSON (``format: "bpe-lab/tokenizer"``, ``version: 1``) is lossless::
       "byte_ids": null | [256 ids],          # null: byte b has id b
       "merges": [[left, right, new_id, count | null], ...],   # in merge order
       "whole_tokens": [[id, "<base64 bytes>"], ...],          # only if any: tokens no merge builds
-      "metadata": {...}                      # training facts: corpus size, time, ...
+      "metadata": {...},                     # training facts: corpus size, time, ...
+      "pipeline": {...}                      # only for a tokenizer.json's own text handling (see hf.py)
     }
 
 Every loader raises ValueError naming the line or field that is wrong.
@@ -25,19 +26,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from .bpe import MergeTable, Tokenizer
-from .display import bytes_to_unicode, from_gpt2_form
 from .engine_py import tiktoken_last_merge
-from .patterns import PATTERNS
-from .trace import Merge
+from .hf import HF_BYTELEVEL_PATTERN, from_hf_json, hf_pattern, pipeline_from_json, pipeline_to_json, to_hf_json
 
 FORMAT = "bpe-lab/tokenizer"
 VERSION = 1
 
-# GPT-2's split as Hugging Face's ByteLevel pre-tokenizer spells it (use_regex=True)
-HF_BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_PIPELINE_EXPORT = (
+    "this tokenizer came from a tokenizer.json whose text handling (normalizer, split stages or added tokens) "
+    "is more than one split pattern, which {fmt} cannot hold: export it as HF tokenizer.json or BPE Lab JSON"
+)
+
 # tiktoken needs a split pattern; this one makes the whole text a single chunk
 NO_SPLIT_PATTERN = r"[\s\S]+"
 
@@ -57,6 +57,7 @@ def to_json(tok: Tokenizer) -> dict[str, Any]:
         "merges": [[a, b, new_id, count] for (a, b), new_id, count in zip(*_table_with_counts(tok))],
         **({"whole_tokens": [[i, base64.b64encode(b).decode()] for i, b in sorted(tok.whole_tokens.items())]} if tok.whole_tokens else {}),
         "metadata": dict(tok.metadata),
+        **({"pipeline": pipeline_to_json(tok.pipeline)} if tok.pipeline is not None else {}),
     }
 
 
@@ -121,10 +122,19 @@ def from_json(doc: Any) -> Tokenizer:
     metadata = doc.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ValueError("field 'metadata' should be an object")
+    pipeline = None
+    if doc.get("pipeline") is not None:  # a tokenizer.json's text handling (hf.py)
+        pipeline = pipeline_from_json(doc["pipeline"], set(byte_ids or range(256)) | set(new_ids))
+        if pattern is not None:
+            raise ValueError("fields 'pattern' and 'pipeline' exclude each other: a tokenizer.json pipeline does its own splitting")
+        declared = {t.content: t.id for t in pipeline.added if t.special}
+        if declared != specials:
+            raise ValueError("field 'special_tokens' should list the special tokens of field 'pipeline.added_tokens', with the same ids")
     try:
         return Tokenizer(
             merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=str(doc.get("name") or ""), metadata=metadata,
             whole_tokens=whole,
+            pipeline=pipeline,
         )
     except ValueError as e:
         raise ValueError(f"the file's tokenizer is inconsistent: {e}") from None
@@ -177,7 +187,8 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
     stripped = text.lstrip()
     if stripped.startswith("{"):
         doc = _parse_json(text)
-        if isinstance(doc, dict) and "model" in doc and "format" not in doc:
+        hf_keys = ("model", "added_tokens", "pre_tokenizer", "normalizer", "decoder", "post_processor", "truncation", "padding")
+        if isinstance(doc, dict) and "format" not in doc and any(k in doc for k in hf_keys):
             tok = from_hf_json(doc)
         else:
             tok = from_json(doc)
@@ -242,6 +253,8 @@ def load_minbpe(path: str | Path) -> Tokenizer:
 
 def dumps_minbpe(tok: Tokenizer) -> str:
     """minbpe's ``.model`` text (only for tokenizers whose bytes are ids 0..255)."""
+    if tok.pipeline is not None:
+        raise ValueError(_PIPELINE_EXPORT.format(fmt="minbpe's .model"))
     if tok.byte_ids != tuple(range(256)) or any(new_id != 256 + rank for rank, new_id in enumerate(tok.merge_table.new_ids)):
         raise ValueError("minbpe's .model needs byte ids 0..255 and merge i -> 256 + i; export this one as BPE Lab JSON instead")
     lines = ["minbpe v1", tok.pattern or "", str(len(tok.special_tokens))]
@@ -295,6 +308,8 @@ def to_tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
     every token's bytes must be unique, and tiktoken's rule applied to each token
     must rebuild it from exactly the pair it was merged from.
     """
+    if tok.pipeline is not None:
+        raise ValueError(_PIPELINE_EXPORT.format(fmt="tiktoken"))
     vocab = tok.vocab
     ranks: dict[bytes, int] = {}
     for tid in sorted(vocab):
@@ -336,115 +351,8 @@ def to_tiktoken(tok: Tokenizer):
     )
 
 
-# ----------------------------------------------------------------------------- Hugging Face
-
-
-def hf_pattern(pattern: str) -> str:
-    """The split pattern as Hugging Face's Oniguruma engine needs it.
-
-    Python's ``regex`` reads ``\\p{N}{1,3}+`` as a possessive interval; Oniguruma reads
-    ``{1,3}+`` as "one or more runs of 1-3 digits", which would glue long numbers
-    into one chunk. A possessive interval at the end of an alternative matches the
-    same as a greedy one, so the ``+`` is dropped.
-    """
-    return regex.sub(r"(\{\d+(?:,\d*)?\})\+", r"\1", pattern)
-
-
-def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
-    """A Hugging Face ``tokenizers`` tokenizer.json (byte-level BPE) giving our ids."""
-    vocab = tok.vocab
-    specials = tok.special_ids
-    seen: dict[bytes, int] = {}
-    table = bytes_to_unicode()
-    hf_vocab = {}
-    for tid in sorted(vocab):
-        if tid in specials:
-            continue
-        b = vocab[tid]
-        if b in seen:
-            raise ValueError(
-                f"tokens {seen[b]} and {tid} have the same bytes {b!r}; tokenizer.json maps each token string to one id: "
-                "export as BPE Lab JSON instead"
-            )
-        seen[b] = tid
-        hf_vocab["".join(table[x] for x in b)] = tid
-    merges = [
-        "".join(table[x] for x in vocab[a]) + " " + "".join(table[x] for x in vocab[b]) for (a, b) in tok.merges
-    ]
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
-    if tok.pattern is None:
-        pre = byte_level
-    else:
-        pre = {
-            "type": "Sequence",
-            "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": hf_pattern(tok.pattern)}, "behavior": "Isolated", "invert": False},
-                byte_level,
-            ],
-        }
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [
-            {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-            for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
-        ],
-        "normalizer": None,
-        "pre_tokenizer": pre,
-        "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": bool(tok.whole_tokens),  # tiktoken's rule: a chunk that is a token is that token
-            "vocab": hf_vocab,
-            "merges": merges,
-        },
-    }
-
-
-def from_hf_json(doc: Mapping[str, Any]) -> Tokenizer:
-    """A byte-level BPE tokenizer.json back into a Tokenizer."""
-    model = doc.get("model")
-    if not isinstance(model, dict) or model.get("type") != "BPE":
-        raise ValueError("field 'model.type' should be 'BPE': only byte-level BPE tokenizer.json files can be loaded")
-    pre = doc.get("pre_tokenizer") or {}
-    stages = pre.get("pretokenizers", [pre]) if isinstance(pre, dict) else []
-    if not any(isinstance(s, dict) and s.get("type") == "ByteLevel" for s in stages):
-        raise ValueError("field 'pre_tokenizer' has no ByteLevel stage: this tokenizer.json is not byte-level BPE")
-    pattern = None
-    for s in stages:
-        if s.get("type") == "Split":
-            pattern = (s.get("pattern") or {}).get("Regex")
-        if s.get("type") == "ByteLevel" and s.get("use_regex", True) and pattern is None:
-            pattern = HF_BYTELEVEL_PATTERN
-    vocab = model.get("vocab")
-    if not isinstance(vocab, dict):
-        raise ValueError("field 'model.vocab' should be an object of token -> id")
-    by_bytes = {from_gpt2_form(k): v for k, v in vocab.items()}
-    try:
-        byte_ids = [by_bytes[bytes([b])] for b in range(256)]
-    except KeyError as e:
-        raise ValueError(f"field 'model.vocab' lacks the single byte {e.args[0]!r}: not a byte-level vocabulary") from None
-    merges = []
-    for i, m in enumerate(model.get("merges") or []):
-        a, b = m.split(" ") if isinstance(m, str) else m
-        ab, bb = from_gpt2_form(a), from_gpt2_form(b)
-        try:
-            merges.append(Merge(i, (by_bytes[ab], by_bytes[bb]), by_bytes[ab + bb]))
-        except KeyError as e:
-            raise ValueError(f"field 'model.merges[{i}]': {e.args[0]!r} is not in model.vocab") from None
-    specials = {t["content"]: t["id"] for t in doc.get("added_tokens") or []}
-    if pattern:
-        pattern = next((p for p in PATTERNS.values() if hf_pattern(p) == pattern), pattern)
-    return Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids)
-
+# Hugging Face tokenizer.json lives in hf.py; from_hf_json, to_hf_json, hf_pattern and
+# HF_BYTELEVEL_PATTERN stay importable from here.
 
 __all__ = [
     "to_json",
@@ -463,4 +371,6 @@ __all__ = [
     "to_tiktoken",
     "to_hf_json",
     "from_hf_json",
+    "hf_pattern",
+    "HF_BYTELEVEL_PATTERN",
 ]

@@ -27,6 +27,7 @@ from .bpe import MergeTable, Tokenizer
 from .display import from_gpt2_form, gpt2_form
 from .fetch import data_dir, read_verified
 from .formats import parse_tiktoken_ranks
+from .hf import from_hf_json
 from .patterns import GPT2_PATTERN
 from .registry import ENDOFTEXT, EncodingSpec, spec, specs
 from .trace import Merge
@@ -121,10 +122,25 @@ def _from_tekken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, objec
     return _from_ranks(s, ranks, data, metadata)
 
 
+def _from_hf_json_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """A Hugging Face tokenizer.json: the file's own pipeline and special tokens (the record's must be among them)."""
+    try:
+        doc = json.loads(data)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{s.source.filename}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    tok = from_hf_json(doc, name=s.name)
+    for text, tid in s.special_tokens.items():
+        if tok.special_tokens.get(text) != tid:
+            raise ValueError(f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}")
+    tok.metadata.update(metadata)
+    return tok
+
+
 #: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
 PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
     "tiktoken": _from_tiktoken_file,
     "tekken": _from_tekken_file,
+    "hf-json": _from_hf_json_file,
 }
 
 

