@@ -272,12 +272,8 @@ def _merges(model: Mapping, vocab: Mapping[str, int], byte_chars: set[str]) -> t
             skipped += 1  # made of characters that are not bytes: can never apply to byte-level text
             continue
         ia, ib, iab = vocab[a], vocab[b], vocab[a + b]
-        for part, tid in ((a, ia), (b, ib)):
-            if tid not in known:
-                raise HFFileError(
-                    f"field '{path}' ({a!r} + {b!r}) uses {part!r}, which only a later merge builds; "
-                    "BPE Lab replays merges in order, each building on earlier ones, so it cannot show this file"
-                )
+        # a merge may use a token only a later merge builds: it applies at its own rank once that
+        # token exists, as in tokenizers (the Tokenizer orders them and refuses a circle)
         if iab in known:
             first = minted.get(iab)
             also = f"merge #{first}" if first is not None else "a single byte"

@@ -317,10 +317,27 @@ def test_files_bpe_lab_cannot_show_are_refused_saying_why(make, message):
     assert "Traceback" not in str(e.value)
 
 
-def test_merges_that_break_replay_order_are_refused():
-    out_of_order = _tiny([("a", "bc"), ("b", "c")], ignore_merges=False)
-    with pytest.raises(ValueError, match="only a later merge builds"):
-        formats.load_bytes(out_of_order.encode())
+def test_ignore_merges_file_loads_tokens_no_merge_builds_as_whole_tokens():
+    doc = json.loads(_tiny([("a", "b")], ignore_merges=True))
+    xyz = max(doc["model"]["vocab"].values()) + 1
+    doc["model"]["vocab"]["xyz"] = xyz  # Llama 3's files hold such tokens
+    tok = formats.load_bytes(json.dumps(doc).encode())
+    ref = HFTokenizer.from_str(json.dumps(doc))
+    assert tok.whole_tokens == {xyz: b"xyz"}
+    for text in ("xyz", "xyz ab xyzab", " xyz", "abxyz xyz"):
+        assert tok.encode_ordinary(text) == hf_ids(ref, text), text
+    assert HFTokenizer.from_str(json.dumps(hf.to_hf_json(tok))).encode("xyz xyz").ids == tok.encode_ordinary("xyz xyz")
+
+
+def test_merges_on_later_merges_apply_at_their_rank_as_in_tokenizers():
+    out_of_order = _tiny([("a", "bc"), ("b", "c"), ("bc", "bc")], ignore_merges=False)
+    tok = formats.load_bytes(out_of_order.encode())
+    ref = HFTokenizer.from_str(out_of_order)
+    for text in ("abc", "bcabc", "abcbc", "bcbc", "aabcc", "cba abc"):
+        assert tok.encode_ordinary(text) == hf_ids(ref, text), text
+
+
+def test_merges_that_build_twice_are_refused():
     twice = json.loads(_tiny([("a", "b"), ("ab", "c"), ("b", "c")], ignore_merges=False))
     twice["model"]["merges"].append(["a", "bc"])
     with pytest.raises(ValueError, match="already builds"):

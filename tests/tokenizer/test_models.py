@@ -314,5 +314,9 @@ def test_exports_keep_whole_tokens_and_later_merges(name):
     again = formats.loads(formats.dumps(tok))
     assert again.encode_ordinary(text) == ids and again.whole_tokens == tok.whole_tokens
     assert formats.to_tiktoken(tok).encode_ordinary(text) == ids
-    hf = tokenizers.Tokenizer.from_str(json.dumps(formats.to_hf_json(tok)))
+    exported = json.dumps(formats.to_hf_json(tok))
+    hf = tokenizers.Tokenizer.from_str(exported)
     assert hf.encode(text, add_special_tokens=False).ids == ids
+    assert {t: hf.token_to_id(t) for t in tok.special_tokens} == dict(tok.special_tokens)
+    back = formats.load_bytes(exported.encode())  # ignore_merges: the unbuilt tokens come back as whole tokens
+    assert back.whole_tokens == tok.whole_tokens and back.encode_ordinary(text) == ids
