@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
-from references import tekkenizer, tiktoken_reference
+from references import reference_encode, tiktoken_reference
 
 from tokenizer import registry, train
 from ui.common.workspace import TokenizerStore
@@ -80,25 +80,24 @@ def test_a_link_opens_the_chosen_tokenizers(page, server):
     assert_no_exception(page)
 
 
-FIVE = ["o200k_base", "llama3", "qwen2.5", "tekken"]  # OpenAI, Meta, Qwen, Mistral; and yours
+FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken", "deepseek_v4"]  # OpenAI, Meta, Qwen, Mistral, DeepSeek; and yours
 
 
-def test_five_families_side_by_side(page, server):
-    """OpenAI, Meta, Qwen, Mistral and a tokenizer of yours, one row each, counted as their own references."""
+def test_every_family_side_by_side(page, server):
+    """OpenAI, Meta, Qwen, Mistral, DeepSeek and a tokenizer of yours, one row each, counted as their own references."""
     text = "Tokenizers split text differently: 你好世界, Привет, 1234567890, don't, def f(x): return x ** 2 🤚🏾"
     mine = train(text * 4 + "the quick brown fox jumps over the lazy dog " * 30, 400, name="mine")
     key = "user:" + TokenizerStore(server.workspace).add(mine)
-    open_compare(page, server, tokenizers=",".join([*FIVE, key]), text=text)
-    expect(page.locator(".bpe-row")).to_have_count(5)
-    counts = {name: len(tiktoken_reference(name).encode(text)) for name in FIVE[:3]}
-    counts["tekken"] = len(tekkenizer().encode(text, bos=False, eos=False))
+    open_compare(page, server, tokenizers=",".join([*FAMILIES, key]), text=text)
+    expect(page.locator(".bpe-row")).to_have_count(6)
+    counts = {name: len(reference_encode(name)(text)) for name in FAMILIES}
     for name, n in counts.items():
         expect(row(page, LABELS[name]).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
     expect(row(page, "mine").locator(".bpe-row-head .n")).to_have_text(f"{len(mine.encode(text))} tokens")
     # the menu shows each choice with its family first
     chosen = page.locator('[data-testid="stMultiSelect"]')
-    for name in FIVE:
+    for name in FAMILIES:
         expect(chosen).to_contain_text(f"{registry.spec(name).family} · {LABELS[name]}")
     expect(chosen).to_contain_text("Yours · mine")
     assert_no_exception(page)
-    screenshot(page, "compare-five-families", height=1500)
+    screenshot(page, "compare-six-families", height=1500)
