@@ -8,7 +8,7 @@ shared parts around the chosen page. Start it with `make run`.
 
 import streamlit as st
 
-from ui.common import shell
+from ui.common import present, shell
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 
@@ -20,4 +20,5 @@ PAGES = [
     st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),
 ]
 
-shell.run(st.navigation(PAGES))
+# presenter mode (?present=1) puts the page list on top, where a projector shows it
+shell.run(st.navigation(PAGES, position=present.nav_position()))

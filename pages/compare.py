@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.common import shell
+from ui.common import present, shell
 from ui.compare import view
 
 shell.open_page(__file__, view.STATE)
@@ -33,5 +33,6 @@ else:
     if diff is not None:
         view.show_diff(diff, results)
 
-view.show_leaderboard(keys)
-view.show_samples_preview()
+with present.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
+    view.show_leaderboard(keys)
+    view.show_samples_preview()
