@@ -21,7 +21,7 @@ from ui.render import cards, charts
 from ui.render.spans import render_spans
 from ui.train.model import compression_frame
 
-from . import model
+from . import keyboard, model
 
 MODES = {"training": "Training", "encoding": "Encoding"}
 MODE_HELP = (
@@ -45,7 +45,7 @@ STATE = state.PageState(
         "show_chunks": True,
         "url_tokenizer": None,  # a tokenizer named in the URL, until the page has said whether it is here
     },
-    widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long"),
+    widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long", "keys"),
 )
 URL = ("mode", "tokenizer", "step", "text")
 
@@ -341,6 +341,7 @@ def _mode_changed() -> None:
 def page() -> None:
     mode = st.segmented_control("Mode", list(MODES), format_func=MODES.get, key=STATE.key("mode"), required=True,
                                 persist_state="session", help=MODE_HELP, on_change=_mode_changed)
+    keyboard.install(STATE.key("keys"))  # → ← Home End space press the step buttons
     if mode == "training":
         training_mode()
     else:
