@@ -235,3 +235,29 @@ def length_histogram(df: pd.DataFrame, *, height: int = 220) -> dict:
         .properties(height=height, title="How long the tokens are")
         .to_dict()
     )
+
+
+# ----------------------------------------------------------------------------- Compare: token tax
+
+
+def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict:
+    """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.tax.tax_frame``).
+
+    Horizontal bars, one group per language (``order``), one bar per tokenizer, and a
+    rule at 1× (the reference language).
+    """
+    labels = list(dict.fromkeys(frame["tokenizer"]))
+    per_lang = max(1, len(labels))
+    bars = (
+        alt.Chart(frame)
+        .mark_bar(cornerRadiusEnd=2)
+        .encode(
+            y=alt.Y("language:N", sort=list(order), title=None, axis=alt.Axis(labelFontSize=12, labelLimit=160)),
+            yOffset=alt.YOffset("tokenizer:N", sort=labels),
+            x=alt.X("premium:Q", title=f"tokens relative to {reference} (1 = as many tokens as {reference})"),
+            color=alt.Color("tokenizer:N", scale=_colors(labels), sort=labels, legend=alt.Legend(orient="top", title=None, labelLimit=260)),
+            tooltip=["language", "script", "tokenizer", alt.Tooltip("tokens:Q", format=","), alt.Tooltip("premium:Q", format=".2f", title="× " + reference)],
+        )
+    )
+    rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(color="#18181b", strokeDash=[4, 3], strokeWidth=1.5).encode(x="premium:Q")
+    return alt.layer(bars, rule).properties(height=alt.Step(max(6, 22 // per_lang)), title=f"Token tax: the same passage, relative to {reference}").to_dict()
