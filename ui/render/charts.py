@@ -284,7 +284,9 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
     )
     layers = [line]
     if refs:
-        ref = pd.DataFrame({"tokenizer": list(refs), "bytes per token": list(refs.values()), "merges": [top] * len(refs)})
+        # labels staggered along the line, so references with nearly equal ratios stay readable
+        ref = pd.DataFrame({"tokenizer": list(refs), "bytes per token": list(refs.values()),
+                            "merges": [round(top * (1 - 0.3 * i)) for i in range(len(refs))]})
         ref["label"] = [f"{k}: {v:.2f}" for k, v in refs.items()]
         rules = alt.Chart(ref).mark_rule(strokeDash=REFERENCE_DASH, strokeWidth=1.5).encode(
             y="bytes per token:Q",

@@ -101,7 +101,8 @@ def section(key: str) -> None:
         with st.spinner("Encoding the held-out text with every prefix of the merges…"):
             full = cache.for_session("heldout.curve", (source, text), lambda: heldout.curve(tok, text), owner=tok, maxsize=4)
             refs = _reference_ratios(source, text)
-        title = f"{tok.name or 'Yours'} on {SOURCES[source].lower()}"
+        what = SOURCES[source]
+        title = f"{tok.name or 'Yours'} on {what[0].lower()}{what[1:]}"
         spec = cache.for_session("heldout.chart", (source, text), lambda: charts.vocab_vs_compression(full, refs, title=title), owner=tok, maxsize=4)
         st.vega_lite_chart(spec, width="stretch")
         found = heldout.matches(full, refs)
