@@ -154,3 +154,16 @@ def paste(page, text: str) -> None:
 def assert_no_exception(page) -> None:
     errors = page.locator('[data-testid="stException"]')
     assert errors.count() == 0, errors.first.inner_text()
+
+
+@pytest.fixture(scope="session")
+def trained(server):
+    """A tokenizer of the user's in the browser server's workspace (Train shows its results, Step its training)."""
+    import tokenizer
+    from ui.common import corpora
+    from ui.common.workspace import TokenizerStore
+
+    tokenizer.configure()
+    text = corpora.text("about-bpe")
+    key = TokenizerStore(server.workspace).add(tokenizer.train(text, 600, pattern="gpt4", name="essay 600"), corpus=text)
+    return "user:" + key

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, state
+from ui.common import cache, errors, present, state
 from ui.common import text as textmod
 from ui.compare.model import boundary_diff
 from ui.render.chunks import ChunkRow, chunk_rows
@@ -57,7 +57,8 @@ def _choices() -> dict[str, model.PatternChoice]:
 
 def inputs() -> tuple[str, list[model.PatternChoice]]:
     """The text, the seed menu, the patterns and a custom regex; returns the text and the chosen patterns."""
-    st.markdown(EXPLANATION)
+    with present.fold("What the split pattern does"):  # the teacher says it: folded away in presenter mode
+        st.markdown(EXPLANATION)
     text = st.text_area("Text to split", key=STATE.key("text"), height=140, persist_state="session",
                         help="Any text; try the examples in the menu below.")
     c0, c00 = st.columns([3, 2], vertical_alignment="bottom")

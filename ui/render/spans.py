@@ -162,6 +162,20 @@ def render_spans(
     return "".join(parts)
 
 
+def scroll_box(inner: str, *, height: int | None, label: str) -> str:
+    """``inner`` in a box that scrolls past ``height`` pixels (None: no box), which the keyboard can focus and
+    scroll and a screen reader names with ``label``.
+
+    >>> scroll_box("<p>x</p>", height=None, label="L")
+    '<p>x</p>'
+    >>> scroll_box("<p>x</p>", height=420, label="Tokens & more")
+    '<div class="bpe-scroll" tabindex="0" role="region" aria-label="Tokens &amp; more" style="max-height:420px"><p>x</p></div>'
+    """
+    if height is None:
+        return inner
+    return f'<div class="bpe-scroll" tabindex="0" role="region" aria-label="{html.escape(label, quote=True)}" style="max-height:{int(height)}px">{inner}</div>'
+
+
 def sr_table(spans: Sequence[Span], *, caption: str = "Tokens") -> str:
     """The tokens as a table for screen readers (visually hidden, ``.bpe-sr``): position, id, text and bytes.
 

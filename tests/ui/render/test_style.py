@@ -32,6 +32,7 @@ def every_kind_of_html() -> str:
         trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
         trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
         MARKER,  # presenter mode's marker (ui.common.present)
+        spans.scroll_box("", height=100, label="x"),
     ])
 
 
