@@ -99,13 +99,16 @@ def show_token_tax(keys: list[str]) -> None:
             counted.append((labels[key], _counts(key, tk.get(key), passages, ours)))
     if not counted:
         return
-    frame = tax.tax_frame(passages, [label for label, _ in counted], lambda i, lang: counted[i][1][lang], reference=reference,
-                          scripts=languages.scripts() if ours else None)
-    order = tax.language_order(frame, reference)
-    spec = cache.for_session("tax.chart", (reference, tuple(frame.itertuples(index=False, name=None))),
-                             lambda: charts.token_tax(frame, order, reference), maxsize=4)
+    key = (ours, reference, tuple((label, tuple(c.items())) for label, c in counted), tuple(passages.items()) if not ours else ())
+
+    def build():  # about 20 ms of pandas: kept for this session's last few choices, not redone at every rerun
+        frame = tax.tax_frame(passages, [label for label, _ in counted], lambda i, lang: counted[i][1][lang], reference=reference,
+                              scripts=languages.scripts() if ours else None)
+        return frame, tax.language_order(frame, reference), tax.tax_table(frame)
+
+    frame, order, table = cache.for_session("tax.frame", key, build, maxsize=4)
+    spec = cache.for_session("tax.chart", key, lambda: charts.token_tax(frame, order, reference), maxsize=4)
     st.vega_lite_chart(spec, width="stretch")
-    table = tax.tax_table(frame)
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.2f×") for c in table.columns if c.endswith(" ×")})
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
