@@ -85,7 +85,11 @@ def builtin_choices() -> dict[str, PatternChoice]:
     """
     out: dict[str, PatternChoice] = {}
     by_pattern: dict[str | None, str] = {}
+    no_split: tuple[str, ...] = ()  # encodings without a pattern (SentencePiece-style ones) are users of "no split"
     for s in registry.specs():
+        if s.pattern is None:
+            no_split += (s.label,)
+            continue
         if s.pattern in by_pattern:  # another encoding with the same pattern: name it as a user
             key = by_pattern[s.pattern]
             c = out[key]
@@ -93,11 +97,9 @@ def builtin_choices() -> dict[str, PatternChoice]:
             continue
         name = pattern_name(s.pattern)
         key = name if name in RULES and name != "custom" else s.name
-        label = (s.pattern_label or s.label) if s.pattern is not None else f"{s.label}: no split"
-        out[key] = PatternChoice(key, label, s.pattern, (s.label,), RULES.get(key, OTHER_RULE))
+        out[key] = PatternChoice(key, s.pattern_label or s.label, s.pattern, (s.label,), RULES.get(key, OTHER_RULE))
         by_pattern[s.pattern] = key
-    if None not in by_pattern:
-        out["none"] = PatternChoice("none", "No split", None, (), RULES["none"])
+    out["none"] = PatternChoice("none", "No split", None, no_split, RULES["none"])
     return out
 
 

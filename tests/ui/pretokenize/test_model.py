@@ -26,9 +26,11 @@ def test_a_new_encoding_with_a_known_pattern_is_listed_as_a_user_not_as_a_row(mo
     spec = registry.spec("cl100k_base")
     extra = type(spec)(name="llama-3", label="Llama 3", family="Open", source=spec.source, pattern=spec.pattern, special_tokens={})
     other = type(spec)(name="qwen", label="Qwen", family="Open", source=spec.source, pattern=r"\p{L}+|\s+|.", special_tokens={})
-    monkeypatch.setattr(registry, "specs", lambda: (*registry._SPECS, extra, other))
+    sentencepiece = type(spec)(name="llama-2", label="Llama 2", family="Open", source=spec.source, pattern=None, special_tokens={})
+    monkeypatch.setattr(registry, "specs", lambda: (*registry._SPECS, extra, other, sentencepiece))
     choices = model.builtin_choices()
     assert choices["gpt4"].used_by == ("GPT-4 (cl100k_base)", "Llama 3")
+    assert choices["none"].used_by == ("Llama 2",) and choices["none"].label == "No split"
     assert choices["qwen"].pattern == r"\p{L}+|\s+|." and choices["qwen"].rule == model.OTHER_RULE
     assert list(choices)[-1] == "none"
 
