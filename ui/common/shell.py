@@ -102,6 +102,8 @@ def sidebar() -> None:
     with st.sidebar:
         present.switch()
         present.marker()
+        if present.on():
+            return  # folded away, and short enough never to scroll at presenter mode's size
         st.caption(
             "**BPE Lab** shows how byte-level BPE tokenizers (GPT-2, GPT-4, GPT-4o, and your own) "
             "turn text into tokens, one merge at a time."
