@@ -40,8 +40,10 @@ def main() -> None:
             t = time.perf_counter()
             found = find_odd_tokens(tok)
             times.append(time.perf_counter() - t)
-        print(f"{name:34} {found.checked:>8,} {statistics.median(times):>9.2f} {max(times):>10.2f} "
-              f"{len(found.unreachable):>12,} {len(found.partial):>10,}")
+        print(
+            f"{name:34} {found.checked:>8,} {statistics.median(times):>9.2f} {max(times):>10.2f} "
+            f"{len(found.unreachable):>12,} {len(found.partial):>10,}"
+        )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ def run_with(workspace, tok) -> AppTest:
 
 
 def odd_table(at):
-    [df] = [d.value for d in at.dataframe if "why" in d.value.columns or list(d.value.columns) == ["id", "token", "bytes", "merge"]]
+    [df] = [
+        d.value for d in at.dataframe if "why" in d.value.columns or list(d.value.columns) == ["id", "token", "bytes", "merge"]
+    ]
     return df
 
 

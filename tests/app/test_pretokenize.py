@@ -24,7 +24,10 @@ def rows_html(at) -> str:
 
 
 def row_counts(at) -> dict[str, int]:
-    return {label: int(n.replace(",", "")) for label, n in re.findall(r"<b>([^<]+)</b><span class=\"n\">([\d,]+) chunks?</span>", rows_html(at))}
+    return {
+        label: int(n.replace(",", ""))
+        for label, n in re.findall(r"<b>([^<]+)</b><span class=\"n\">([\d,]+) chunks?</span>", rows_html(at))
+    }
 
 
 def test_default_shows_four_rows_rules_diff_and_probes():

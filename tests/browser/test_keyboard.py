@@ -25,7 +25,9 @@ def press(page, key: str, expect_step: int) -> None:
 
 
 def test_arrows_home_end_and_space(page, server):
-    page.goto(server.url + "/step?mode=encoding&tokenizer=r50k_base&step=5&text=tokenization%20and%20Honolulu%2C%20again%20and%20again")
+    page.goto(
+        server.url + "/step?mode=encoding&tokenizer=r50k_base&step=5&text=tokenization%20and%20Honolulu%2C%20again%20and%20again"
+    )
     wait_idle(page)
     page.get_by_text("5 of").first.wait_for()
     wait_idle(page)
@@ -41,7 +43,9 @@ def test_arrows_home_end_and_space(page, server):
     page.keyboard.press(" ")  # play
     page.wait_for_function(
         """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
-                   return m && parseInt(m.innerText.split(' of ')[0]) >= 2; }""", timeout=30_000)
+                   return m && parseInt(m.innerText.split(' of ')[0]) >= 2; }""",
+        timeout=30_000,
+    )
     page.keyboard.press(" ")  # pause
     page.get_by_role("button", name="Play").wait_for()
     wait_idle(page)

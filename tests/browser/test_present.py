@@ -7,8 +7,14 @@ from .conftest import assert_no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
-PAGES = [("tokenize", "/"), ("pretokenize", "/pretokenize"), ("compare", "/compare"), ("train", "/train"),
-         ("step", "/step?mode=encoding&tokenizer=cl100k_base&step=40"), ("vocabulary", "/vocabulary")]
+PAGES = [
+    ("tokenize", "/"),
+    ("pretokenize", "/pretokenize"),
+    ("compare", "/compare"),
+    ("train", "/train"),
+    ("step", "/step?mode=encoding&tokenizer=cl100k_base&step=40"),
+    ("vocabulary", "/vocabulary"),
+]
 
 
 @pytest.fixture

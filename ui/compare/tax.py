@@ -46,9 +46,13 @@ def parse_parallel(text: str) -> dict[str, str]:
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError as e:
-            raise ValueError(f"The JSON is not valid ({e.msg}, line {e.lineno}): give an object such as {{\"English\": \"…\"}}.") from None
+            raise ValueError(
+                f'The JSON is not valid ({e.msg}, line {e.lineno}): give an object such as {{"English": "…"}}.'
+            ) from None
         if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-            raise ValueError('The JSON must be one object of language names and passages, such as {"English": "…", "German": "…"}.')
+            raise ValueError(
+                'The JSON must be one object of language names and passages, such as {"English": "…", "German": "…"}.'
+            )
         out = {k.strip(): v.strip() for k, v in data.items() if k.strip() and v.strip()}
     else:
         out = {}
@@ -58,7 +62,9 @@ def parse_parallel(text: str) -> dict[str, str]:
                 continue
             cut = min((i for i in (line.find("\t"), line.find(":")) if i > 0), default=-1)
             if cut < 0:
-                raise ValueError(f"Line {n} has no language name: write it as `Language: passage` (a colon or a tab after the name).")
+                raise ValueError(
+                    f"Line {n} has no language name: write it as `Language: passage` (a colon or a tab after the name)."
+                )
             name, passage = line[:cut].strip(), line[cut + 1 :].strip()
             if not passage:
                 raise ValueError(f"Line {n} ({name}) has no passage after the name.")
@@ -69,7 +75,9 @@ def parse_parallel(text: str) -> dict[str, str]:
         raise ValueError(f"{len(out)} languages: the token tax takes at most {MAX_LANGUAGES}.")
     long = [k for k, v in out.items() if len(v) > MAX_PASSAGE_CHARS]
     if long:
-        raise ValueError(f"The passage for {long[0]} is longer than {MAX_PASSAGE_CHARS:,} characters: parallel passages should be short.")
+        raise ValueError(
+            f"The passage for {long[0]} is longer than {MAX_PASSAGE_CHARS:,} characters: parallel passages should be short."
+        )
     return out
 
 
@@ -109,15 +117,17 @@ def tax_frame(
         ref = count(i, reference)
         for lang, text in passages.items():
             n = count(i, lang)
-            rows.append({
-                "language": lang,
-                "script": (scripts or {}).get(lang, ""),
-                "tokenizer": label,
-                "tokens": n,
-                "bytes": len(text.encode("utf-8")),
-                "characters": len(text),
-                "premium": round(n / ref, 3) if ref else float("nan"),
-            })
+            rows.append(
+                {
+                    "language": lang,
+                    "script": (scripts or {}).get(lang, ""),
+                    "tokenizer": label,
+                    "tokens": n,
+                    "bytes": len(text.encode("utf-8")),
+                    "characters": len(text),
+                    "premium": round(n / ref, 3) if ref else float("nan"),
+                }
+            )
     return pd.DataFrame(rows, columns=["language", "script", "tokenizer", "tokens", "bytes", "characters", "premium"])
 
 

@@ -24,7 +24,7 @@ EXPLANATION = (
     "pattern*), and merges never cross a chunk boundary. That is why GPT-2's tokens usually start with a space and "
     "never end with one, why GPT-4 never has a token of four digits, and why code indentation becomes tokens of "
     "its own. Each row below is one pattern's cut of the same text; **red dashes** mark a cut that not every "
-    "pattern makes and grey chunks are cut the same way by all (\"no split\" is left out of that comparison)."
+    'pattern makes and grey chunks are cut the same way by all ("no split" is left out of that comparison).'
 )
 
 STATE = state.PageState(
@@ -59,22 +59,50 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
     """The text, the seed menu, the patterns and a custom regex; returns the text and the chosen patterns."""
     with present.fold("What the split pattern does"):  # the teacher says it: folded away in presenter mode
         st.markdown(EXPLANATION)
-    text = st.text_area("Text to split", key=STATE.key("text"), height=140, persist_state="session",
-                        help="Any text; try the examples in the menu below.")
+    text = st.text_area(
+        "Text to split",
+        key=STATE.key("text"),
+        height=140,
+        persist_state="session",
+        help="Any text; try the examples in the menu below.",
+    )
     c0, c00 = st.columns([3, 2], vertical_alignment="bottom")
-    c0.selectbox("Examples", list(model.SEEDS), index=None, key=STATE.key("sample"), on_change=_load_seed,
-                 placeholder="Load an example…", label_visibility="collapsed")
-    c00.button("Use the text from the other pages", key=STATE.key("shared"), on_click=_use_shared, width="stretch",
-               help="The text you typed on Tokenize, Compare or Step through.")
+    c0.selectbox(
+        "Examples",
+        list(model.SEEDS),
+        index=None,
+        key=STATE.key("sample"),
+        on_change=_load_seed,
+        placeholder="Load an example…",
+        label_visibility="collapsed",
+    )
+    c00.button(
+        "Use the text from the other pages",
+        key=STATE.key("shared"),
+        on_click=_use_shared,
+        width="stretch",
+        help="The text you typed on Tokenize, Compare or Step through.",
+    )
     choices = _choices()
     STATE["patterns"] = [k for k in STATE["patterns"] if k in choices]
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    keys = c1.multiselect("Split patterns", list(choices), format_func=lambda k: choices[k].label, key=STATE.key("patterns"),
-                          persist_state="session", placeholder="Choose patterns to compare",
-                          help="The patterns of the encodings BPE Lab knows, and no split at all.")
-    custom = c2.text_input("…and your own regex", key=STATE.key("custom"), live="600ms", persist_state="session",
-                           placeholder=r" ?\p{L}+| ?\p{N}+|\s+|.",
-                           help="Python `regex` syntax (\\p{L} is any letter). Stopped after 2 seconds.")
+    keys = c1.multiselect(
+        "Split patterns",
+        list(choices),
+        format_func=lambda k: choices[k].label,
+        key=STATE.key("patterns"),
+        persist_state="session",
+        placeholder="Choose patterns to compare",
+        help="The patterns of the encodings BPE Lab knows, and no split at all.",
+    )
+    custom = c2.text_input(
+        "…and your own regex",
+        key=STATE.key("custom"),
+        live="600ms",
+        persist_state="session",
+        placeholder=r" ?\p{L}+| ?\p{N}+|\s+|.",
+        help="Python `regex` syntax (\\p{L} is any letter). Stopped after 2 seconds.",
+    )
     c3, c4 = st.columns(2)
     c3.toggle("Mark where they cut differently", key=STATE.key("diff"), persist_state="session")
     c4.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
@@ -110,8 +138,10 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
     # "no split" disagrees with every cut, so it would mark them all: the diff is over the patterns that split
     splitting = {label: spans[label] for label, c, _ in split if c.pattern is not None}
     diff = boundary_diff(splitting) if STATE["diff"] and len(splitting) > 1 else None
-    rows = [ChunkRow(label, spans[label], diff.dim.get(label, ()) if diff else (), diff.cuts.get(label, ()) if diff else ())
-            for label, _, _ in split]
+    rows = [
+        ChunkRow(label, spans[label], diff.dim.get(label, ()) if diff else (), diff.cuts.get(label, ()) if diff else ())
+        for label, _, _ in split
+    ]
     st.html(chunk_rows(rows, show_whitespace=STATE["whitespace"], limit=CHUNK_LIMIT))
     st.caption("Each box is one chunk; BPE then merges bytes inside each box separately. Hover a chunk for its number and bytes.")
 
@@ -134,8 +164,12 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
 
     st.subheader("Probes")
     st.caption("The same short texts under each pattern: contractions, digits, spaces, newlines, case changes.")
-    probes = cache.for_session("pretok.probes", tuple((c.label, c.pattern) for _, c, _ in split),
-                               lambda: model.probes_table([c for _, c, _ in split]), maxsize=8)
+    probes = cache.for_session(
+        "pretok.probes",
+        tuple((c.label, c.pattern) for _, c, _ in split),
+        lambda: model.probes_table([c for _, c, _ in split]),
+        maxsize=8,
+    )
     st.dataframe(probes.set_axis(["probe", "text", *[label for label, _, _ in split]], axis=1), hide_index=True, width="stretch")
 
 

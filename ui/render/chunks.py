@@ -45,7 +45,9 @@ def chunk_rows(rows: Sequence[ChunkRow], *, show_whitespace: bool = True, limit:
         shown = r.spans if limit is None else r.spans[:limit]
         dim, cuts = set(r.dim), set(r.cuts)
         parts.append('<div class="bpe-row">')
-        parts.append(f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{_plural(len(r.spans), "chunk")}</span></div>')
+        parts.append(
+            f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{_plural(len(r.spans), "chunk")}</span></div>'
+        )
         if not shown:
             parts.append('<div class="bpe-empty">No chunks: the text is empty.</div></div>')
             continue
@@ -55,10 +57,13 @@ def chunk_rows(rows: Sequence[ChunkRow], *, show_whitespace: bool = True, limit:
                 parts.append('<span class="cut"></span>')
             cls = "t dim" if s.index in dim else "t"
             tip = html.escape(f"chunk {s.index + 1} · {_plural(len(s.bytes), 'byte')}\ntext: {visible(s.bytes)}", quote=True)
-            parts.append(f'<span class="{cls}" style="background:{colour}" title="{tip}">{token_html(s.bytes, show_whitespace=show_whitespace)}</span>')
+            parts.append(
+                f'<span class="{cls}" style="background:{colour}" title="{tip}">{token_html(s.bytes, show_whitespace=show_whitespace)}</span>'
+            )
         parts.append("</div>")
         body = "".join(
-            f"<tr><td>{s.index + 1}</td><td>{html.escape(visible(s.bytes))}</td><td>{s.bytes.hex(' ').upper()}</td></tr>" for s in shown
+            f"<tr><td>{s.index + 1}</td><td>{html.escape(visible(s.bytes))}</td><td>{s.bytes.hex(' ').upper()}</td></tr>"
+            for s in shown
         )
         parts.append(
             f'<table class="bpe-sr"><caption>{html.escape(r.label)}: {_plural(len(r.spans), "chunk")}</caption>'

@@ -56,8 +56,13 @@ def _text(source: str) -> str:
         return _builtin_text(source)
     if source == "shared":
         return st.session_state.get(state.TEXT, "")
-    return st.text_area("Held-out text", key=STATE.key("paste"), height=140, persist_state="session",
-                        placeholder="Paste a text the tokenizer was not trained on…")
+    return st.text_area(
+        "Held-out text",
+        key=STATE.key("paste"),
+        height=140,
+        persist_state="session",
+        placeholder="Paste a text the tokenizer was not trained on…",
+    )
 
 
 def _reference_ratios(source: str, text: str) -> dict[str, float]:
@@ -65,9 +70,13 @@ def _reference_ratios(source: str, text: str) -> dict[str, float]:
     for name in REFERENCES:
         tok = tokenizers.official(name)
         if source in BUILT_IN:  # an official encoding on built-in text: the same for everyone
-            ratio = cache.for_tokenizer(tok, "heldout_ratio", source, lambda tok=tok: heldout.reference_ratio(tok, text), maxsize=8)
+            ratio = cache.for_tokenizer(
+                tok, "heldout_ratio", source, lambda tok=tok: heldout.reference_ratio(tok, text), maxsize=8
+            )
         else:
-            ratio = cache.for_session("heldout.ratio", (name, text), lambda tok=tok: heldout.reference_ratio(tok, text), maxsize=8)
+            ratio = cache.for_session(
+                "heldout.ratio", (name, text), lambda tok=tok: heldout.reference_ratio(tok, text), maxsize=8
+            )
         out[tokenizers.OFFICIAL[name]] = ratio
     return out
 
@@ -83,19 +92,34 @@ def section(key: str) -> None:
         training = store.corpus(key)
         if STATE.get("source") not in SOURCES:
             STATE["source"] = _default_source(training)
-        source = st.segmented_control("Held-out text", list(SOURCES), format_func=SOURCES.get, key=STATE.key("source"),
-                                      required=True, persist_state="session") or "stdlib-docstrings"
+        source = (
+            st.segmented_control(
+                "Held-out text",
+                list(SOURCES),
+                format_func=SOURCES.get,
+                key=STATE.key("source"),
+                required=True,
+                persist_state="session",
+            )
+            or "stdlib-docstrings"
+        )
         text = _text(source)
         if not text or not text.strip():
-            st.info("The held-out text is empty: paste one, or pick another source above." if source == "paste"
-                    else "The text from the other pages is empty: type one on Tokenize, Compare or Step through.", icon="✍️")
+            st.info(
+                "The held-out text is empty: paste one, or pick another source above."
+                if source == "paste"
+                else "The text from the other pages is empty: type one on Tokenize, Compare or Step through.",
+                icon="✍️",
+            )
             return
         if len(text) > heldout.MAX_CHARS:
             text = text[: heldout.MAX_CHARS]
             st.caption(f"The first {heldout.MAX_CHARS:,} characters are used.")
         if heldout.overlaps(text, training):
-            st.warning("This text is part of the tokenizer's training text, so the curve flatters it: pick a text it has not seen.",
-                       icon="🔁")
+            st.warning(
+                "This text is part of the tokenizer's training text, so the curve flatters it: pick a text it has not seen.",
+                icon="🔁",
+            )
         if tok.num_merges == 0:
             st.info("This tokenizer has no merges: its curve is a single point at 1 byte per token.", icon="ℹ️")
         with st.spinner("Encoding the held-out text with every prefix of the merges…"):
@@ -103,9 +127,13 @@ def section(key: str) -> None:
             refs = _reference_ratios(source, text)
         what = SOURCES[source]
         title = f"{tok.name or 'Yours'} on {what[0].lower()}{what[1:]}"
-        spec = cache.for_session("heldout.chart", (source, text), lambda: charts.vocab_vs_compression(full, refs, title=title), owner=tok, maxsize=4)
+        spec = cache.for_session(
+            "heldout.chart", (source, text), lambda: charts.vocab_vs_compression(full, refs, title=title), owner=tok, maxsize=4
+        )
         st.vega_lite_chart(spec, width="stretch")
         found = heldout.matches(full, refs)
         st.markdown("\n".join(f"- {heldout.describe(m)}" for m in found))
-        st.caption(f"{len(text):,} characters, {len(text.encode('utf-8')):,} bytes. Your tokenizer: {tok.num_merges:,} merges, "
-                   f"{full['bytes per token'].iloc[-1]:.2f} bytes per token at the end.")
+        st.caption(
+            f"{len(text):,} characters, {len(text.encode('utf-8')):,} bytes. Your tokenizer: {tok.num_merges:,} merges, "
+            f"{full['bytes per token'].iloc[-1]:.2f} bytes per token at the end."
+        )

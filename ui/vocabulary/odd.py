@@ -85,8 +85,10 @@ def find_odd_tokens(tok: Tokenizer, progress: Callable[[int, int], None] | None 
         else:
             chunks = tok.split(text)
             if len(chunks) > 1:
-                row = {"why": SPLIT + ": " + " | ".join(visible(c.encode("utf-8")) for c in chunks),
-                       "encodes as": _pieces(tok, tok.encode_ordinary(text))}
+                row = {
+                    "why": SPLIT + ": " + " | ".join(visible(c.encode("utf-8")) for c in chunks),
+                    "encodes as": _pieces(tok, tok.encode_ordinary(text)),
+                }
             else:
                 # one chunk: encode_ordinary is BPE on its bytes (fast: the encoder knows which tokens encode to themselves)
                 got = tok.encode_ordinary(text)

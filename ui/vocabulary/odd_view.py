@@ -55,26 +55,41 @@ def section(key: str) -> None:
         found = _find(tok)
         m = st.columns(4)
         m[0].metric("Tokens checked", f"{found.checked:,}", border=True, help="Every token but the special ones")
-        m[1].metric("Unreachable", f"{len(found.unreachable):,}", border=True,
-                    help="encode(its own text) is not the token itself")
+        m[1].metric(
+            "Unreachable", f"{len(found.unreachable):,}", border=True, help="encode(its own text) is not the token itself"
+        )
         m[2].metric("Not valid UTF-8 alone", f"{len(found.partial):,}", border=True)
         m[3].metric("Checked in", f"{found.seconds:.1f} s", border=True, help="Once per tokenizer, then kept")
-        kind = st.segmented_control("Show", list(KINDS), format_func=KINDS.get, key=STATE.key("kind"), required=True,
-                                    persist_state="session") or "unreachable"
+        kind = (
+            st.segmented_control(
+                "Show", list(KINDS), format_func=KINDS.get, key=STATE.key("kind"), required=True, persist_state="session"
+            )
+            or "unreachable"
+        )
         table = found.unreachable if kind == "unreachable" else found.partial
         if table.empty:
-            st.success("None: every token of this vocabulary encodes back to itself." if kind == "unreachable"
-                       else "None: every token of this vocabulary is valid UTF-8 on its own.", icon="✅")
+            st.success(
+                "None: every token of this vocabulary encodes back to itself."
+                if kind == "unreachable"
+                else "None: every token of this vocabulary is valid UTF-8 on its own.",
+                icon="✅",
+            )
             return
         shown = table.head(1_000)
         event = st.dataframe(
             shown if kind == "unreachable" else shown.drop(columns=["why", "encodes as"]),
-            hide_index=True, height=min(360, 38 + 35 * len(shown)), width="stretch", on_select="rerun",
-            selection_mode="single-row", key=STATE.key("table"),
+            hide_index=True,
+            height=min(360, 38 + 35 * len(shown)),
+            width="stretch",
+            on_select="rerun",
+            selection_mode="single-row",
+            key=STATE.key("table"),
             column_config={
                 "id": st.column_config.NumberColumn("id", width="small"),
                 "bytes": st.column_config.NumberColumn("bytes", width="small"),
-                "merge": st.column_config.NumberColumn("merge", help="Its merge number (1 is the first merge learned)", width="small"),
+                "merge": st.column_config.NumberColumn(
+                    "merge", help="Its merge number (1 is the first merge learned)", width="small"
+                ),
                 "why": st.column_config.TextColumn("why", help="Where its own text goes instead"),
                 "encodes as": st.column_config.TextColumn("encodes as", help="The tokens its own text becomes"),
             },

@@ -20,9 +20,21 @@ def test_at_least_fifteen_languages_across_the_scripts_the_issue_names():
 
 # the Unicode names of each script's letters start with these words
 SCRIPT_NAMES = {
-    "Cyrillic": ("CYRILLIC",), "Greek": ("GREEK",), "Armenian": ("ARMENIAN",), "Georgian": ("GEORGIAN",), "Arabic": ("ARABIC",),
-    "Hebrew": ("HEBREW",), "Ge'ez": ("ETHIOPIC",), "Devanagari": ("DEVANAGARI",), "Bengali": ("BENGALI",), "Tamil": ("TAMIL",),
-    "Thai": ("THAI",), "Han": ("CJK",), "Hangul": ("HANGUL",), "Kanji and kana": ("CJK", "HIRAGANA", "KATAKANA"), "Latin": ("LATIN",),
+    "Cyrillic": ("CYRILLIC",),
+    "Greek": ("GREEK",),
+    "Armenian": ("ARMENIAN",),
+    "Georgian": ("GEORGIAN",),
+    "Arabic": ("ARABIC",),
+    "Hebrew": ("HEBREW",),
+    "Ge'ez": ("ETHIOPIC",),
+    "Devanagari": ("DEVANAGARI",),
+    "Bengali": ("BENGALI",),
+    "Tamil": ("TAMIL",),
+    "Thai": ("THAI",),
+    "Han": ("CJK",),
+    "Hangul": ("HANGUL",),
+    "Kanji and kana": ("CJK", "HIRAGANA", "KATAKANA"),
+    "Latin": ("LATIN",),
 }
 
 

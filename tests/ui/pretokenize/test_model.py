@@ -24,9 +24,13 @@ def test_every_registered_pattern_is_offered_once_and_no_split_too():
 
 def test_a_new_encoding_with_a_known_pattern_is_listed_as_a_user_not_as_a_row(monkeypatch):
     spec = registry.spec("cl100k_base")
-    extra = type(spec)(name="llama-3", label="Llama 3", family="Open", source=spec.source, pattern=spec.pattern, special_tokens={})
+    extra = type(spec)(
+        name="llama-3", label="Llama 3", family="Open", source=spec.source, pattern=spec.pattern, special_tokens={}
+    )
     other = type(spec)(name="qwen", label="Qwen", family="Open", source=spec.source, pattern=r"\p{L}+|\s+|.", special_tokens={})
-    sentencepiece = type(spec)(name="llama-2", label="Llama 2", family="Open", source=spec.source, pattern=None, special_tokens={})
+    sentencepiece = type(spec)(
+        name="llama-2", label="Llama 2", family="Open", source=spec.source, pattern=None, special_tokens={}
+    )
     monkeypatch.setattr(registry, "specs", lambda: (*registry._SPECS, extra, other, sentencepiece))
     choices = model.builtin_choices()
     assert choices["gpt4"].used_by == ("GPT-4 (cl100k_base)", "Llama 3")

@@ -14,8 +14,11 @@ WORDS = st.sampled_from(["low", "lower", "newest", "widest", " ", "\n", "the", "
 
 
 @settings(max_examples=40)
-@given(st.lists(WORDS, min_size=1, max_size=40).map("".join), st.lists(WORDS, max_size=40).map("".join),
-       st.sampled_from([None, "gpt2", "gpt4", "o200k"]))
+@given(
+    st.lists(WORDS, min_size=1, max_size=40).map("".join),
+    st.lists(WORDS, max_size=40).map("".join),
+    st.sampled_from([None, "gpt2", "gpt4", "o200k"]),
+)
 def test_each_prefix_equals_the_truncated_tokenizer(corpus, text, pattern):
     tok = train(corpus, 256 + 30, pattern=pattern)
     got = heldout.lengths(tok.encode_trace(text), tok.num_merges)
