@@ -112,6 +112,11 @@ def show_token_tax(keys: list[str]) -> None:
         st.info("Choose one or more tokenizers above to see their token tax.", icon="⚖️")
         return
     labels = model.unique_labels(keys, tk.options())
+    # a model whose file is missing: the rows above already say so and how to install it
+    missing = [k for k in keys if k in tk.OFFICIAL and not tk.available(k)]
+    if missing:
+        st.caption(f"Left out, not installed on this server: {', '.join(labels[k] for k in missing)}.")
+        keys = [k for k in keys if k not in missing]
     counted: list[tuple[str, dict[str, int]]] = []
     for key in keys:
         with errors.shown(prefix=f"{labels[key]}: "):
