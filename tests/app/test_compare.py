@@ -306,4 +306,5 @@ def test_the_menu_groups_by_family_and_marks_a_missing_model(tmp_path, monkeypat
     assert not at.exception
     [err] = [e.value for e in at.error]
     assert "Llama 3 (3.1, 3.2, 3.3) is not installed" in err and "python -m tokenizer provision llama3" in err
+    assert any("Left out, not installed on this server: Llama 3" in c.value for c in at.caption)  # token tax: no second error
     assert rows_html(at).count('class="bpe-row"') == 1

@@ -33,7 +33,7 @@ def test_default_every_language_under_every_chosen_tokenizer(workspace):
     assert "Token tax by language" in [s.value for s in at.subheader]
     df = tax_table(at)
     assert df["language"].tolist() == list(languages.PASSAGES)
-    labels = ["mine (yours, 300 tokens)", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    labels = ["mine (yours, 300 tokens)", "GPT-2 (r50k_base)", "GPT-4o (o200k_base)", "Llama 3 (3.1, 3.2, 3.3)"]  # Compare's default set
     assert [c for c in df.columns if c.endswith(" ×")] == [f"{label} ×" for label in labels]
     assert (df.set_index("language").loc["English", [f"{label} ×" for label in labels]] == 1.0).all()
     assert df.set_index("language").loc["Tamil", "mine (yours, 300 tokens) ×"] > 5  # a tiny English tokenizer: bytes for Tamil
@@ -59,3 +59,28 @@ def test_own_parallel_texts_pasted(workspace):
     at.text_area(key="tax.paste").set_value("English: fine\nthis line has no name").run()
     assert any("Line 2 has no language name" in e.value for e in at.error)
     assert not at.exception
+
+
+def test_the_open_models_counts_are_their_own_packages():
+    """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
+    from tests.references import tekkenizer, tiktoken_reference
+    from tokenizer import registry
+
+    open_models = [s.name for s in registry.specs() if s.family != "OpenAI"]
+    at = run()
+    at.multiselect(key="compare.tokenizers").set_value(open_models).run()
+    assert not at.exception and not at.error
+    df = tax_table(at).set_index("language")
+    passages = languages.texts()
+    for name in open_models:
+        label = registry.spec(name).label
+        if name == "tekken":
+            ref = tekkenizer()
+            expected = {lang: len(ref.encode(text, bos=False, eos=False)) for lang, text in passages.items()}
+        else:
+            ref = tiktoken_reference(name)
+            expected = {lang: len(ref.encode_ordinary(text)) for lang, text in passages.items()}
+        assert df[f"{label} tokens"].to_dict() == expected
+        assert df.loc["English", f"{label} ×"] == 1.0
+    # the open models' larger vocabularies tax Chinese less than English; GPT-2 charges it double
+    assert (df.loc["Chinese", [f"{registry.spec(n).label} ×" for n in ("llama4", "qwen2.5", "qwen3.6")]] < 1).all()
