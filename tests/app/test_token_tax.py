@@ -33,7 +33,12 @@ def test_default_every_language_under_every_chosen_tokenizer(workspace):
     assert "Token tax by language" in [s.value for s in at.subheader]
     df = tax_table(at)
     assert df["language"].tolist() == list(languages.PASSAGES)
-    labels = ["mine (yours, 300 tokens)", "GPT-2 (r50k_base)", "GPT-4o (o200k_base)", "Llama 3 (3.1, 3.2, 3.3)"]  # Compare's default set
+    labels = [
+        "mine (yours, 300 tokens)",
+        "GPT-2 (r50k_base)",
+        "GPT-4o (o200k_base)",
+        "Llama 3 (3.1, 3.2, 3.3)",
+    ]  # Compare's default set
     assert [c for c in df.columns if c.endswith(" ×")] == [f"{label} ×" for label in labels]
     assert (df.set_index("language").loc["English", [f"{label} ×" for label in labels]] == 1.0).all()
     assert df.set_index("language").loc["Tamil", "mine (yours, 300 tokens) ×"] > 5  # a tiny English tokenizer: bytes for Tamil
