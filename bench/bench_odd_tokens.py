@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/bench_odd_tokens.py [--runs 3]
 
-For GPT-2 (r50k), cl100k and o200k, loaded and warmed as the app's server does at
-start-up, and for a tokenizer trained here (its encoder built first, as the page's
+For GPT-2 (r50k), cl100k, o200k, Llama 3 (whole tokens, merges that build on later
+ones) and Qwen 3.5/3.6 (the largest vocabulary, 248,044 ordinary tokens), loaded and warmed, and for a tokenizer trained here (its encoder built first, as the page's
 other sections do): ``ui.vocabulary.odd.find_odd_tokens`` over every ordinary token.
 Prints the median and slowest seconds and what it found.
 """
@@ -30,7 +30,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     runs = ap.parse_args().runs
-    toks = {name: tokenizer.load_encoding(name) for name in ("r50k_base", "cl100k_base", "o200k_base")}
+    toks = {name: tokenizer.load_encoding(name) for name in ("r50k_base", "cl100k_base", "o200k_base", "llama3", "qwen3.6")}
     toks["yours: docstrings, 8,192 tokens"] = tokenizer.train(corpora.text("stdlib-docstrings"), 8192, pattern="gpt4")
     print(f"{'tokenizer':34} {'tokens':>8} {'median s':>9} {'slowest s':>10} {'unreachable':>12} {'not UTF-8':>10}")
     for name, tok in toks.items():

@@ -76,3 +76,50 @@ def test_progress_is_reported_up_to_the_total():
     calls = []
     odd.find_odd_tokens(Tokenizer(), lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, 256) and calls[-1] == (256, 256)
+
+
+def _by_their_package(name: str) -> tuple[set[int], set[int]]:
+    """The definition, computed by the model's own package: its encoder on each token's text (whole-chunk shortcut
+    and all), and tiktoken's own BPE rule (``tiktoken._educational``) on the bytes of a token that is not text."""
+    from tiktoken import _educational
+
+    from tests.references import tekkenizer, tiktoken_reference
+
+    if name == "tekken":
+        enc, offset = tekkenizer()._model, tekkenizer().num_special_tokens
+    else:
+        enc, offset = tiktoken_reference(name), 0
+    unreachable, partial = set(), set()
+    for data, rank in enc._mergeable_ranks.items():
+        t = rank + offset
+        try:
+            got = enc.encode_ordinary(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            partial.add(t)
+            got = _educational.bpe_encode(enc._mergeable_ranks, data, visualise=None)
+        if [g + offset for g in got] != [t]:
+            unreachable.add(t)
+    return unreachable, partial
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "llama3",  # whole tokens (no merge builds them) and merges that build on later tokens
+        pytest.param("llama4", marks=pytest.mark.slow),
+        pytest.param("qwen2.5", marks=pytest.mark.slow),
+        pytest.param("qwen3.6", marks=pytest.mark.slow),  # 248,044 tokens, whole tokens and later merges too
+        pytest.param("tekken", marks=pytest.mark.slow),  # ids after 1,000 special tokens
+    ],
+)
+def test_open_models_agree_with_their_own_packages(name):
+    tok = load_encoding(name)
+    found = odd.find_odd_tokens(tok)
+    unreachable, partial = _by_their_package(name)
+    assert found.checked == len(tok.vocab) - len(tok.special_ids)
+    assert set(found.unreachable["id"]) == unreachable
+    assert set(found.partial["id"]) == partial
+    known = {"llama3": (0, 1352), "llama4": (7, 1828), "qwen2.5": (1673, 1448), "qwen3.6": (2, 944), "tekken": (0, 1435)}
+    assert (len(unreachable), len(partial)) == known[name]  # the README's figures
+    if tok.whole_tokens:  # reachable, but only as a whole chunk: never inside a longer one
+        assert not set(tok.whole_tokens) & set(found.unreachable["id"])
