@@ -55,3 +55,15 @@ def test_nothing_unreachable_says_so(workspace):
     at = run_with(workspace, train(CORPUS, 270, pattern=None, name="no split"))
     assert metric(at, "Unreachable") == "0"
     assert any("every token of this vocabulary encodes back to itself" in s.value for s in at.success)
+
+
+def test_an_open_model_with_whole_tokens():
+    """Llama 3: 588 tokens no merge builds and merges that build on later tokens; all reached from their own text."""
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.session_state["shared.tokenizer"] = "llama3"
+    at.run()
+    assert not at.exception and not at.error
+    assert metric(at, "Tokens checked") == "128,000"
+    assert metric(at, "Unreachable") == "0" and metric(at, "Not valid UTF-8 alone") == "1,352"
+    assert any("every token of this vocabulary encodes back to itself" in s.value for s in at.success)
+    assert any("588 tokens are built by no merge" in c.value for c in at.caption)

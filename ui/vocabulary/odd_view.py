@@ -83,7 +83,7 @@ def section(key: str) -> None:
             width="stretch",
             on_select="rerun",
             selection_mode="single-row",
-            key=STATE.key("table"),
+            key=STATE.key("table", key, kind),  # one per tokenizer and list: a row picked in one never picks in another
             column_config={
                 "id": st.column_config.NumberColumn("id", width="small"),
                 "bytes": st.column_config.NumberColumn("bytes", width="small"),
@@ -98,9 +98,9 @@ def section(key: str) -> None:
         st.caption(f"{len(table):,} tokens.{more} Click a row to draw its merge tree.")
         rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
         if rows:
-            STATE["picked"] = int(shown.iloc[rows[0]]["id"])
-        picked = STATE.get("picked")
-        if picked is None or picked not in set(table["id"]):
+            STATE["picked"] = (key, int(shown.iloc[rows[0]]["id"]))
+        mine, picked = STATE.get("picked") or (None, None)  # ids mean different tokens in different tokenizers
+        if mine != key or picked not in set(table["id"]):
             picked = int(table["id"].iloc[0])
         st.markdown(f"**Merge tree of id {picked:,}**")
         st.html(trees.tree_html(tok.merge_tree(picked), tok.rank_of))
