@@ -8,16 +8,18 @@ shared parts around the chosen page. Start it with `make run`.
 
 import streamlit as st
 
-from ui.common import shell
+from ui.common import present, shell
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 
 PAGES = [
     st.Page("pages/tokenize.py", title="Tokenize", icon="🔤", url_path="tokenize", default=True),
+    st.Page("pages/pretokenize.py", title="Pre-tokenize", icon="✂️", url_path="pretokenize"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
     st.Page("pages/train.py", title="Train", icon="🏋️", url_path="train"),
     st.Page("pages/step.py", title="Step through", icon="👣", url_path="step"),
     st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),
 ]
 
-shell.run(st.navigation(PAGES))
+# presenter mode (?present=1) puts the page list on top, where a projector shows it
+shell.run(st.navigation(PAGES, position=present.nav_position()))

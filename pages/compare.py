@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui.common import shell
-from ui.compare import view
+from ui.common import present, shell
+from ui.compare import tax_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("Compare")
@@ -33,5 +33,8 @@ else:
     if diff is not None:
         view.show_diff(diff, results)
 
-view.show_leaderboard(keys)
-view.show_samples_preview()
+tax_view.show_token_tax(keys)
+
+with present.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
+    view.show_leaderboard(keys)
+    view.show_samples_preview()

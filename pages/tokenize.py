@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.common import shell
+from ui.common import present, shell
 from ui.tokenize import view
 
 shell.open_page(__file__, view.STATE)
@@ -32,4 +32,5 @@ with right:
     view.show_ids(res)
     view.show_chat_text(inp)
 
-view.show_details(inp, res)
+with present.fold("Token table, ids and bytes"):  # secondary: folded away in presenter mode
+    view.show_details(inp, res)

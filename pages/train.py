@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui.common import shell
-from ui.train import view
+from ui.train import heldout_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("🏋️ Train")
@@ -23,3 +23,4 @@ st.divider()
 key = view.workspace_section()
 if key is not None:
     view.results_section(key)
+    heldout_view.section(key)

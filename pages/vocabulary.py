@@ -1,14 +1,16 @@
-"""Vocabulary: browse any tokenizer's tokens, see how each was built, find the unused ones."""
+"""Vocabulary: browse any tokenizer's tokens, see how each was built, find the unused and unreachable ones."""
 
 import streamlit as st
 
 from ui.common import shell
-from ui.vocabulary import view
+from ui.vocabulary import odd_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("📖 Vocabulary")
 st.caption(
-    "Every token of a byte-level BPE vocabulary is either one of the 256 bytes, a merge of two earlier tokens, "
-    "or a special token. Filter the table, click a token to see its merge tree, and find the tokens a text never uses."
+    "Every token of a byte-level BPE vocabulary is either one of the 256 bytes, a merge of two earlier tokens, or a special token. "
+    "Filter the table, click a token to see its merge tree, and find the tokens a text never uses."
 )
 view.page()
+st.divider()
+odd_view.section(view.STATE["tokenizer"])

@@ -60,7 +60,7 @@ def test_default_compares_gpt2_gpt4o_and_llama3():
         assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(samples.DEFAULT_TEXT))
     html_text = rows_html(at)
     assert html_text.count('class="bpe-row"') == 3
-    assert len(at.get("vega_lite_chart")) == 2  # statistics and leaderboard
+    assert len(at.get("vega_lite_chart")) == 3  # statistics, token tax and leaderboard
 
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
@@ -305,4 +305,5 @@ def test_the_menu_groups_by_family_and_marks_a_missing_model(tmp_path, monkeypat
     assert not at.exception
     [err] = [e.value for e in at.error]
     assert "Llama 3 (3.1, 3.2, 3.3) is not installed" in err and "python -m tokenizer provision llama3" in err
+    assert any("Left out, not installed on this server: Llama 3" in c.value for c in at.caption)  # token tax: no second error
     assert rows_html(at).count('class="bpe-row"') == 1

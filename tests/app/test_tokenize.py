@@ -71,9 +71,10 @@ def spans_html(at: AppTest) -> str:
 
 
 def shown_text(html_text: str) -> str:
-    """What a reader sees in the spans: tags (and the tooltips inside them) removed, entities decoded."""
+    """What a reader sees in the spans: tags (and the tooltips inside them) removed, entities decoded;
+    the visually hidden screen-reader table left out."""
     body = re.sub(r"\s*<style>.*?</style>\s*", "", html_text, flags=re.S)
-    body = re.sub(r'<div class="bpe-more">.*?</div>', "", body, flags=re.S)
+    body = re.sub(r'<div class="bpe-more">.*?</div>|<table class="bpe-sr">.*?</table>', "", body, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
 
 

@@ -56,7 +56,7 @@ def test_train_a_tiny_corpus(workspace):
     assert df[["step", "left", "right", "new token", "count"]].values.tolist() == [
         [1, "a", "a", "aa", 4], [2, "aa", "a", "aaa", 2], [3, "aaa", "b", "aaab", 2],
     ]
-    assert len(at.get("vega_lite_chart")) == 2  # merge counts, compression
+    assert len(at.get("vega_lite_chart")) == 3  # merge counts, compression, vocabulary size vs compression
     [entry] = TokenizerStore(workspace).entries()
     assert entry.vocab_size == 259 and entry.has_corpus
     assert at.session_state["shared.tokenizer"] == f"user:{entry.key}"

@@ -154,3 +154,19 @@ def paste(page, text: str) -> None:
 def assert_no_exception(page) -> None:
     errors = page.locator('[data-testid="stException"]')
     assert errors.count() == 0, errors.first.inner_text()
+
+
+@pytest.fixture
+def trained(server):
+    """A tokenizer of the user's in the browser server's workspace for one test (Train shows its results, Step its
+    training), deleted afterwards so other tests find the workspace as they left it."""
+    import tokenizer
+    from ui.common import corpora
+    from ui.common.workspace import TokenizerStore
+
+    tokenizer.configure()
+    text = corpora.text("about-bpe")
+    store = TokenizerStore(server.workspace)
+    key = store.add(tokenizer.train(text, 600, pattern="gpt4", name="essay 600"), corpus=text)
+    yield "user:" + key
+    store.delete(key)

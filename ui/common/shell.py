@@ -35,7 +35,7 @@ import tokenizer
 from tokenizer.provision import ESSENTIAL
 from ui.render import STYLESHEET
 
-from . import state, tokenizers, workspace
+from . import present, state, tokenizers, workspace
 
 #: The app's entry point (``streamlit run app.py``), relative to the project root.
 ENTRY_POINT = "app.py"
@@ -50,8 +50,12 @@ def run(page) -> None:
     start_up()
     st.session_state[_REDIRECTED] = False
     state.SHARED.init()
+    present.restore()
+    if present.on():
+        st.set_page_config(initial_sidebar_state="collapsed")  # presenter mode: the sidebar starts folded away
     inject_style()
     sidebar()
+    present.publish()
     mark = _through_app.set(True)
     try:
         page.run()
@@ -67,7 +71,9 @@ def open_page(file: str, page_state: state.PageState) -> None:
     if not _through_app.get():
         _rerun_through_app(Path(file).name)
         state.SHARED.init()
+        present.restore()
         inject_style()
+        present.marker()
     page_state.init()
 
 
@@ -94,6 +100,10 @@ def inject_style() -> None:
 def sidebar() -> None:
     """The sidebar every page shares (below the page navigation)."""
     with st.sidebar:
+        present.switch()
+        present.marker()
+        if present.on():
+            return  # folded away, and short enough never to scroll at presenter mode's size
         st.caption(
             "**BPE Lab** shows how byte-level BPE tokenizers (OpenAI's GPT-2 to GPT-4o, open models such as Llama, "
             "Qwen and Mistral, and your own) turn text into tokens, one merge at a time."

@@ -235,3 +235,66 @@ def length_histogram(df: pd.DataFrame, *, height: int = 220) -> dict:
         .properties(height=height, title="How long the tokens are")
         .to_dict()
     )
+
+
+# ----------------------------------------------------------------------------- Compare: token tax
+
+
+def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict:
+    """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.tax.tax_frame``).
+
+    Horizontal bars, one group per language (``order``), one bar per tokenizer, and a
+    rule at 1× (the reference language).
+    """
+    labels = list(dict.fromkeys(frame["tokenizer"]))
+    per_lang = max(1, len(labels))
+    bars = (
+        alt.Chart(frame)
+        .mark_bar(cornerRadiusEnd=2)
+        .encode(
+            y=alt.Y("language:N", sort=list(order), title=None, axis=alt.Axis(labelFontSize=12, labelLimit=160)),
+            yOffset=alt.YOffset("tokenizer:N", sort=labels),
+            x=alt.X("premium:Q", title=f"tokens relative to {reference} (1 = as many tokens as {reference})"),
+            color=alt.Color("tokenizer:N", scale=_colors(labels), sort=labels, legend=alt.Legend(orient="top", title=None, labelLimit=260)),
+            tooltip=["language", "script", "tokenizer", alt.Tooltip("tokens:Q", format=","), alt.Tooltip("premium:Q", format=".2f", title="× " + reference)],
+        )
+    )
+    rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(color="#18181b", strokeDash=[4, 3], strokeWidth=1.5).encode(x="premium:Q")
+    return alt.layer(bars, rule).properties(height=alt.Step(max(6, 22 // per_lang)), title=f"Token tax: the same passage, relative to {reference}").to_dict()
+
+
+# ----------------------------------------------------------------------------- Train: vocabulary size vs compression
+
+REFERENCE_DASH = [6, 4]
+
+
+def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height: int = 320, title: str = "") -> dict:
+    """Bytes per token on a held-out text against the number of merges (``curve``: merges, vocab size, tokens, bytes
+    per token), with each reference tokenizer's bytes per token on the same text as a labelled dashed line."""
+    top = int(curve["merges"].max())
+    line = (
+        alt.Chart(curve)
+        .mark_line(color=ACCENT, strokeWidth=2.5)
+        .encode(
+            x=alt.X("merges:Q", title="number of merges (vocabulary size − 256)", scale=alt.Scale(nice=False, domain=[0, max(1, top)])),
+            y=alt.Y("bytes per token:Q", title="bytes per token on the held-out text", scale=alt.Scale(zero=True)),
+            tooltip=[alt.Tooltip("merges:Q", format=","), alt.Tooltip("vocab size:Q", format=","),
+                     alt.Tooltip("tokens:Q", format=","), alt.Tooltip("bytes per token:Q", format=".3f")],
+        )
+    )
+    layers = [line]
+    if refs:
+        # labels staggered along the line, so references with nearly equal ratios stay readable
+        ref = pd.DataFrame({"tokenizer": list(refs), "bytes per token": list(refs.values()),
+                            "merges": [round(top * (1 - 0.3 * i)) for i in range(len(refs))]})
+        ref["label"] = [f"{k}: {v:.2f}" for k, v in refs.items()]
+        rules = alt.Chart(ref).mark_rule(strokeDash=REFERENCE_DASH, strokeWidth=1.5).encode(
+            y="bytes per token:Q",
+            color=alt.Color("tokenizer:N", scale=_colors(list(refs)), legend=None),
+            tooltip=["tokenizer", alt.Tooltip("bytes per token:Q", format=".3f")],
+        )
+        labels = alt.Chart(ref).mark_text(align="right", baseline="bottom", dx=-4, dy=-3, fontWeight="bold").encode(
+            x="merges:Q", y="bytes per token:Q", text="label:N", color=alt.Color("tokenizer:N", scale=_colors(list(refs)), legend=None),
+        )
+        layers += [rules, labels]
+    return alt.layer(*layers).properties(height=height, title=title or "Compression on a held-out text, merge by merge").to_dict()

@@ -12,14 +12,20 @@ import html
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from tokenizer.display import WHITESPACE_GLYPHS, decode_parts, hex_bytes
+from tokenizer.display import WHITESPACE_GLYPHS, decode_parts, hex_bytes, visible
 from tokenizer.trace import Span
 
-# Light, distinguishable backgrounds (Tiktokenizer-like pastels), dark text on all.
-PALETTE = (
-    "#fde68a", "#bbf7d0", "#bfdbfe", "#fbcfe8", "#ddd6fe", "#fed7aa", "#a5f3fc", "#d9f99d",
-    "#fecaca", "#c7d2fe", "#99f6e4", "#f5d0fe", "#e9d5ff", "#fef08a", "#bae6fd", "#fda4af",
-)
+from .colours import confusable
+
+# Paul Tol's "light" scheme, made for colour-blind readers and for labels in black:
+# every colour gives the spans' text at least 7:1 contrast (WCAG AAA), and ``colors_for``
+# never puts two colours side by side that a reader with a colour-vision deficiency sees
+# as alike (``colours.confusable``; tests/ui/render/test_colours.py checks both).
+PALETTE = ("#77AADD", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#EEDD88", "#EE8866", "#FFAABB", "#DDDDDD")
+#: The colours of text drawn on a token: the text, whitespace glyphs, hex bytes (``style.css``).
+TEXT_COLOURS = ("#111111", "#303036", "#5c1010")
+# _CLEAR[k]: the palette slots that may stand right of slot k (clearly different from it)
+_CLEAR = tuple(frozenset(j for j in range(len(PALETTE)) if not confusable(PALETTE[k], PALETTE[j])) for k in range(len(PALETTE)))
 
 
 def color_index(token_id: int) -> int:
@@ -32,10 +38,11 @@ def color_index(token_id: int) -> int:
 
 
 def colors_for(ids: Sequence[int]) -> list[str]:
-    """One colour per token: stable per id, and never the same as the left neighbour's.
+    """One colour per token: stable per id, and never alike to the left neighbour's.
 
     When two neighbours would share a colour (the same id twice, or two ids that
-    hash alike), the right one takes the next palette colour.
+    hash alike) or get two colours a colour-blind reader confuses, the right one
+    takes the next palette colour that is clearly different.
 
     >>> c = colors_for([5, 5, 5]); c[0] != c[1] and c[1] != c[2]
     True
@@ -44,8 +51,9 @@ def colors_for(ids: Sequence[int]) -> list[str]:
     prev = -1
     for tid in ids:
         k = color_index(tid)
-        if k == prev:
-            k = (k + 1) % len(PALETTE)
+        if prev >= 0 and k not in _CLEAR[prev]:
+            n = len(PALETTE)
+            k = next((k + d) % n for d in range(1, n) if (k + d) % n in _CLEAR[prev])
         out.append(PALETTE[k])
         prev = k
     return out
@@ -101,6 +109,7 @@ def render_spans(
     limit: int | None = None,
     empty: str = "Nothing to show yet: type or paste some text.",
     tooltips: bool = True,
+    caption: str = "Tokens",
 ) -> str:
     """HTML for coloured spans.
 
@@ -111,9 +120,12 @@ def render_spans(
     hover text (its id) instead of the full one: half the HTML, for pages that
     redraw thousands of spans at every step.
 
+    The coloured spans are hidden from screen readers, which read the same tokens
+    from a visually hidden table instead (``sr_table``, under ``caption``).
+
     >>> from tokenizer.trace import make_spans
-    >>> print(render_spans(make_spans([(72, b"Hi")]), tooltips=False))
-    <div class="bpe-spans"><span class="t" style="background:#fbcfe8" data-id="72" title="id 72">Hi</span></div>
+    >>> print(render_spans(make_spans([(72, b"Hi")]), tooltips=False).split("<table")[0])
+    <div class="bpe-spans" aria-hidden="true"><span class="t" style="background:#77AADD" data-id="72" title="id 72">Hi</span></div>
     >>> render_spans([], empty="Nothing <here>")
     '<div class="bpe-empty">Nothing &lt;here&gt;</div>'
     """
@@ -125,7 +137,7 @@ def render_spans(
     dm = set(dim)
     ct = set(cuts)
     bodies: dict[bytes, str] = {}  # one call draws the same tokens many times; nothing outlives the call
-    parts = ['<div class="bpe-spans">']
+    parts = ['<div class="bpe-spans" aria-hidden="true">']
     for s, color in zip(shown, colors):
         if s.index in ct and s.index:
             parts.append('<span class="cut"></span>')
@@ -144,9 +156,39 @@ def render_spans(
             f"{body}</span>"
         )
     parts.append("</div>")
+    parts.append(sr_table(shown, caption=caption))
     if limit is not None and len(spans) > limit:
         parts.append(f'<div class="bpe-more">Showing the first {limit:,} of {len(spans):,} tokens.</div>')
     return "".join(parts)
+
+
+def scroll_box(inner: str, *, height: int | None, label: str) -> str:
+    """``inner`` in a box that scrolls past ``height`` pixels (None: no box), which the keyboard can focus and
+    scroll and a screen reader names with ``label``.
+
+    >>> scroll_box("<p>x</p>", height=None, label="L")
+    '<p>x</p>'
+    >>> scroll_box("<p>x</p>", height=420, label="Tokens & more")
+    '<div class="bpe-scroll" tabindex="0" role="region" aria-label="Tokens &amp; more" style="max-height:420px"><p>x</p></div>'
+    """
+    if height is None:
+        return inner
+    return f'<div class="bpe-scroll" tabindex="0" role="region" aria-label="{html.escape(label, quote=True)}" style="max-height:{int(height)}px">{inner}</div>'
+
+
+def sr_table(spans: Sequence[Span], *, caption: str = "Tokens") -> str:
+    """The tokens as a table for screen readers (visually hidden, ``.bpe-sr``): position, id, text and bytes.
+
+    >>> from tokenizer.trace import make_spans
+    >>> sr_table(make_spans([(9906, b"Hi"), (220, b" ")]), caption="<GPT>")
+    '<table class="bpe-sr"><caption>&lt;GPT&gt;: 2 tokens</caption><tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr><tr><td>1</td><td>9906</td><td>Hi</td><td>48 69</td></tr><tr><td>2</td><td>220</td><td>·</td><td>20</td></tr></table>'
+    """
+    head = '<tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr>'
+    rows = "".join(
+        f"<tr><td>{s.index + 1}</td><td>{s.id}</td><td>{html.escape(visible(s.bytes))}</td><td>{s.bytes.hex(' ').upper()}</td></tr>"
+        for s in spans
+    )
+    return f'<table class="bpe-sr"><caption>{html.escape(caption)}: {len(spans):,} token{"s" if len(spans) != 1 else ""}</caption>{head}{rows}</table>'
 
 
 @dataclass(frozen=True)
@@ -174,6 +216,6 @@ def render_rows(rows: Sequence[Row], *, show_whitespace: bool = False, limit: in
     for r in rows:
         parts.append('<div class="bpe-row">')
         parts.append(f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{len(r.spans):,} tokens</span></div>')
-        parts.append(render_spans(r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit))
+        parts.append(render_spans(r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit, caption=r.label))
         parts.append("</div>")
     return "".join(parts)

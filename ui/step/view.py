@@ -18,10 +18,10 @@ from tokenizer import train
 from ui.common import cache, corpora, errors, state, tokenizers, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.render import cards, charts
-from ui.render.spans import render_spans
+from ui.render.spans import render_spans, scroll_box
 from ui.train.model import compression_frame
 
-from . import model
+from . import keyboard, model
 
 MODES = {"training": "Training", "encoding": "Encoding"}
 MODE_HELP = (
@@ -45,7 +45,7 @@ STATE = state.PageState(
         "show_chunks": True,
         "url_tokenizer": None,  # a tokenizer named in the URL, until the page has said whether it is here
     },
-    widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long"),
+    widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long", "keys"),
 )
 URL = ("mode", "tokenizer", "step", "text")
 
@@ -219,9 +219,10 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
         + (f" in the first {shown:,} of {corpus_chars:,} characters" if shown < corpus_chars else "")
         + "). Outlined in orange: the pair the next step merges. " + cut_note
     )
-    with st.container(height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else "content", border=False):
-        st.html(render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
-                             cuts=view.cuts if STATE["show_chunks"] else (), tooltips=False))
+    # a long text scrolls in a box of its own, which the keyboard can reach (axe-core's scrollable-region-focusable)
+    st.html(scroll_box(render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
+                                    cuts=view.cuts if STATE["show_chunks"] else (), tooltips=False),
+                       height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else None, label="The training text, token by token"))
     left, right = st.columns(2, gap="large")
     with left:
         if view.k < view.n:
@@ -293,9 +294,9 @@ def _draw_encoding(tok, etrace, j: int) -> None:
         st.caption(f"Next: rank {up.rank:,}, {model.pair_label(tok, up.pair)}, at {up.count:,} place{'s' if up.count != 1 else ''}.")
     show_chunks = STATE["show_chunks"]
     st.caption("Outlined in orange: the tokens this step created." + (" Dashed lines: regex chunk boundaries." if view.cuts and show_chunks else ""))
-    with st.container(height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else "content", border=False):
-        st.html(render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
-                             cuts=view.cuts if show_chunks else (), empty="Type a text above to encode it.", tooltips=False))
+    st.html(scroll_box(render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
+                                    cuts=view.cuts if show_chunks else (), empty="Type a text above to encode it.", tooltips=False),
+                       height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else None, label="The text, token by token"))
     if view.n:
         left, right = st.columns([3, 2], gap="large")
         with left:
@@ -341,6 +342,7 @@ def _mode_changed() -> None:
 def page() -> None:
     mode = st.segmented_control("Mode", list(MODES), format_func=MODES.get, key=STATE.key("mode"), required=True,
                                 persist_state="session", help=MODE_HELP, on_change=_mode_changed)
+    keyboard.install(STATE.key("keys"))  # → ← Home End space press the step buttons
     if mode == "training":
         training_mode()
     else:

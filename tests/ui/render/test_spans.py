@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer import Tokenizer
+from tokenizer import Tokenizer, visible
 from tokenizer.baselines import CharTokenizer
 from tokenizer.trace import make_spans
 from ui.render.spans import PALETTE, Row, color_index, colors_for, render_rows, render_spans, token_html, tooltip
@@ -21,8 +21,9 @@ def spans_of(*pieces: bytes, specials=frozenset()):
 
 
 def text_of(html_text: str) -> str:
-    """What a reader sees: tags (with the tooltips inside them) removed, entities decoded."""
-    body = re.sub(r'<div class="bpe-more">.*?</div>', "", html_text, flags=re.S)
+    """What a reader sees: tags (with the tooltips inside them) removed, entities decoded; the
+    visually hidden screen-reader table left out."""
+    body = re.sub(r'<div class="bpe-more">.*?</div>|<table class="bpe-sr">.*?</table>', "", html_text, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
 
 
@@ -46,7 +47,7 @@ def test_printable_text_is_shown_as_itself(text):
 def test_any_text_renders_without_live_markup(text):
     out = render_spans(BYTES.spans(BYTES.encode(text)), show_whitespace=True)
     tags = re.findall(r"<(/?[a-z]+)", out)
-    assert set(tags) <= {"div", "/div", "span", "/span"}
+    assert set(tags) <= {"div", "/div", "span", "/span", "table", "/table", "caption", "/caption", "tr", "/tr", "th", "/th", "td", "/td"}
 
 
 def test_tooltip_has_id_bytes_and_text_and_is_attribute_safe():
@@ -125,3 +126,30 @@ def test_rows_escape_labels_and_keep_each_rows_marks():
 def test_token_html_of_control_characters_is_hex():
     assert token_html(b"\x00", show_whitespace=False) == "&lt;00&gt;"
     assert token_html(b"\x1b[0m", show_whitespace=True).startswith("&lt;1B&gt;")
+
+
+def sr_rows(html_text: str) -> list[list[str]]:
+    """The screen-reader table's body rows, as cell texts."""
+    [table] = re.findall(r'<table class="bpe-sr">(.*?)</table>', html_text, flags=re.S)
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    return [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", r)] for r in rows[1:]]
+
+
+@given(st.text(max_size=40))
+def test_screen_readers_get_every_drawn_token_with_its_id_text_and_bytes(text):
+    """The coloured spans are aria-hidden; a hidden table names each one: position, id, visible text, hex bytes."""
+    sp = BYTES.spans(BYTES.encode(text))
+    out = render_spans(sp, limit=25)
+    if not sp:
+        return
+    assert out.startswith('<div class="bpe-spans" aria-hidden="true">')
+    rows = sr_rows(out)
+    assert len(rows) == min(25, len(sp))
+    for row, s in zip(rows, sp):
+        assert row == [str(s.index + 1), str(s.id), visible(s.bytes), s.bytes.hex(" ").upper()]
+
+
+def test_each_compare_row_has_its_own_table_named_after_the_tokenizer():
+    out = render_rows([Row("GPT-2 <x>", spans_of(b"a", b"b")), Row("B", spans_of(b"ab"))])
+    assert out.count('<table class="bpe-sr">') == 2
+    assert "<caption>GPT-2 &lt;x&gt;: 2 tokens</caption>" in out and "<caption>B: 1 token</caption>" in out

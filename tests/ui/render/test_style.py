@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tokenizer import train
 from tokenizer.trace import MergeTree, make_spans
+from ui.common.present import MARKER
 from ui.render import STYLESHEET, cards, spans, trees
 from ui.step.model import word_ladder
 
@@ -30,6 +31,8 @@ def every_kind_of_html() -> str:
         cards.ladder_html([("bytes", sp, {0})]),
         trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
         trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
+        MARKER,  # presenter mode's marker (ui.common.present)
+        spans.scroll_box("", height=100, label="x"),
     ])
 
 
@@ -53,3 +56,17 @@ def test_every_rule_is_for_a_class_the_html_uses():
 def test_no_css_in_python_strings():
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "ui").rglob("*.py") if "<style" in p.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_no_angle_bracket_in_the_stylesheet():
+    """Streamlit's HTML sanitiser drops a style element whose text holds a tag-like "<div": the whole sheet would vanish."""
+    assert "<" not in STYLESHEET.read_text(encoding="utf-8")
+
+
+def test_presenter_rules_only_apply_under_the_marker():
+    css = re.sub(r"/\*.*?\*/", "", STYLESHEET.read_text(encoding="utf-8"), flags=re.S)
+    rules = [r.strip() for r in re.findall(r"([^{}]+)\{", css)]
+    presenter = [r for r in rules if "bpe-present" in r]
+    assert len(presenter) >= 10
+    assert all(sel.strip().startswith("html:has(.bpe-present)") for r in presenter for sel in r.split(","))
+    assert "font-size:22px" in css  # the root size: every rem of the page grows 1.375x

@@ -1,0 +1,75 @@
+"""Presenter mode in a real browser at 1280×720: every page, from a prepared link."""
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import assert_no_exception, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+PAGES = [
+    ("tokenize", "/"),
+    ("pretokenize", "/pretokenize"),
+    ("compare", "/compare"),
+    ("train", "/train"),
+    ("step", "/step?mode=encoding&tokenizer=cl100k_base&step=40"),
+    ("vocabulary", "/vocabulary"),
+]
+
+
+@pytest.fixture
+def projector(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+def with_present(path: str) -> str:
+    return path + ("&" if "?" in path else "?") + "present=1"
+
+
+@pytest.mark.parametrize("name, path", PAGES, ids=[n for n, _ in PAGES])
+def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, name, path):
+    page = projector
+    page.goto(server.url + with_present(path))
+    page.locator(".bpe-present").wait_for(state="attached")
+    wait_idle(page)
+    assert page.locator(".bpe-present").count() == 1
+    assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "22px"
+    assert page.locator('[data-testid="stSidebarNav"]').count() == 0
+    expect(page.locator('[data-testid="stTopNav"]')).to_contain_text("Pre-tokenize")  # the page list is on top
+    assert page.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"  # folded away
+    assert "present=1" in page.url
+    spans = page.locator(".bpe-spans .t")
+    if spans.count():
+        size = float(spans.first.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+        assert size >= 28  # about twice the normal 15 px
+    assert_no_exception(page)
+    screenshot(page, f"present-{name}")
+    if name == "step":  # the stepping view itself, scrolled to, as the class sees it
+        page.locator('[data-testid="stMetric"]').first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        screenshot(page, "present-step-stepping")
+
+
+def test_the_mode_follows_the_user_to_another_page_and_switches_off(projector, server):
+    page = projector
+    page.goto(server.url + "/?present=1")
+    wait_idle(page)
+    page.locator('[data-testid="stTopNavLink"]', has_text="Compare").click()
+    wait_idle(page)
+    page.get_by_text("Token tax by language").first.wait_for()
+    assert "/compare" in page.url and "present=1" in page.url
+    assert page.locator(".bpe-present").count() == 1
+    folded = page.locator('[data-testid="stExpander"]', has_text="Sample set: compression per tokenizer")
+    expect(folded).to_be_visible()  # folded into an expander
+    expect(folded.locator('[data-testid="stVegaLiteChart"]')).to_be_hidden()  # closed
+    page.locator('[data-testid="stExpandSidebarButton"]').click()
+    page.get_by_text("Presenter mode").click()
+    wait_idle(page)
+    assert page.locator(".bpe-present").count() == 0
+    assert "present=1" not in page.url
+    expect(page.locator('[data-testid="stSidebarNav"]')).to_be_visible()
+    assert_no_exception(page)
