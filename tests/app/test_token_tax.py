@@ -68,7 +68,7 @@ def test_own_parallel_texts_pasted(workspace):
 
 def test_the_open_models_counts_are_their_own_packages():
     """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
-    from tests.references import tekkenizer, tiktoken_reference
+    from references import reference_encode
     from tokenizer import registry
 
     open_models = [s.name for s in registry.specs() if s.family != "OpenAI"]
@@ -79,12 +79,8 @@ def test_the_open_models_counts_are_their_own_packages():
     passages = languages.texts()
     for name in open_models:
         label = registry.spec(name).label
-        if name == "tekken":
-            ref = tekkenizer()
-            expected = {lang: len(ref.encode(text, bos=False, eos=False)) for lang, text in passages.items()}
-        else:
-            ref = tiktoken_reference(name)
-            expected = {lang: len(ref.encode_ordinary(text)) for lang, text in passages.items()}
+        ref = reference_encode(name)
+        expected = {lang: len(ref(text)) for lang, text in passages.items()}
         assert df[f"{label} tokens"].to_dict() == expected
         assert df.loc["English", f"{label} ×"] == 1.0
     # the open models' larger vocabularies tax Chinese less than English; GPT-2 charges it double

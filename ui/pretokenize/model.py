@@ -107,7 +107,8 @@ def builtin_choices() -> dict[str, PatternChoice]:
     no_split: tuple[str, ...] = ()  # encodings without a pattern (SentencePiece-style ones) are users of "no split"
     for s in registry.specs():
         if s.pattern is None:
-            no_split += (s.label,)
+            if s.source.format != "hf-json":  # a tokenizer.json splits with its own stages, not with no split
+                no_split += (s.label,)
             continue
         if s.pattern in by_pattern:  # another encoding with the same pattern: name it as a user
             key = by_pattern[s.pattern]
