@@ -31,10 +31,10 @@ _VALID = re.compile(r"[A-Za-z0-9_-]{32,128}")
 def valid(key: str | None) -> bool:
     """Whether a cookie value looks like a key we minted (at least 32 URL-safe characters).
 
-    >>> valid("0123456789abcdef" * 2), valid("short"), valid(None), valid("x" * 31 + ";")
-    (True, False, False, False)
+    >>> valid("0123456789abcdef" * 2), valid("short"), valid(None), valid("x" * 31 + ";"), valid(42)
+    (True, False, False, False, False)
     """
-    return bool(key) and _VALID.fullmatch(key) is not None
+    return isinstance(key, str) and _VALID.fullmatch(key) is not None
 
 
 def new_key() -> str:

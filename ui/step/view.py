@@ -44,6 +44,7 @@ STATE = state.PageState(
         "word": "tokenization",
         "show_chunks": True,
         "url_tokenizer": None,  # a tokenizer named in the URL, until the page has said whether it is here
+        "demo_error": None,  # why the demo tokenizer could not be kept (a full workspace)
     },
     widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long"),
 )
@@ -150,8 +151,15 @@ def stepper_fragment(n: int, unit: str, draw) -> None:
 def _train_demo() -> None:
     c = corpora.CORPORA[DEMO]
     text = corpora.text(DEMO)
-    tok = train(text, c.vocab_size, pattern=c.pattern, name=f"demo · {c.title} · {c.vocab_size}")
-    key = workspace.store().add(tok, corpus=text)
+    store = workspace.store()
+    try:
+        store.check_room(len(text.encode("utf-8")))
+        tok = train(text, c.vocab_size, pattern=c.pattern, name=f"demo · {c.title} · {c.vocab_size}")
+        key = store.add(tok, corpus=text)
+    except ValueError as e:  # a full workspace, or the database not answering
+        STATE["demo_error"] = str(e)
+        return
+    STATE["demo_error"] = None
     STATE["training.tokenizer"] = USER + key
     STATE["k"] = 0
 
@@ -167,6 +175,8 @@ def training_mode() -> None:
         )
         st.button(f"Train a demo tokenizer ({corpora.CORPORA[DEMO].title}, {corpora.CORPORA[DEMO].vocab_size:,} tokens)",
                   key=STATE.key("demo"), on_click=_train_demo, type="primary", icon="⚡")
+        if STATE["demo_error"]:
+            st.error(STATE["demo_error"], icon="⚠️")
         return
     _url_tokenizer_note(choices)
     c1, c2 = st.columns([3, 1])

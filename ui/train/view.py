@@ -42,7 +42,7 @@ STATE = state.PageState(
         "confirm_delete": None,  # workspace key waiting for "Yes, delete"
         "rename_for": None,  # workspace key the rename box was filled for
     },
-    widgets=("corpus_file", "go", "tokenizer_file", "rename", "rename_go", "delete", "delete_yes", "drop", "dl",
+    widgets=("corpus_file", "go", "tokenizer_file", "rename", "rename_go", "delete", "delete_yes", "drop", "dl", "dl_all",
              "merge_start", "merges_table"),
 )
 
@@ -197,6 +197,7 @@ def train_section(text: str | None, settings: dict | None) -> None:
 
 
 def _train(text: str, s: dict) -> None:
+    workspace.store().check_room(len(text.encode("utf-8")))  # a full workspace says so before training, not after
     t0 = time.perf_counter()
     bar = st.progress(0.0, text="Counting pairs…")
 
@@ -263,7 +264,11 @@ def _on_rename(key: str) -> None:
 
 
 def _on_delete(key: str, name: str) -> None:
-    workspace.store().delete(key)
+    try:
+        workspace.store().delete(key)
+    except ValueError as e:  # the database is not answering
+        STATE["flash"] = ("error", str(e))
+        return
     STATE["confirm_delete"] = None
     if STATE.get("selected") == key:
         STATE["selected"] = None
@@ -278,7 +283,10 @@ def _ask_delete(key: str) -> None:
 
 
 def _on_delete_damaged(key: str) -> None:
-    workspace.store().delete(key)
+    try:
+        workspace.store().delete(key)
+    except ValueError as e:
+        STATE["flash"] = ("error", str(e))
 
 
 def workspace_section() -> str | None:
@@ -289,7 +297,7 @@ def workspace_section() -> str | None:
     for bad in store.damaged():
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
-        c2.button("Delete the file", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
+        c2.button("Delete it", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
     _flash()
     entries = {e.key: e for e in store.entries()}
     with st.expander("Upload a tokenizer file", icon="📤", expanded=not entries):
@@ -305,6 +313,11 @@ def workspace_section() -> str | None:
     if not entries:
         st.info("Nothing trained yet: pick a corpus and press **Train**.", icon="🏋️")
         return None
+    st.download_button(
+        "Download everything (.zip)", workspace.export_all, file_name="bpe-lab-workspace.zip", mime="application/zip",
+        on_click="ignore", key=STATE.key("dl_all"), icon="📦",
+        help="Every tokenizer here as BPE Lab JSON, with its training text: upload a .json again on any BPE Lab.",
+    )
     keys = list(entries)[::-1]  # newest first
     if STATE.get("selected") not in entries:
         STATE["selected"] = keys[0]
