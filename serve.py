@@ -8,8 +8,9 @@ HttpOnly cookie (``ui.common.identity``), so a class can use a single server wit
 no proxy in front. Behind ``make serve``'s nginx the proxy mints the key first and
 this passes everything through.
 
-In shared mode the database is opened before the server starts: if it cannot be
-reached, the process prints one line and exits with status 2.
+In shared mode the database is opened before the server starts (if it cannot be
+reached, the process prints one line and exits with status 2), and the official
+encodings are loaded before it answers, so no student waits for them.
 """
 
 import sys
@@ -32,7 +33,17 @@ def _check_database() -> None:
         raise SystemExit(2) from None
 
 
+def _warm_up() -> None:
+    """Load the official encodings and the default training corpus, then freeze the heap, so the process answers its
+    health check ready for students (not one of them waits for a load)."""
+    from ui.common import corpora, shell
+
+    corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
+    shell.start_up()
+
+
 if workspace.shared_mode():
     _check_database()
+    _warm_up()
 
 app = st.App("app.py", middleware=[Middleware(identity.BrowserKeyMiddleware, enabled=workspace.shared_mode())])
