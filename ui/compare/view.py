@@ -122,11 +122,8 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
 
 
 def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
-    """A chart spec, kept for this session's last few tables: building one takes ~0.1 s, too
-    much for every rerun (a whitespace toggle)."""
-    key = (kind, metric, tuple(df.columns), tuple(df.itertuples(index=False, name=None)))
-    build = (lambda: charts.compare_stats(df)) if kind == "stats" else (lambda: charts.compare_leaderboard(df, metric))
-    return cache.for_session("compare.chart", key, build, maxsize=8)
+    """A chart spec: a plain dict, built in well under a millisecond (``ui.render.charts``), so not cached."""
+    return charts.compare_stats(df) if kind == "stats" else charts.compare_leaderboard(df, metric)
 
 
 # ---------------------------------------------------------------- drawing
