@@ -235,7 +235,10 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         if view.k < view.n:
-            pairs = cache.for_tokenizer(tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k), maxsize=64)
+            # one merge per Next (PairCounter) instead of the whole text encoded again; visited steps are kept
+            counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
+            pairs = cache.for_tokenizer(tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k, counter=counter),
+                                        maxsize=64)
             st.vega_lite_chart(charts.top_pairs(pairs), width="stretch")
             st.dataframe(pairs.drop(columns=["next"]), hide_index=True, width="stretch",
                          column_config={"count": st.column_config.NumberColumn(format="localized")})
