@@ -169,7 +169,9 @@ class PairCounter:
         self._length = {i: len(b) for i, b in tok.vocab.items()}
         self._weights = trace.weights
         self.k = 0
-        self._seqs = [tok.encode_bytes(c, 0) for c in trace.chunks]
+        byte_id = [tok.encode_bytes(bytes([b]), 0)[0] for b in range(256)]  # with no merge, each byte is its own token
+        identity = byte_id == list(range(256))
+        self._seqs = [list(c) if identity else [byte_id[b] for b in c] for c in trace.chunks]
         self._counts: dict[tuple[int, int], int] = {}
         self._where: dict[tuple[int, int], set[int]] = {}
         for ci, ids in enumerate(self._seqs):
@@ -177,12 +179,15 @@ class PairCounter:
 
     def _add(self, ci: int, ids: list[int]) -> None:
         w, counts, where = self._weights[ci], self._counts, self._where
-        for p in zip(ids, ids[1:]):
+        pairs = list(zip(ids, ids[1:]))
+        for p in pairs:
             counts[p] = counts.get(p, 0) + w
-            if p in where:
-                where[p].add(ci)
-            else:
+        for p in set(pairs):
+            held = where.get(p)
+            if held is None:
                 where[p] = {ci}
+            else:
+                held.add(ci)
 
     def _remove(self, ci: int, ids: list[int]) -> None:
         w, counts, where = self._weights[ci], self._counts, self._where
