@@ -131,7 +131,10 @@ def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
 
 def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: BoundaryDiff | None) -> None:
     rows = [Row(r.label, r.spans, diff.dim.get(r.label, ()) if diff else (), diff.cuts.get(r.label, ()) if diff else ()) for r in results]
-    st.html(render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT))
+    # the same rows come back on most reruns (a toggle below, the leaderboard's measure): drawn once per session
+    key = (tuple((r.key, r.label, tuple(r.ids)) for r in results), show_whitespace, diff is not None)
+    st.html(cache.for_session("compare.rows_html", key, lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
+                              maxsize=4))
     note = "Hover a token for its id, bytes and text; a token's colour is the same on every page."
     if diff:
         note += " Faded: tokens every tokenizer shares. Red dashes: a cut that not every tokenizer makes."
