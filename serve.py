@@ -14,6 +14,7 @@ encodings are loaded before it answers, so no student waits for them.
 """
 
 import sys
+import time
 
 import streamlit as st
 from starlette.middleware import Middleware
@@ -42,8 +43,28 @@ def _warm_up() -> None:
     shell.start_up()
 
 
+def _trim_memory_every(seconds: float = 60.0) -> None:
+    """Hand freed memory back to the system once a minute (glibc's ``malloc_trim``), so a server's memory comes
+    back down after a class leaves instead of staying at its peak. A daemon thread; a no-op without glibc."""
+    import ctypes
+    import threading
+
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return
+
+    def loop() -> None:
+        while True:
+            time.sleep(seconds)
+            trim(0)
+
+    threading.Thread(target=loop, name="bpe-lab-malloc-trim", daemon=True).start()
+
+
 if workspace.shared_mode():
     _check_database()
     _warm_up()
+    _trim_memory_every()
 
 app = st.App("app.py", middleware=[Middleware(identity.BrowserKeyMiddleware, enabled=workspace.shared_mode())])
