@@ -21,7 +21,15 @@ another one):
 
 Where the user's tokenizers live is ``ui.common.workspace``'s business: local mode
 keeps them in a folder of the machine the server runs on, shared by every tab by
-design; shared mode keeps each session's in its session state.
+design; shared mode keeps each browser's in a database (``ui.common.database``),
+read through a store object kept in the session's state (its parsed tokenizers and
+training texts are that session's). The one process-wide object there is the
+database's connection pool, which holds no user data.
+
+One cached value is changed by its reader, on purpose: Step through's
+``PairCounter`` (the training text's pair counts, carried from one step to the
+next), kept per session and tokenizer; a session runs one script at a time, so
+nobody else reads it while it moves.
 
 Bounds: every cache keeps the ``maxsize`` most recent keys per kind and owner
 (default 8). A shared entry goes away with its owner object (weak keys), a session
