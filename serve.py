@@ -38,9 +38,11 @@ def _warm_up() -> None:
     """Load the official encodings and the default training corpus, then freeze the heap, so the process answers its
     health check ready for students (not one of them waits for a load)."""
     from ui.common import corpora, shell
+    from ui.compare import view as compare
 
     corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
     shell.start_up()
+    compare.warm_up()  # the official encodings' counts on the built-in samples (Compare's leaderboard)
 
 
 def _trim_memory_every(seconds: float = 60.0) -> None:

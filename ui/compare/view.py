@@ -113,12 +113,20 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
     """
     labels = model.unique_labels(keys, tk.options())
     toks = [tk.get(k) for k in keys]
+    return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
 
-    def stats(i: int, sample: str):
-        tok = toks[i]
-        return cache.for_tokenizer(tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64)
 
-    return model.leaderboard([labels[k] for k in keys], samples.names(), stats)
+def _sample_counts(tok, sample: str):
+    return cache.for_tokenizer(tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64)
+
+
+def warm_up() -> None:
+    """Count the built-in samples under every official encoding now (kept for every session), so the first
+    student to open Compare on a fresh app process does not wait for it."""
+    for key in tk.OFFICIAL:
+        tok = tk.get(key)
+        for sample in samples.names():
+            _sample_counts(tok, sample)
 
 
 def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
