@@ -37,12 +37,14 @@ def _check_database() -> None:
 def _warm_up() -> None:
     """Load the official encodings and the default training corpus, then freeze the heap, so the process answers its
     health check ready for students (not one of them waits for a load)."""
+    import tokenizer
     from ui.common import corpora, shell
     from ui.compare import view as compare
 
+    tokenizer.configure()
     corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
-    shell.start_up()
     compare.warm_up()  # the official encodings' counts on the built-in samples (Compare's leaderboard)
+    shell.start_up()  # last: its gc.freeze() then covers all of the above
 
 
 def _trim_memory_every(seconds: float = 60.0) -> None:
