@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tokenizer import train
-from ui.common import cache, corpora, errors, state, tokenizers, urlstate, workspace
+from ui.common import cache, corpora, errors, state, tokenizers, urlstate, workers, workspace
 from ui.common.tokenizers import USER
 from ui.render import cards, charts
 from ui.render.spans import render_spans
@@ -154,7 +153,8 @@ def _train_demo() -> None:
     store = workspace.store()
     try:
         store.check_room(len(text.encode("utf-8")))
-        tok = train(text, c.vocab_size, pattern=c.pattern, name=f"demo · {c.title} · {c.vocab_size}")
+        tok = workers.train(text, c.vocab_size, pattern=c.pattern, name=f"demo · {c.title} · {c.vocab_size}",
+                            workers=workers.configured_workers(workspace.shared_mode()))
         key = store.add(tok, corpus=text)
     except ValueError as e:  # a full workspace, or the database not answering
         STATE["demo_error"] = str(e)

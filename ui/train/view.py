@@ -12,9 +12,8 @@ import time
 
 import streamlit as st
 
-from tokenizer import train
 from tokenizer.trace import make_spans
-from ui.common import cache, corpora, errors, state, upload, workspace
+from ui.common import cache, corpora, errors, state, upload, workers, workspace
 from ui.common.tokenizers import USER
 from ui.render import charts
 from ui.render.spans import render_spans
@@ -204,7 +203,9 @@ def _train(text: str, s: dict) -> None:
     def progress(done: int, total: int) -> None:
         bar.progress(min(1.0, done / total) if total else 1.0, text=f"Merging: {done:,} of {total:,} merges")
 
-    tok = train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress, name=s["name"])
+    # in a worker process on a shared server: the other sessions of this process keep running meanwhile
+    tok = workers.train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress,
+                        name=s["name"], workers=workers.configured_workers(workspace.shared_mode()))
     key = workspace.store().add(tok, corpus=text)
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
