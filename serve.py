@@ -19,7 +19,7 @@ import time
 import streamlit as st
 from starlette.middleware import Middleware
 
-from ui.common import identity, workspace
+from ui.common import identity, workers, workspace
 
 
 def _check_database() -> None:
@@ -45,6 +45,9 @@ def _warm_up() -> None:
     corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
     compare.warm_up()  # the official encodings' counts on the built-in samples (Compare's leaderboard)
     shell.start_up()  # last: its gc.freeze() then covers all of the above
+    size = workers.configured_workers(True)
+    if size:
+        workers.pool(size).start()  # the training processes, started now rather than by the first student's Train
 
 
 def _trim_memory_every(seconds: float = 15.0) -> None:

@@ -39,7 +39,7 @@ def free_port() -> int:
 
 
 class StreamlitServer:
-    """`streamlit run app.py` in a subprocess, with its own workspace folder."""
+    """`streamlit run serve.py` (what `make run` starts) in a subprocess, with its own workspace folder and database."""
 
     def __init__(self, workspace: Path, shared: bool = False):
         self.port = free_port()
@@ -53,8 +53,9 @@ class StreamlitServer:
         env = dict(os.environ)
         env["BPE_LAB_WORKSPACE"] = str(self.workspace)
         env["BPE_LAB_SHARED"] = "1" if self.shared else "0"
+        env["BPE_LAB_DATABASE_URL"] = f"sqlite:///{self.workspace.parent / f'workspaces-{self.port}.sqlite3'}"  # never data/'s
         cmd = [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),  # what `make run` starts
             "--server.port", str(self.port), "--server.address", "127.0.0.1",
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--server.runOnSave", "false",

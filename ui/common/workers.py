@@ -136,6 +136,15 @@ class Pool:
         for _ in range(size):
             self._idle.put(None)  # a place for a worker, started on first use
 
+    def start(self) -> None:
+        """Start every worker now (at warm-up), so no student waits for a Python to start."""
+        started = []
+        while not self._idle.empty():
+            w = self._idle.get_nowait()
+            started.append(w if w is not None and w.alive() else _Worker())
+        for w in started:
+            self._idle.put(w)
+
     def train(self, task, progress) -> Tokenizer:
         worker = self._idle.get()  # waits while every worker is busy
         try:

@@ -36,15 +36,48 @@ def test_no_workers_means_this_thread(monkeypatch):
         workers.configured_workers(True)
 
 
-def test_a_dead_worker_is_a_message_and_the_pool_comes_back():
+def test_a_worker_that_dies_mid_training_is_a_message_and_the_pool_goes_on():
     import os
     import signal
+    import threading
 
-    pool = workers.pool(1)
-    pool.train(("warm", 257, {"pattern": None, "special_tokens": None, "name": None}), None)
-    worker = pool._idle.get()  # the pool's one worker, started by this test
+    pool = workers.Pool(1)
+    pool.start()
+    worker = pool._idle.get()
     pool._idle.put(worker)
+    started = threading.Event()
+    outcome: list = []
+
+    def go():
+        big = " ".join(f"w{i % 997}x{i % 13}" for i in range(60_000))  # long enough to be killed while it trains
+        try:
+            pool.train((big, 2000, {"pattern": "gpt4", "special_tokens": None, "name": None}), lambda d, t: started.set())
+        except ValueError as e:
+            outcome.append(str(e))
+
+    t = threading.Thread(target=go)
+    t.start()
+    assert started.wait(60)
     os.kill(worker.proc.pid, signal.SIGKILL)
-    with pytest.raises(ValueError, match="the training process stopped unexpectedly"):
-        workers.train(TEXT, 300, pattern=None, workers=1)
-    assert workers.train(TEXT, 260, pattern=None, workers=1).num_merges == 4
+    t.join(60)
+    assert outcome and "the training process stopped unexpectedly" in outcome[0]
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": None}), None).num_merges == 1
+    # a worker that died while idle is replaced without a word
+    idle = pool._idle.get()
+    pool._idle.put(idle)
+    os.kill(idle.proc.pid, signal.SIGKILL)
+    idle.proc.wait()
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": None}), None).num_merges == 1
+    pool.close()
+
+
+def test_start_runs_the_workers_before_the_first_training():
+    pool = workers.Pool(2)
+    pool.start()
+    running = [pool._idle.get() for _ in range(2)]
+    assert all(w is not None and w.alive() for w in running)
+    for w in running:
+        pool._idle.put(w)
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": "x"}), None).num_merges == 1
+    pool.close()
+    assert all(not w.alive() for w in running)
