@@ -211,6 +211,19 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes (and of their children they waited for), in seconds."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / tick
+
+
 def rss_mb(pids: list[int]) -> float:
     total = 0
     for p in pids:
@@ -379,11 +392,13 @@ def main() -> None:
         for n in (int(x) for x in args.students.split(",")):
             time.sleep(3)
             before = MemorySampler(sampler_pid).now()
+            server0 = cpu_seconds(descendants(sampler_pid)) if sampler_pid else 0.0
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
             t0 = time.time()
             with MemorySampler(sampler_pid) as mem:
                 rec = asyncio.run(run_class(base, n, think, args.ramp, assets, args.seed))
             wall = time.time() - t0
+            server_cpu = cpu_seconds(descendants(sampler_pid)) - server0 if sampler_pid else float("nan")
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
             cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
             info = {}
@@ -395,7 +410,8 @@ def main() -> None:
                 asyncio.run(visit(base))
                 time.sleep(20)  # the app processes collect and trim every 15 s
                 wait += 20
-                info = {"before": before, "peak": mem.peak(), "after": MemorySampler(sampler_pid).now(), "ttl": wait}
+                info = {"before": before, "peak": mem.peak(), "after": MemorySampler(sampler_pid).now(), "ttl": wait,
+                        "server_cpu": server_cpu}
             print_table(n, rec, wall, info, cpu)
             sys.stdout.flush()
     finally:
