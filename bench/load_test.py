@@ -311,6 +311,8 @@ def print_table(n: int, rec: Recorder, wall: float, mem: dict, cpu: float) -> No
     for e in rec.errors[:10]:
         print(f"  {e}")
     if mem:
+        print(f"server CPU (every process of the deployment): {mem['server_cpu']:.1f} s, {mem['server_cpu'] / n:.2f} s per student "
+              f"({mem['server_cpu'] / wall * 100:.0f}% of one core over the run)")
         print(
             f"server memory (RSS of every process of the deployment): idle before {mem['before']:.0f} MB, "
             f"peak {mem['peak']:.0f} MB, {mem['ttl']:.0f} s after the last session ended (and one more visitor) {mem['after']:.0f} MB "
