@@ -7,6 +7,7 @@ The browser suite checks the cookie itself against the real deployment.
 
 from __future__ import annotations
 
+import os
 import time
 import zlib
 from pathlib import Path
@@ -155,3 +156,23 @@ def test_database_unavailable_in_a_session_is_a_message(monkeypatch, tmp_path):
     assert any("cannot be reached right now" in e for e in texts(at.error))
     at = train_tiny(at, "kept here")  # still works, for the session
     assert any("Trained **kept here**" in s for s in texts(at.success))
+
+
+def test_a_built_in_sample_is_trained_once_and_each_browser_gets_its_own_copy(monkeypatch):
+    from ui.common import cache
+
+    cache._BUILTIN.clear()
+    as_browser(monkeypatch, ALICE)
+    first = page("train")
+    first.number_input(key="train.vocab_size").set_value(300).run()
+    first.button(key="train.go").click().run()
+    assert not first.exception and not any("already trained" in s for s in texts(first.success))
+    as_browser(monkeypatch, BOB)
+    second = page("train")
+    second.number_input(key="train.vocab_size").set_value(300).run()
+    second.button(key="train.go").click().run()
+    assert any("already trained this sample with these settings" in s for s in texts(second.success))
+    store_a = database.DatabaseStore(database.Database(os.environ["BPE_LAB_DATABASE_URL"]), database.owner_of(ALICE))
+    store_b = database.DatabaseStore(database.Database(os.environ["BPE_LAB_DATABASE_URL"]), database.owner_of(BOB))
+    [a], [b] = store_a.entries(), store_b.entries()
+    assert a.key != b.key and store_a.get(a.key).merges == store_b.get(b.key).merges

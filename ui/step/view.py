@@ -153,8 +153,10 @@ def _train_demo() -> None:
     store = workspace.store()
     try:
         store.check_room(len(text.encode("utf-8")))
-        tok = workers.train(text, c.vocab_size, pattern=c.pattern, name=f"demo · {c.title} · {c.vocab_size}",
-                            workers=workers.configured_workers(workspace.shared_mode()))
+        name = f"demo · {c.title} · {c.vocab_size}"
+        tok, _ = cache.for_builtin("training", (DEMO, c.vocab_size, c.pattern, ()), lambda: workers.train(
+            text, c.vocab_size, pattern=c.pattern, name=name, workers=workers.configured_workers(workspace.shared_mode())))
+        tok.name = name
         key = store.add(tok, corpus=text)
     except ValueError as e:  # a full workspace, or the database not answering
         STATE["demo_error"] = str(e)

@@ -203,15 +203,25 @@ def _train(text: str, s: dict) -> None:
     def progress(done: int, total: int) -> None:
         bar.progress(min(1.0, done / total) if total else 1.0, text=f"Merging: {done:,} of {total:,} merges")
 
-    # in a worker process on a shared server: the other sessions of this process keep running meanwhile
-    tok = workers.train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress,
-                        name=s["name"], workers=workers.configured_workers(workspace.shared_mode()))
+    def run():
+        # in a worker process on a shared server: the other sessions of this process keep running meanwhile
+        return workers.train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress,
+                             name=s["name"], workers=workers.configured_workers(workspace.shared_mode()))
+
+    reused = False
+    if STATE["source"] == "sample" and s["choice"] != "custom" and not s["specials"]:
+        # a built-in corpus with built-in settings (nothing typed): the same training for everyone who picks them
+        settings = (STATE["sample"], s["vocab_size"], s["pattern"], tuple(s["specials"] or ()))
+        tok, reused = cache.for_builtin("training", settings, run)
+        tok.name = s["name"]
+    else:
+        tok = run()
     key = workspace.store().add(tok, corpus=text)
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
     last = {
         "key": key, "name": tok.name, "merges": tok.num_merges, "asked": s["vocab_size"] - 256,
-        "seconds": float(tok.metadata["seconds"]), "wall": wall,
+        "seconds": float(tok.metadata["seconds"]), "wall": wall, "reused": reused,
     }
     STATE["last"] = last
     STATE["selected"] = key
@@ -223,9 +233,11 @@ def _last_message(last: dict) -> None:
     early = (
         f" It stopped after {last['merges']:,} of {last['asked']:,} merges: no pair was left to merge." if last["merges"] < last["asked"] else ""
     )
+    reused = (" This server had already trained this sample with these settings, so it handed you a copy of that "
+              "training (the same merges you would get)." if last.get("reused") else "")
     st.success(
         f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
-        f"({last['wall']:.2f} s with saving).{early}",
+        f"({last['wall']:.2f} s with saving).{early}{reused}",
         icon="✅",
     )
 
