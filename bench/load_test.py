@@ -46,7 +46,6 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,8 +283,6 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def run_class(base: str, n: int, think: tuple[float, float], ramp: float, assets: list[str] | None, seed: int) -> Recorder:
-    # HTTP requests run on threads: enough for every student's six connections, as forty browsers would have
-    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=max(16, 6 * n)))
     rec = Recorder()
     rng = random.Random(seed)
 

@@ -21,7 +21,6 @@ import asyncio
 import gzip
 import re
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
@@ -56,12 +55,6 @@ class RunResult:
     errors: list[str] = field(default_factory=list)  # st.error boxes
 
 
-def fetch(url: str, headers: dict[str, str]) -> tuple[int, dict, bytes]:
-    req = urllib.request.Request(url, headers=headers)
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return r.status, dict(r.headers.items()), r.read()
-
-
 class Student:
     """One simulated browser against one BPE Lab (``base``: ``http://host:port``)."""
 
@@ -85,40 +78,72 @@ class Student:
     def _cookie_header(self) -> str:
         return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
 
-    def _get(self, path: str) -> bytes:
-        headers = {"Accept-Encoding": "gzip", "User-Agent": "bpe-lab-load-test"}
-        if self.cookies:
-            headers["Cookie"] = self._cookie_header()
-        status, hdrs, body = fetch(self.base + path, headers)
-        if status != 200:
-            raise ProtocolError(f"GET {path}: HTTP {status}")
-        for k, v in hdrs.items():
-            if k.lower() == "set-cookie":
-                c = SimpleCookie()
-                c.load(v)
-                self.cookies.update({name: m.value for name, m in c.items()})
-        self.bytes_down += len(body)
-        if hdrs.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        return body
-
     async def load_page(self, path: str = "/", assets: list[str] | None = None) -> float:
-        """GET the page and its static assets (``assets``: the paths a browser fetched; else those named in index.html)."""
+        """GET the page and its static assets (``assets``: the paths a browser fetched; else those named in index.html).
+
+        As a browser does: the page first (which sets the cookie), then the assets over six keep-alive
+        connections, then the health check and host config (which sets the XSRF cookie).
+        """
         t = time.perf_counter()
-        html = (await asyncio.to_thread(self._get, path)).decode("utf-8")
+        html = (await self._fetch_all([path]))[0].decode("utf-8")
         wanted = assets if assets is not None else ["/" + a for a in ASSET.findall(html)]
-        sem = asyncio.Semaphore(6)  # a browser's connections per host
-
-        async def one(p: str) -> None:
-            async with sem:
-                await asyncio.to_thread(self._get, p)
-
-        await asyncio.gather(*(one(p) for p in wanted))
-        await asyncio.to_thread(self._get, "/_stcore/health")
-        await asyncio.to_thread(self._get, "/_stcore/host-config")  # sets the XSRF cookie
+        await self._fetch_all(wanted, connections=6)
+        await self._fetch_all(["/_stcore/health", "/_stcore/host-config"])
         self.url_path = path.strip("/").split("?")[0]
         self.query = path.split("?", 1)[1] if "?" in path else ""
         return time.perf_counter() - t
+
+    async def _fetch_all(self, paths: list[str], connections: int = 1) -> list[bytes]:
+        """GET every path over ``connections`` keep-alive HTTP/1.1 connections (asyncio streams: no thread per request)."""
+        url = urlsplit(self.base)
+        host, port = url.hostname, url.port or 80
+        todo = list(enumerate(paths))
+        out: list[bytes] = [b""] * len(paths)
+
+        async def worker() -> None:
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                while todo:
+                    i, path = todo.pop(0)
+                    cookie = f"Cookie: {self._cookie_header()}\r\n" if self.cookies else ""
+                    writer.write(f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nAccept-Encoding: gzip\r\n{cookie}"
+                                 f"User-Agent: bpe-lab-load-test\r\n\r\n".encode("latin-1"))
+                    await writer.drain()
+                    out[i] = await self._response(reader, path)
+            finally:
+                writer.close()
+
+        await asyncio.gather(*(worker() for _ in range(min(connections, len(paths)) or 1)))
+        return out
+
+    async def _response(self, reader: asyncio.StreamReader, path: str) -> bytes:
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(head[0].split()[1])
+        headers: dict[str, str] = {}
+        for line in head[1:]:
+            if ":" in line:
+                k, v = line.split(":", 1)
+                k, v = k.strip().lower(), v.strip()
+                if k == "set-cookie":
+                    c = SimpleCookie()
+                    c.load(v)
+                    self.cookies.update({name: m.value for name, m in c.items()})
+                headers[k] = v
+        if headers.get("transfer-encoding") == "chunked":
+            body = b""
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).strip().split(b";")[0], 16)
+                if size == 0:
+                    await reader.readuntil(b"\r\n")
+                    break
+                body += await reader.readexactly(size)
+                await reader.readexactly(2)
+        else:
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+        self.bytes_down += len(body)
+        if status != 200:
+            raise ProtocolError(f"GET {path}: HTTP {status}")
+        return gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
 
     # -- websocket
     async def connect(self) -> None:

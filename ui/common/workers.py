@@ -15,7 +15,7 @@ pickles: the text and the settings) and writes progress and the trained tokenize
 its stdout. (Not ``multiprocessing``: its spawned children import the parent's
 ``__main__``, which under Streamlit is the page script.) The pool is created on first
 use, once per app process (a lock guards it), holds no user data between trainings,
-and starts a worker again when one dies. Workers run at a lower priority (``NICE``), so
+and starts a worker again when one dies. Workers run at a lower priority (``NICE``, 5), so
 a rerun that overlaps trainings gets the processor first.
 """
 
@@ -202,7 +202,7 @@ def train(
 
 #: Niceness of a training process: the app processes' reruns (what students wait for, 0.05-0.3 s each) get the
 #: cores first, and a training (seconds, with a progress bar) takes what is left.
-NICE = 10
+NICE = 5
 
 if __name__ == "__main__":
     try:
