@@ -235,6 +235,19 @@ def rss_mb(pids: list[int]) -> float:
     return total / 1024
 
 
+def breakdown(root: int) -> str:
+    """RSS per kind of process: the app processes, their training workers, nginx."""
+    kinds: dict[str, list[float]] = defaultdict(list)
+    for p in descendants(root):
+        try:
+            cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        kind = "app" if "serve.py" in cmd else "training worker" if "ui.common.workers" in cmd else "nginx" if "nginx" in cmd else "other"
+        kinds[kind].append(rss_mb([p]))
+    return "; ".join(f"{k}: {', '.join(f'{m:.0f}' for m in sorted(v, reverse=True))} MB" for k, v in sorted(kinds.items()))
+
+
 class MemorySampler:
     def __init__(self, root_pid: int | None):
         self.root = root_pid
@@ -412,6 +425,8 @@ def main() -> None:
                 info = {"before": before, "peak": mem.peak(), "after": MemorySampler(sampler_pid).now(), "ttl": wait,
                         "server_cpu": server_cpu}
             print_table(n, rec, wall, info, cpu)
+            if sampler_pid:
+                print(f"  by process: {breakdown(sampler_pid)}")
             sys.stdout.flush()
     finally:
         if dep:
