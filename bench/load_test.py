@@ -332,7 +332,8 @@ def print_table(n: int, rec: Recorder, wall: float, mem: dict, cpu: float) -> No
 
 
 async def overlap(base: str, rounds: int) -> None:
-    """A Tokenize rerun (switching the tokenizer) alone, then while five other students train at the same moment."""
+    """A Tokenize rerun (switching the tokenizer) alone, then while five other students train at the same moment
+    (each on a pasted text of its own, 200,000 characters to 1,000 tokens: nothing is reused)."""
     solo = Student(base)
     await solo.load_page("/")
     await solo.connect()
@@ -345,12 +346,15 @@ async def overlap(base: str, rounds: int) -> None:
         solo.choose("tokenize.tokenizer", names[r % 3])
         alone.append((await solo.rerun()).seconds)
     trainers = []
-    for _ in range(5):
+    for i in range(5):  # each pastes a text of its own (200,000 characters), so every training is a real one
         t = Student(base)
         await t.load_page("/")
         await t.connect()
         await t.open()
         await t.navigate("train")
+        t.segment("train.source", "Paste text")
+        await t.rerun()
+        t.set_text("train.paste", student_text(1000 + i, 200_000))
         t.set_int("train.vocab_size", 1000)
         await t.rerun()
         trainers.append(t)
