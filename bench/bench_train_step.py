@@ -115,8 +115,13 @@ def bench_vocab(runs: int) -> None:
     report("rerun with a regex filter over 200k tokens", times)
 
 
-def bench_scenario(runs: int) -> None:
-    """The load test's scenario for one student at a time, against one real app process, ``runs`` sessions."""
+def bench_scenario(runs: int, root: Path = ROOT) -> None:
+    """The load test's scenario for one student at a time, against one real app process, ``runs`` sessions.
+
+    Per action: the wall time the student waited, and the CPU time the server spent (the app process and its
+    training workers), which other programs on a busy machine inflate much less. ``root``: the checkout to
+    serve (another worktree, to compare with an older version: its ``serve.py``, or ``app.py`` when it has none).
+    """
     import asyncio
     import signal
     import socket
@@ -138,11 +143,16 @@ def bench_scenario(runs: int) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BPE_LAB_DATABASE_URL", "TIKTOKEN_CACHE_DIR")}
     env.update(BPE_LAB_SHARED="1", BPE_LAB_DATA_DIR=str(data), BPE_LAB_MAX_TOKENIZERS="1000", BPE_LAB_MAX_MB="10000")
     log = open(data / "server.log", "w")
+    entry = root / "serve.py" if (root / "serve.py").exists() else root / "app.py"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", str(port), "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", str(entry), "--server.port", str(port), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
+    from load_test import cpu_seconds, descendants
+
+    def server_cpu() -> float:
+        return cpu_seconds([proc.pid, *descendants(proc.pid)])
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -152,6 +162,7 @@ def bench_scenario(runs: int) -> None:
             except OSError:
                 time.sleep(0.2)
         times: dict[str, list[float]] = defaultdict(list)
+        cpu: dict[str, list[float]] = defaultdict(list)
 
         async def one(i: int) -> None:
             s = Student(base)
@@ -159,7 +170,10 @@ def bench_scenario(runs: int) -> None:
             await s.connect()
 
             async def t(label: str, coro) -> None:
+                c0 = server_cpu()
                 r = await coro
+                await asyncio.sleep(0.05)  # the last deltas are written after script_finished is sent
+                cpu[label].append((server_cpu() - c0) * 1000)
                 assert not r.exceptions and not r.errors, (label, r.exceptions, r.errors)
                 times[label].append(r.seconds * 1000)
 
@@ -183,14 +197,15 @@ def bench_scenario(runs: int) -> None:
             await s.close()
 
         for i in range(runs + 1):
-            if i == 0:
-                asyncio.run(one(i))  # warm: the first session pays for what the process builds once
-                times.clear()
-                continue
             asyncio.run(one(i))
-        print(f"The load test's scenario, one student at a time, one app process ({runs} sessions; load average {os.getloadavg()[0]:.2f})")
+            if i == 0:  # warm: the first session pays for what the process builds once
+                times.clear()
+                cpu.clear()
+        print(f"The load test's scenario, one student at a time, one app process of {root} "
+              f"({runs} sessions; load average {os.getloadavg()[0]:.2f}); wall ms the student waited, server CPU ms")
         for label, v in times.items():
-            report(label, v)
+            print(f"  {label:<34} wall median {statistics.median(v):7.1f}   server CPU median {statistics.median(cpu[label]):7.1f}"
+                  f"   (n={len(v)})")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
@@ -201,9 +216,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--chars", type=int, default=6000)
     ap.add_argument("--scenario", action="store_true", help="only the load test's scenario against a real server (4.)")
+    ap.add_argument("--root", type=Path, default=ROOT, help="with --scenario: the BPE Lab checkout to serve (default: this one)")
     args = ap.parse_args()
     if args.scenario:
-        bench_scenario(args.runs)
+        bench_scenario(args.runs, args.root.resolve())
         return
     shell.start_up()
     key = bench_train(args.runs)
