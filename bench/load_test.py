@@ -49,8 +49,10 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+# appended, not put first: under pytest, tests/ has modules of the same names as bench/ (corpus)
+for _p in (str(ROOT), str(ROOT / "bench")):
+    if _p not in sys.path:
+        sys.path.append(_p)
 
 from stclient import ProtocolError, Student  # noqa: E402
 

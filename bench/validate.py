@@ -19,7 +19,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
 
 from stclient import Student, describe  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402

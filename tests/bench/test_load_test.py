@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.append(str(ROOT / "bench"))  # last: tests/ has a corpus module too
 
 import load_test  # noqa: E402
 from stclient import ProtocolError, Student  # noqa: E402
