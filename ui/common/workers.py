@@ -102,7 +102,11 @@ class _Worker:
     def __init__(self) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ui.common.workers"], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-m", "ui.common.workers"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
         )
 
     def alive(self) -> bool:
@@ -126,6 +130,16 @@ class _Worker:
             self.proc.wait(5)
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
+
+    def kill(self) -> None:
+        """Stop it now, whatever it is doing (its output is not to be read by anyone)."""
+        self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
 
 
 class Pool:
@@ -154,9 +168,17 @@ class Pool:
             try:
                 return worker.run(task, progress)
             except (EOFError, OSError, pickle.UnpicklingError):
-                worker.stop()
+                worker.kill()
                 worker = None
                 raise ValueError("the training process stopped unexpectedly (out of memory?); press Train again") from None
+            except BaseException:
+                # Interrupted mid-task, most often by Streamlit itself: a rerun or a closed tab raises its control
+                # exception (a BaseException) out of the progress callback. The worker still has this task's
+                # progress and result to send; back in the pool, the next task (maybe another browser's) would
+                # read them as its own. So it is killed and a fresh one takes its place.
+                worker.kill()
+                worker = None
+                raise
         finally:
             self._idle.put(worker)
 

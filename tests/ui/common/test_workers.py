@@ -13,8 +13,15 @@ TEXT = "the cat in the hat sat on the mat; the cat ate the rat. " * 40
 def test_a_worker_trains_exactly_what_training_here_gives():
     here = train(TEXT, 300, pattern="gpt4", special_tokens=["<|endoftext|>"], name="here")
     seen = []
-    there = workers.train(TEXT, 300, pattern="gpt4", special_tokens=["<|endoftext|>"], name="here",
-                          progress=lambda d, t: seen.append((d, t)), workers=1)
+    there = workers.train(
+        TEXT,
+        300,
+        pattern="gpt4",
+        special_tokens=["<|endoftext|>"],
+        name="here",
+        progress=lambda d, t: seen.append((d, t)),
+        workers=1,
+    )
     assert there.merges == here.merges and there.special_tokens == here.special_tokens and there.name == "here"
     assert there.training.tokens_after == here.training.tokens_after  # the trace comes back whole
     assert there.encode("the cat sat") == here.encode("the cat sat")
@@ -81,3 +88,23 @@ def test_start_runs_the_workers_before_the_first_training():
     assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": "x"}), None).num_merges == 1
     pool.close()
     assert all(not w.alive() for w in running)
+
+
+class Interrupted(BaseException):
+    """What Streamlit raises out of a page's st.* call when a rerun or a closed tab stops the script."""
+
+
+def test_a_training_interrupted_by_the_page_never_hands_its_result_to_the_next_one():
+    pool = workers.Pool(1)
+    pool.start()
+    big = " ".join(f"w{i % 997}x{i % 13}" for i in range(20_000))
+
+    def interrupt(done, total):
+        raise Interrupted
+
+    with pytest.raises(Interrupted):
+        pool.train((big, 1200, {"pattern": "gpt4", "special_tokens": None, "name": "first"}), interrupt)
+    second = pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": "second"}), None)
+    assert second.name == "second" and second.num_merges == 1
+    assert second.encode("abab") == train("abab abab", 257).encode("abab")
+    pool.close()
