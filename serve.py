@@ -43,7 +43,7 @@ def _warm_up() -> None:
 
     tokenizer.configure()
     corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
-    compare.warm_up()  # the official encodings' counts on the built-in samples (Compare's leaderboard)
+    compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
     shell.start_up()  # last: its gc.freeze() then covers all of the above
     size = workers.configured_workers(True)
     if size:
