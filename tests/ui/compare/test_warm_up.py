@@ -6,9 +6,16 @@ from __future__ import annotations
 import pytest
 
 import tokenizer
+from ui.common import cache
 from ui.common import tokenizers as tk
 from ui.compare import model
 from ui.compare import view as compare
+
+
+@pytest.fixture(autouse=True)
+def empty_shared_cache(monkeypatch):
+    """A process-wide cache of its own, so what earlier tests counted cannot stand in for the warm-up."""
+    monkeypatch.setattr(cache, "_SHARED", cache.OwnerCache())
 
 
 def test_after_warm_up_opening_compare_computes_no_leaderboard_count(monkeypatch):
