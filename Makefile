@@ -1,27 +1,36 @@
 # BPE Lab. Two commands on a fresh machine:
 #   make run    set everything up and start the app
 #   make test   set everything up and run every test (unit, app, browser)
+# and one for a class:
+#   make serve  N app processes behind nginx on one port, shared mode (WORKERS, PORT)
 # Everything else here is what those two call.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 
-.PHONY: run test test-fast lint format setup setup-dev provision provision-strict browser bench clean help
+.PHONY: run serve test test-fast lint format setup setup-dev provision provision-strict browser nginx postgres bench load-test clean help
 
 help:
 	@echo "make run    - set up and start BPE Lab on http://localhost:$(PORT)"
+	@echo "make serve  - BPE Lab for a class: $(WORKERS) app processes behind nginx on http://localhost:$(PORT) (shared mode)"
 	@echo "make test   - set up and run the whole test suite (lint, unit, doctests, app, browser)"
 	@echo "make test-fast - everything but the slow and browser tests (about a minute)"
 	@echo "make lint   - ruff check and ruff format --check; make format rewrites"
 	@echo "make bench  - benchmarks against HF tokenizers and tiktoken"
 
+# serve.py is app.py as a public st.App, with the middleware that gives each browser its key in shared mode
 run: setup
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run serve.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
-test: setup-dev browser
+# foreground; Ctrl+C (or SIGTERM) stops every process it started; see deploy/classroom.py
+serve: setup nginx
+	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python deploy/classroom.py
+
+test: setup-dev browser nginx postgres
 	CI=$${CI:-} $(BIN)/python -m pytest
 
 test-fast: setup-dev
@@ -37,6 +46,10 @@ format: setup-dev
 
 bench: setup-dev
 	$(BIN)/python bench/run.py
+
+# simulated students against `make serve` (start it first, in another terminal); see bench/load_test.py
+load-test: setup-dev
+	$(BIN)/python bench/load_test.py --url http://127.0.0.1:$(PORT) $(LOAD_ARGS)
 
 setup: $(VENV)/.runtime provision
 setup-dev: $(VENV)/.dev provision-strict
@@ -68,6 +81,26 @@ browser:
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji fonts-noto-cjk >/dev/null && \
 		echo "installed $$(/usr/bin/chromium --version)"; \
+	fi
+
+# Debian's nginx for `make serve` (the proxy: static assets, compression, per-browser affinity, websockets)
+nginx:
+	@if [ -x /usr/sbin/nginx ] && [ -f /etc/nginx/mime.types ]; then \
+		echo "nginx: $$(/usr/sbin/nginx -v 2>&1)"; \
+	else \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null && \
+		echo "installed $$(/usr/sbin/nginx -v 2>&1)"; \
+	fi
+
+# Debian's PostgreSQL server programs for the tests of the PostgreSQL path (each test starts its own server)
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "postgresql: $$(ls -d /usr/lib/postgresql/*/bin | tail -1)"; \
+	else \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null && \
+		echo "installed $$(ls -d /usr/lib/postgresql/*/bin | tail -1)"; \
 	fi
 
 clean:

@@ -181,7 +181,7 @@ def test_rename_download_delete(workspace):
     assert TokenizerStore(workspace).entries()[0].name == "my lows"
     assert any("Renamed" in s.value for s in at.success)
     labels = [d.label for d in at.get("download_button")]
-    assert labels == ["BPE Lab JSON", "tiktoken", "HF tokenizer.json"]
+    assert labels == ["Download everything (.zip)", "BPE Lab JSON", "tiktoken", "HF tokenizer.json"]
     at.button(key="train.delete").click().run()
     assert any("cannot be undone" in w.value for w in at.warning)
     assert TokenizerStore(workspace).entries()  # not yet

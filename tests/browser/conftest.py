@@ -7,6 +7,7 @@ a browser. Screenshots go to artifacts/screenshots/ (a CI artifact).
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def free_port() -> int:
 
 
 class StreamlitServer:
-    """`streamlit run app.py` in a subprocess, with its own workspace folder."""
+    """`streamlit run serve.py` (what `make run` starts) in a subprocess, with its own workspace folder and database."""
 
     def __init__(self, workspace: Path, shared: bool = False):
         self.port = free_port()
@@ -52,8 +53,9 @@ class StreamlitServer:
         env = dict(os.environ)
         env["BPE_LAB_WORKSPACE"] = str(self.workspace)
         env["BPE_LAB_SHARED"] = "1" if self.shared else "0"
+        env["BPE_LAB_DATABASE_URL"] = f"sqlite:///{self.workspace.parent / f'workspaces-{self.port}.sqlite3'}"  # never data/'s
         cmd = [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),  # what `make run` starts
             "--server.port", str(self.port), "--server.address", "127.0.0.1",
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--server.runOnSave", "false",
@@ -170,3 +172,60 @@ def trained(server):
     key = store.add(tokenizer.train(text, 600, pattern="gpt4", name="essay 600"), corpus=text)
     yield "user:" + key
     store.delete(key)
+
+
+class ClassroomServer:
+    """`make serve`'s command (deploy/classroom.py): nginx in front of app processes, a data folder of its own.
+
+    The data folder links to the provisioned rank files and merge cache, so the app
+    processes start as fast as in a real deployment; the workspaces database is fresh.
+    """
+
+    def __init__(self, data: Path, workers: int = 2, env: dict | None = None):
+        self.data = data
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.workers = workers
+        self.extra_env = env or {}
+        self.proc: subprocess.Popen | None = None
+        self.log = data / f"classroom-{self.port}.log"
+        data.mkdir(parents=True, exist_ok=True)
+        for name in ("tiktoken-cache", "cache", "encodings"):
+            if (ROOT / "data" / name).exists() and not (data / name).exists():
+                (data / name).symlink_to(ROOT / "data" / name)
+
+    def start(self) -> ClassroomServer:
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BPE_LAB_DATABASE_URL", "TIKTOKEN_CACHE_DIR")}
+        env.update({"BPE_LAB_DATA_DIR": str(self.data), "PORT": str(self.port), "WORKERS": str(self.workers)}, **self.extra_env)
+        self._logf = open(self.log, "a")
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "classroom.py")], cwd=ROOT, env=env,
+                                     stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"deploy/classroom.py exited early:\n{self.log.read_text()}")
+            if "BPE Lab for a class:" in self.log.read_text():
+                return self
+            time.sleep(0.3)
+        raise RuntimeError(f"the classroom did not start in 180 s:\n{self.log.read_text()}")
+
+    def children(self) -> dict[str, list[int]]:
+        """The supervisor's children by kind: ``{"app": [pids], "nginx": [pid]}``."""
+        out = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(self.proc.pid)], capture_output=True, text=True).stdout
+        kids: dict[str, list[int]] = {"app": [], "nginx": [], "other": []}
+        for line in out.strip().splitlines():
+            pid, _, args = line.strip().partition(" ")
+            kind = "app" if "serve.py" in args else "nginx" if "nginx" in args else "other"
+            kids[kind].append(int(pid))
+        return kids
+
+    def stop(self) -> int | None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._logf.close()
+        return self.proc.returncode if self.proc else None

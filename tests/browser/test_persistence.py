@@ -1,4 +1,5 @@
-"""Trained tokenizers survive a server restart in local mode and stay private in shared mode."""
+"""Trained tokenizers survive a server restart in local mode and stay private in shared mode (one process, no proxy:
+the browser's key comes from serve.py's middleware; the classroom deployment is tests/browser/test_classroom.py)."""
 
 import re
 
@@ -80,7 +81,10 @@ def test_shared_mode_keeps_sessions_apart(browser, tmp_path):
         assert b.get_by_role("option", name=re.compile("alice")).count() == 0
         b.keyboard.press("Escape")
         assert a.get_by_role("combobox", name="Results for").input_value().startswith("alice · ")  # still there for its owner
-        assert not list((tmp_path / "ws").glob("*.json"))  # nothing written to disk
+        assert not list((tmp_path / "ws").glob("*.json"))  # not in the local-mode folder: in the database
+        a.reload()  # a new session for the same browser: the cookie serve.py's middleware set finds the work again
+        wait_idle(a)
+        assert a.get_by_role("combobox", name="Results for").input_value().startswith("alice · ")
         assert_no_exception(b)
         screenshot(b, "persistence-shared-other-session")
         ctx_a.close()

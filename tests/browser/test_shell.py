@@ -41,9 +41,9 @@ def assert_inside_the_app(page) -> None:
 @pytest.mark.parametrize(
     "path, shows",
     [
-        ("/compare?tokenizers=o200k_base,bytes&text=" + quote("Hello 你好"), lambda page: expect(page.locator(".bpe-row")).to_have_count(2)),
+        ("/compare?tokenizers=o200k_base,bytes&text=" + quote("Hello 你好"), lambda page: expect(page.locator(".bpe-row")).to_have_count(2, timeout=90_000)),
         ("/vocabulary", lambda page: page.get_by_text(re.compile(r"100,261 of 100,261 tokens match")).wait_for()),
-        ("/", lambda page: expect(page.locator(".bpe-spans .t").first).to_be_visible()),
+        ("/", lambda page: expect(page.locator(".bpe-spans .t").first).to_be_visible(timeout=90_000)),
     ],
     ids=["compare", "vocabulary", "root"],
 )

@@ -9,7 +9,10 @@ Kept for every session (process-wide):
   ``st.cache_data``, ``functools.lru_cache``);
 * results that depend only on an official encoding and built-in data: its
   vocabulary table, longest tokens and length histogram, its counts on the
-  built-in samples (``for_tokenizer`` with a shared encoding).
+  built-in samples (``for_tokenizer`` with a shared encoding);
+* a tokenizer trained on a built-in corpus with given settings (``for_builtin``:
+  the same for everyone who picks that sample and those settings; kept pickled,
+  each session gets its own copy). Never a pasted or uploaded text.
 
 Kept per session (in ``st.session_state``: gone with the session, never seen by
 another one):
@@ -21,7 +24,15 @@ another one):
 
 Where the user's tokenizers live is ``ui.common.workspace``'s business: local mode
 keeps them in a folder of the machine the server runs on, shared by every tab by
-design; shared mode keeps each session's in its session state.
+design; shared mode keeps each browser's in a database (``ui.common.database``),
+read through a store object kept in the session's state (its parsed tokenizers and
+training texts are that session's). The one process-wide object there is the
+database's connection pool, which holds no user data.
+
+One cached value is changed by its reader, on purpose: Step through's
+``PairCounter`` (the training text's pair counts, carried from one step to the
+next), kept per session and tokenizer; a session runs one script at a time, so
+nobody else reads it while it moves.
 
 Bounds: every cache keeps the ``maxsize`` most recent keys per kind and owner
 (default 8). A shared entry goes away with its owner object (weak keys), a session
@@ -121,6 +132,43 @@ def for_session(kind: str, key: Hashable, compute: Callable[[], T], *, owner: An
     ``owner`` (a tokenizer) ties the entry to that object's life as well.
     """
     return session_cache().get(owner, kind, key, compute, maxsize=maxsize)
+
+
+_BUILTIN: OrderedDict = OrderedDict()
+_BUILTIN_LOCK = threading.Lock()
+_BUILTIN_FLIGHTS: dict[Hashable, threading.Lock] = {}
+
+
+def for_builtin(kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: int = 8) -> tuple[T, bool]:
+    """A result computed from built-in data only (a built-in corpus and settings, never a user's text), for every session.
+
+    Returns ``(a copy of the value, whether it was reused)``: the value is kept
+    pickled and every caller gets its own copy, so a caller may change it (the
+    workspace stamps a tokenizer's name and times). Callers that ask for the same
+    missing key at once wait for the first one's computation instead of repeating it
+    (a class pressing Train on the same sample within seconds trains once per process).
+    Keeps the ``maxsize`` most recent keys.
+    """
+    import pickle
+
+    full = (kind, key)
+    with _BUILTIN_LOCK:
+        if full in _BUILTIN:
+            _BUILTIN.move_to_end(full)
+            return pickle.loads(_BUILTIN[full]), True
+        flight = _BUILTIN_FLIGHTS.setdefault(full, threading.Lock())
+    with flight:  # one computation per key at a time; the others wait here
+        with _BUILTIN_LOCK:
+            if full in _BUILTIN:
+                return pickle.loads(_BUILTIN[full]), True
+        value = compute()
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        with _BUILTIN_LOCK:
+            _BUILTIN[full] = data
+            while len(_BUILTIN) > maxsize:
+                _BUILTIN.popitem(last=False)
+            _BUILTIN_FLIGHTS.pop(full, None)
+    return pickle.loads(data), False
 
 
 def session_cache() -> OwnerCache:

@@ -75,6 +75,7 @@ def open_page(file: str, page_state: state.PageState) -> None:
         inject_style()
         present.marker()
     page_state.init()
+    workspace_notices()
 
 
 def _rerun_through_app(file_name: str) -> None:
@@ -90,6 +91,13 @@ def _rerun_through_app(file_name: str) -> None:
     st.session_state[_REDIRECTED] = True
     st.navigation([entry, this], position="hidden")  # public API; leaves the "pages folder" mode for the whole server
     st.rerun()
+
+
+def workspace_notices() -> None:
+    """What the page must say about the user's saved work first (shared mode): an expired workspace, no cookie, no database."""
+    icons = {"error": "⚠️", "warning": "🗂️", "info": "ℹ️"}
+    for kind, message in workspace.notices():
+        getattr(st, kind)(message, icon=icons[kind])
 
 
 def inject_style() -> None:

@@ -2,8 +2,10 @@
 
 Local mode (default): a folder (``$BPE_LAB_WORKSPACE``, default ``data/workspace``);
 tokenizers survive page reloads and server restarts. Shared mode
-(``BPE_LAB_SHARED=1``, several people on one server): each browser session keeps
-its own tokenizers in memory and never sees anyone else's.
+(``BPE_LAB_SHARED=1``, several people on one server): each browser keeps its own
+tokenizers in a database (``ui.common.database``: SQLite, or PostgreSQL by
+``$DATABASE_URL``), found by the browser's key (``ui.common.identity``); they
+survive reloads and restarts, and nobody else sees them.
 
 ``TokenizerStore`` is plain Python (tested without Streamlit); ``store()`` picks
 the right one for the running session. In local mode one folder store serves every
@@ -81,6 +83,16 @@ class Export:
 def _slug(name: str) -> str:
     s = re.sub(r"[^a-zA-Z0-9]+", "-", name).strip("-").lower()
     return (s or "tokenizer")[:40]
+
+
+def new_key(tok: Tokenizer) -> str:
+    """A new workspace key for ``tok``: its name as a slug and six random hex digits."""
+    return f"{_slug(tok.name)}-{secrets.token_hex(3)}"
+
+
+def stamp() -> str:
+    """Now, as the workspace writes times (local time, to the second)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 class TokenizerStore:
@@ -177,24 +189,29 @@ class TokenizerStore:
         return p.read_text(encoding="utf-8") if p.exists() else None
 
     # -- changes
-    def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
-        """Store a tokenizer (and the text it was trained on); return its key.
-
-        The stored object is ``tok`` itself, so what was computed for it (its
-        training trace, cached tables) stays available without reading the file back.
-        """
-        now = time.strftime("%Y-%m-%dT%H:%M:%S")
+    def _prepare(self, tok: Tokenizer, corpus: str | None, source: str) -> str | None:
+        """Stamp ``tok``'s metadata (source, time, a default name); return the training text as kept (cut when too long)."""
+        now = stamp()
         tok.metadata["source"] = source
         tok.metadata["saved_at"] = now
         if source == "uploaded":
             tok.metadata["uploaded_at"] = now
         if not tok.name:
             tok.name = f"tokenizer {time.strftime('%H:%M:%S')}"
-        key = f"{_slug(tok.name)}-{secrets.token_hex(3)}"
         if corpus is not None and len(corpus) > MAX_CORPUS_CHARS:
             corpus = corpus[:MAX_CORPUS_CHARS]
             tok.metadata["corpus_kept_chars"] = MAX_CORPUS_CHARS
             tok.training = None  # a trace of the cut corpus would not match training
+        return corpus
+
+    def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
+        """Store a tokenizer (and the text it was trained on); return its key.
+
+        The stored object is ``tok`` itself, so what was computed for it (its
+        training trace, cached tables) stays available without reading the file back.
+        """
+        corpus = self._prepare(tok, corpus, source)
+        key = new_key(tok)
         if self.root is None:
             self._memory[key] = (tok, corpus)
             return key
@@ -203,6 +220,9 @@ class TokenizerStore:
         formats.save(tok, self._json(key))
         self._loaded[key] = (self._json(key).stat().st_mtime, tok)
         return key
+
+    def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
+        """Raise a ValueError when ``adding`` tokenizers of ``extra_bytes`` would not fit (a folder or a session: always room)."""
 
     def import_bytes(self, data: bytes, file_name: str, *, pattern: str | None = "gpt4") -> str:
         """Store an uploaded tokenizer file (any format ``formats.load_bytes`` reads); return its key.
@@ -232,6 +252,10 @@ class TokenizerStore:
         trace = old.training or (hit[1] if hit is not None and hit[0] is old else None)
         if trace is not None:
             self._traces[key] = (tok, trace)  # the same merges: the same trace
+        self._replace(key, tok)
+
+    def _replace(self, key: str, tok: Tokenizer) -> None:
+        """Store ``tok`` under an existing key (same merges, new name)."""
         if self.root is None:
             self._memory[key] = (tok, self._memory[key][1])
             return
@@ -286,13 +310,55 @@ def exports(tok: Tokenizer) -> list[Export]:
     return out
 
 
+_STORE = "workspace.store"
+_NOTICE_SHOWN = "workspace.notice_shown"
+#: Seconds a session waits before trying an unavailable database again.
+RETRY_AFTER = 30.0
+
+
 def store() -> TokenizerStore:
-    """The store for this session: the shared folder (local mode) or the session's own."""
-    if shared_mode():
-        if "workspace.store" not in st.session_state:
-            st.session_state["workspace.store"] = TokenizerStore(None)
-        return st.session_state["workspace.store"]
-    return _folder_store(str(workspace_dir()))
+    """The store for this session.
+
+    Local mode: the folder, one store per server process. Shared mode: this
+    browser's workspace in the database (``ui.common.database``), found by the
+    browser's key (``ui.common.identity``); a session whose browser sent no key,
+    or whose database is not answering, gets a store of its own in memory (and
+    ``notices`` says so).
+    """
+    if not shared_mode():
+        return _folder_store(str(workspace_dir()))
+    from . import database, identity
+
+    key = identity.browser_key()
+    owner = database.owner_of(key) if key else None
+    ss = st.session_state
+    current = ss.get(_STORE)
+    if current is not None and getattr(current, "owner", None) == owner:
+        if owner is None or getattr(current, "db", None) is not None or time.monotonic() - current.failed_at < RETRY_AFTER:
+            return current
+    if owner is None:
+        ss[_STORE] = TokenizerStore(None)
+        return ss[_STORE]
+    try:
+        fresh = database.DatabaseStore(_database(database.database_url()), owner, database.Limits.from_env())
+    except database.DatabaseUnavailable as e:
+        fallback = current if current is not None and getattr(current, "db", None) is None else TokenizerStore(None)
+        fallback.owner = owner
+        fallback.failed_at = time.monotonic()
+        fallback.problem = (f"Your saved tokenizers cannot be reached right now ({e}). What you train meanwhile is kept "
+                            "for this session only: download it to keep it.")
+        ss[_STORE] = fallback
+        return fallback
+    ss[_STORE] = fresh
+    return fresh
+
+
+@st.cache_resource(show_spinner=False)
+def _database(url: str):
+    """One connection pool per database URL and server process (holds no user data)."""
+    from . import database
+
+    return database.Database(url)
 
 
 @st.cache_resource(show_spinner=False)
@@ -301,10 +367,47 @@ def _folder_store(root: str) -> TokenizerStore:
     return TokenizerStore(Path(root))
 
 
+def notices() -> list[tuple[str, str]]:
+    """``(kind, message)`` the page should show about the workspace: "error", "warning" or "info"."""
+    if not shared_mode():
+        return []
+    s = store()
+    out = []
+    problem = getattr(s, "problem", None)
+    if problem:
+        out.append(("error", problem))
+    if getattr(s, "owner", None) is None:
+        out.append(("warning", "Your browser sent no BPE Lab cookie (are cookies blocked for this site?), so what you train is "
+                               "kept in this tab only and is lost on reload: download what you want to keep."))
+    if getattr(s, "expired", False) and not st.session_state.get(_NOTICE_SHOWN):
+        st.session_state[_NOTICE_SHOWN] = True
+        days = s.limits.ttl_days
+        out.append(("warning", f"Your workspace was not used for {days:g} days, so its tokenizers were deleted (this server "
+                               f"keeps them {days:g} days after your last visit). Train or upload to start again."))
+    return out
+
+
 def describe() -> str:
-    if shared_mode():
-        return "Shared server: your tokenizers live in this browser session only."
-    return f"Local mode: tokenizers are saved in {workspace_dir()}."
+    if not shared_mode():
+        return f"Local mode: tokenizers are saved in {workspace_dir()}."
+    s = store()
+    limits = getattr(s, "limits", None)
+    if getattr(s, "db", None) is None or limits is None:
+        return "Shared server: your tokenizers live in this browser tab only."
+    count, used = s.usage()
+    return (f"Shared server: your tokenizers are kept for this browser (a cookie; nobody else can see them) for "
+            f"{limits.ttl_days:g} days after your last visit. You keep {count} of at most {limits.max_tokenizers} "
+            f"({used / 1024 / 1024:.1f} of {limits.max_bytes / 1024 / 1024:.0f} MB).")
 
 
-__all__ = ["TokenizerStore", "Entry", "Damaged", "Export", "exports", "store", "shared_mode", "workspace_dir", "describe"]
+def export_all() -> bytes:
+    """Every tokenizer of this session's workspace and its training text, as a zip file."""
+    from . import database
+
+    return database.export_all(store())
+
+
+__all__ = [
+    "TokenizerStore", "Entry", "Damaged", "Export", "exports", "store", "shared_mode", "workspace_dir", "describe", "notices",
+    "export_all", "new_key", "stamp",
+]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from tokenizer.provision import ESSENTIAL
 from ui.common import cache, errors, samples, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
@@ -131,20 +132,29 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
                 toks.append(tk.get(k))
         else:
             toks.append(tk.get(k))
+    return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
 
-    def stats(i: int, sample: str):
-        tok = toks[i]
-        return cache.for_tokenizer(tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64)
 
-    return model.leaderboard([labels[k] for k in keys], samples.names(), stats)
+def _sample_counts(tok, sample: str):
+    return cache.for_tokenizer(tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64)
+
+
+def warm_up() -> None:
+    """Load the models every student meets (OpenAI's three, which every page starts from, and those Compare opens
+    with) and count the built-in samples under them now (kept for every session), so the first student to open
+    Compare on a fresh app process does not wait 2 s for Llama 3 and the counts. The other open models load on
+    first use (README "Models"): warming all ten would cost each app process 10 s and about 1 GB."""
+    for key in dict.fromkeys((*ESSENTIAL, *model.OFFICIAL_DEFAULT)):
+        if not tk.available(key):
+            continue
+        tok = tk.get(key)
+        for sample in samples.names():
+            _sample_counts(tok, sample)
 
 
 def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
-    """A chart spec, kept for this session's last few tables: building one takes ~0.1 s, too
-    much for every rerun (a whitespace toggle)."""
-    key = (kind, metric, tuple(df.columns), tuple(df.itertuples(index=False, name=None)))
-    build = (lambda: charts.compare_stats(df)) if kind == "stats" else (lambda: charts.compare_leaderboard(df, metric))
-    return cache.for_session("compare.chart", key, build, maxsize=8)
+    """A chart spec: a plain dict, built in well under a millisecond (``ui.render.charts``), so not cached."""
+    return charts.compare_stats(df) if kind == "stats" else charts.compare_leaderboard(df, metric)
 
 
 # ---------------------------------------------------------------- drawing
@@ -152,7 +162,10 @@ def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
 
 def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: BoundaryDiff | None) -> None:
     rows = [Row(r.label, r.spans, diff.dim.get(r.label, ()) if diff else (), diff.cuts.get(r.label, ()) if diff else ()) for r in results]
-    st.html(render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT))
+    # the same rows come back on most reruns (a toggle below, the leaderboard's measure): drawn once per session
+    key = (tuple((r.key, r.label, tuple(r.ids)) for r in results), show_whitespace, diff is not None)
+    st.html(cache.for_session("compare.rows_html", key, lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
+                              maxsize=4))
     note = "Hover a token for its id, bytes and text; a token's colour is the same on every page."
     if diff:
         note += " Faded: tokens every tokenizer shares. Red dashes: a cut that not every tokenizer makes."

@@ -1,12 +1,13 @@
 """Every chart of the app, as a Vega-Lite spec (a plain dict), one section per page.
 
 Each function takes a DataFrame built by a page's model and returns the spec; the
-page puts it on screen with ``st.vega_lite_chart(spec)``. Most are written with
-Altair and turned into a dict with ``to_dict()``, which validates the chart: that
-takes about a tenth of a second, so the pages cache the specs (``ui.common.cache``).
-A chart that changes at every step (``top_pairs``) is written as a dict directly,
-and the movable cursor of the training curves is a Vega-Lite parameter that
-``at_cursor`` sets without building the chart again.
+page puts it on screen with ``st.vega_lite_chart(spec)``, which sends the data
+(``data.values``, a DataFrame) as Arrow. The specs are written as dicts, not with
+Altair: building and validating an Altair chart took 0.05-0.15 s each, several per
+page open, measured in the load test's scenario; building a dict takes well under a
+millisecond. The tests validate every spec against Vega-Lite's JSON schema
+(``tests/ui/render/test_charts.py``). The movable cursor of the training curves is
+a Vega-Lite parameter that ``at_cursor`` sets without building the chart again.
 
 >>> import pandas as pd
 >>> spec = length_histogram(pd.DataFrame({"bytes": [1, 2], "tokens": [256, 40]}))
@@ -18,12 +19,50 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import altair as alt
 import pandas as pd
 
 ACCENT = "#7c3aed"  # the theme's primary colour
 NEXT = "#f97316"  # the pair merged next (the span highlight's orange)
 MUTED = "#a5b4fc"
+
+
+# ----------------------------------------------------------------------------- building blocks
+
+
+def _q(field: str, **extra) -> dict:
+    return {"field": field, "type": "quantitative", **extra}
+
+
+def _n(field: str, **extra) -> dict:
+    return {"field": field, "type": "nominal", **extra}
+
+
+def _color(labels: Sequence[str], **extra) -> dict:
+    # the same tokenizer keeps its colour on every chart of the page
+    return _n("tokenizer", scale={"domain": list(labels), "scheme": "tableau10"}, **extra)
+
+
+def _cursor_layers(x: str, y: str) -> list[dict]:
+    """A rule at the ``cursor`` param and a point on the curve at the ``cursor_row`` param.
+
+    The cursor is a Vega-Lite parameter, so moving it only changes two numbers in the
+    spec (``at_cursor``): the chart itself is built once per curve.
+    """
+    rule = {
+        "data": {"values": [{"_": 0}]},
+        "transform": [{"calculate": "cursor", "as": x}],
+        "mark": {"type": "rule", "color": NEXT, "strokeWidth": 2},
+        "encoding": {"x": _q(x)},
+    }
+    point = {
+        "transform": [{"filter": f"datum['{x}'] == cursor_row"}],
+        "mark": {"type": "point", "color": NEXT, "filled": True, "size": 90},
+        "encoding": {"x": _q(x), "y": _q(y)},
+    }
+    return [rule, point]
+
+
+CURSOR_PARAMS = [{"name": "cursor", "value": 0}, {"name": "cursor_row", "value": 0}]
 
 
 # ----------------------------------------------------------------------------- Compare
@@ -38,55 +77,54 @@ STAT_METRICS = {
 }
 
 
-def _colors(labels: Sequence[str]) -> alt.Scale:
-    # the same tokenizer keeps its colour on every chart of the page
-    return alt.Scale(domain=list(labels), scheme="tableau10")
-
-
 def compare_stats(stats: pd.DataFrame) -> dict:
     """One small horizontal bar chart per statistic (``tokenizer`` plus the ``STAT_METRICS`` columns).
 
-    A facet each, with its own x scale, tokenizers in the same order and colours. One
-    faceted chart instead of five concatenated ones: Altair builds it in a fraction of
-    the time.
+    A facet each, with its own x scale, tokenizers in the same order and colours.
+
+    >>> spec = compare_stats(pd.DataFrame({"tokenizer": ["a", "b"], "tokens": [3, 4], "chars/token": [1.5, 2.0]}))
+    >>> spec["facet"]["column"]["sort"], len(spec["data"]["values"])
+    (['tokens', 'chars/token'], 4)
     """
     labels = list(stats["tokenizer"])
     metrics = [m for m in STAT_METRICS if m in stats.columns]
     long = stats.melt(id_vars="tokenizer", value_vars=metrics, var_name="statistic", value_name="value")
-    base = alt.Chart(long).encode(
-        y=alt.Y("tokenizer:N", sort=labels, title=None, axis=alt.Axis(labelLimit=200, labelFontSize=12, ticks=False, domain=False)),
-        x=alt.X("value:Q", title=None, axis=alt.Axis(labelFontSize=10, tickCount=3, format="~s", grid=False)),
-        tooltip=["tokenizer", "statistic", alt.Tooltip("value:Q", format=",.3~f")],
-    )
-    bars = base.mark_bar(cornerRadiusEnd=3).encode(color=alt.Color("tokenizer:N", scale=_colors(labels), legend=None))
-    text = base.mark_text(align="left", dx=3, fontSize=11).encode(text=alt.Text("value:Q", format=",.3~f"))
-    return (
-        (bars + text)
-        .properties(width=120, height=26 * len(labels) + 6)
-        .facet(column=alt.Column("statistic:N", sort=metrics, title=None, header=alt.Header(labelFontSize=13, labelFontWeight="bold")), spacing=34)
-        .resolve_scale(x="independent")
-        .configure_view(stroke=None)
-        .to_dict()
-    )
+    encoding = {
+        "y": _n("tokenizer", sort=labels, title=None, axis={"labelLimit": 200, "labelFontSize": 12, "ticks": False, "domain": False}),
+        "x": _q("value", title=None, axis={"labelFontSize": 10, "tickCount": 3, "format": "~s", "grid": False}),
+        "tooltip": [_n("tokenizer"), _n("statistic"), _q("value", format=",.3~f")],
+    }
+    bars = {"mark": {"type": "bar", "cornerRadiusEnd": 3}, "encoding": {**encoding, "color": _color(labels, legend=None)}}
+    text = {
+        "mark": {"type": "text", "align": "left", "dx": 3, "fontSize": 11},
+        "encoding": {**encoding, "text": _q("value", format=",.3~f")},
+    }
+    return {
+        "data": {"values": long},
+        "facet": {"column": _n("statistic", sort=metrics, title=None, header={"labelFontSize": 13, "labelFontWeight": "bold"})},
+        "spec": {"layer": [bars, text], "width": 120, "height": 26 * len(labels) + 6},
+        "resolve": {"scale": {"x": "independent"}},
+        "spacing": 34,
+        "config": {"view": {"stroke": None}},
+    }
 
 
 def compare_leaderboard(board: pd.DataFrame, metric: str) -> dict:
     """Grouped bars: one group per sample, one bar per tokenizer (long-form ``board``: sample, tokenizer, metric)."""
     labels = list(dict.fromkeys(board["tokenizer"]))
     samples = list(dict.fromkeys(board["sample"]))
-    return (
-        alt.Chart(board)
-        .mark_bar(cornerRadiusEnd=2)
-        .encode(
-            x=alt.X("sample:N", sort=samples, title=None, axis=alt.Axis(labelAngle=0, labelLimit=130)),
-            xOffset=alt.XOffset("tokenizer:N", sort=labels),
-            y=alt.Y(f"{metric}:Q", title=metric),
-            color=alt.Color("tokenizer:N", scale=_colors(labels), sort=labels, legend=alt.Legend(orient="top", title=None, labelLimit=260)),
-            tooltip=["sample", "tokenizer", alt.Tooltip(f"{metric}:Q", format=",.2f"), "tokens"],
-        )
-        .properties(height=300)
-        .to_dict()
-    )
+    return {
+        "data": {"values": board},
+        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+        "encoding": {
+            "x": _n("sample", sort=samples, title=None, axis={"labelAngle": 0, "labelLimit": 130}),
+            "xOffset": _n("tokenizer", sort=labels),
+            "y": _q(metric, title=metric),
+            "color": _color(labels, sort=labels, legend={"orient": "top", "title": None, "labelLimit": 260}),
+            "tooltip": [_n("sample"), _n("tokenizer"), _q(metric, format=",.2f"), _q("tokens")],
+        },
+        "height": 300,
+    }
 
 
 # ----------------------------------------------------------------------------- Train and Step through: merge curves
@@ -94,36 +132,19 @@ def compare_leaderboard(board: pd.DataFrame, metric: str) -> dict:
 
 def merge_counts(df: pd.DataFrame, *, height: int = 260) -> dict:
     """Count of the merged pair against the step (``step, count, token``; Train)."""
-    data = df.dropna(subset=["count"])
-    base = alt.Chart(data).encode(
-        x=alt.X("step:Q", title="merge step", scale=alt.Scale(domainMin=1, nice=False)),
-        y=alt.Y("count:Q", title="count of the merged pair", scale=alt.Scale(type="log")),
-        tooltip=[alt.Tooltip("step:Q", title="step"), alt.Tooltip("token:N", title="new token"), alt.Tooltip("count:Q", format=",")],
-    )
-    mark = base.mark_bar(color=ACCENT, opacity=0.85) if len(data) <= 120 else base.mark_line(color=ACCENT, interpolate="step-after")
-    return mark.properties(height=height, title="How often the merged pair occurred, step by step").to_dict()
-
-
-def _cursor_layers(df: pd.DataFrame, x: str, y: str) -> list[alt.Chart]:
-    """A rule at the ``cursor`` param and a point on the curve at the ``cursor_row`` param.
-
-    The cursor is a Vega-Lite parameter, so moving it only changes two numbers in the
-    spec (``at_cursor``): the chart is built and validated once per curve.
-    """
-    rule = (
-        alt.Chart(pd.DataFrame({"_": [0]}))
-        .transform_calculate(**{x: "cursor"})
-        .mark_rule(color=NEXT, strokeWidth=2)
-        .encode(x=f"{x}:Q")
-    )
-    point = alt.Chart(df).transform_filter(f"datum['{x}'] == cursor_row").mark_point(color=NEXT, filled=True, size=90).encode(
-        x=f"{x}:Q", y=f"{y}:Q"
-    )
-    return [rule, point]
-
-
-def _cursor_params() -> tuple[alt.Parameter, alt.Parameter]:
-    return alt.param(name="cursor", value=0), alt.param(name="cursor_row", value=0)
+    data = df.dropna(subset=["count"])[["step", "count", "token"]]
+    mark = {"type": "bar", "color": ACCENT, "opacity": 0.85} if len(data) <= 120 else {"type": "line", "color": ACCENT, "interpolate": "step-after"}
+    return {
+        "data": {"values": data},
+        "mark": mark,
+        "encoding": {
+            "x": _q("step", title="merge step", scale={"domainMin": 1, "nice": False}),
+            "y": _q("count", title="count of the merged pair", scale={"type": "log"}),
+            "tooltip": [_q("step", title="step"), _n("token", title="new token"), _q("count", format=",")],
+        },
+        "height": height,
+        "title": "How often the merged pair occurred, step by step",
+    }
 
 
 def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool = False, height: int = 260, title: str | None = None) -> dict:
@@ -134,49 +155,60 @@ def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool
     ``at_cursor``).
     """
     top = max(int(df["merges"].max()), (vocab_size or 0) - 256)
-    line = (
-        alt.Chart(df)
-        .mark_line(color=ACCENT, strokeWidth=2)
-        .encode(
-            x=alt.X("merges:Q", title="number of merges", scale=alt.Scale(nice=False, domain=[0, max(1, top)])),
-            y=alt.Y("bytes per token:Q", title="bytes per token", scale=alt.Scale(zero=False)),
-            tooltip=[
-                alt.Tooltip("merges:Q", format=","),
-                alt.Tooltip("vocab size:Q", format=","),
-                alt.Tooltip("tokens:Q", format=","),
-                alt.Tooltip("bytes per token:Q", format=".3f"),
-            ],
-        )
-    )
+    line = {
+        "mark": {"type": "line", "color": ACCENT, "strokeWidth": 2},
+        "encoding": {
+            "x": _q("merges", title="number of merges", scale={"nice": False, "domain": [0, max(1, top)]}),
+            "y": _q("bytes per token", title="bytes per token", scale={"zero": False}),
+            "tooltip": [_q("merges", format=","), _q("vocab size", format=","), _q("tokens", format=","), _q("bytes per token", format=".3f")],
+        },
+    }
     layers = [line]
     if vocab_size is not None:
         low = float(df["bytes per token"].min())
-        target = pd.DataFrame({"merges": [vocab_size - 256], "label": [f"vocab size {vocab_size:,}"], "bytes per token": [low]})
-        rule = alt.Chart(target).mark_rule(color=NEXT, strokeDash=[6, 4], strokeWidth=2).encode(x="merges:Q")
-        text = (
-            alt.Chart(target)
-            .mark_text(align="right", baseline="bottom", dx=-6, dy=-4, color=NEXT, fontWeight="bold")
-            .encode(x="merges:Q", y="bytes per token:Q", text="label:N")  # bottom right: the curve is high there
-        )
-        layers += [rule, text]
-    chart = alt.layer(*layers, *(_cursor_layers(df, "merges", "bytes per token") if cursor else []))
+        target = {"values": [{"merges": vocab_size - 256, "label": f"vocab size {vocab_size:,}", "bytes per token": low}]}
+        layers.append({"data": target, "mark": {"type": "rule", "color": NEXT, "strokeDash": [6, 4], "strokeWidth": 2},
+                       "encoding": {"x": _q("merges")}})
+        layers.append({  # bottom right: the curve is high there
+            "data": target,
+            "mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -6, "dy": -4, "color": NEXT, "fontWeight": "bold"},
+            "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label")},
+        })
     if cursor:
-        chart = chart.add_params(*_cursor_params())
-    return chart.properties(height=height, title=title or "Compression on the training text").to_dict()
+        layers += _cursor_layers("merges", "bytes per token")
+    spec = {
+        "data": {"values": df[["merges", "vocab size", "tokens", "bytes per token"]]},
+        "layer": layers,
+        "height": height,
+        "title": title or "Compression on the training text",
+    }
+    if cursor:
+        spec["params"] = [dict(p) for p in CURSOR_PARAMS]
+    return spec
 
 
 def sequence_length(df: pd.DataFrame, *, x: str = "merges", title: str = "Tokens in the text", height: int = 220) -> dict:
-    """Sequence length against merges (or encode steps), with a movable cursor (``at_cursor``)."""
-    line = (
-        alt.Chart(df)
-        .mark_line(color=ACCENT, interpolate="step-after")
-        .encode(
-            x=alt.X(f"{x}:Q", title=x, scale=alt.Scale(nice=False)),
-            y=alt.Y("tokens:Q", title="tokens", scale=alt.Scale(zero=False)),
-            tooltip=[alt.Tooltip(f"{x}:Q"), alt.Tooltip("tokens:Q", format=",")],
-        )
-    )
-    return alt.layer(line, *_cursor_layers(df, x, "tokens")).add_params(*_cursor_params()).properties(height=height, title=title).to_dict()
+    """Sequence length against merges (or encode steps), with a movable cursor (``at_cursor``).
+
+    >>> spec = sequence_length(pd.DataFrame({"merges": [0, 1], "tokens": [9, 7]}))
+    >>> [layer["mark"]["type"] for layer in spec["layer"]], spec["params"][0]
+    (['line', 'rule', 'point'], {'name': 'cursor', 'value': 0})
+    """
+    line = {
+        "mark": {"type": "line", "color": ACCENT, "interpolate": "step-after"},
+        "encoding": {
+            "x": _q(x, title=x, scale={"nice": False}),
+            "y": _q("tokens", title="tokens", scale={"zero": False}),
+            "tooltip": [_q(x), _q("tokens", format=",")],
+        },
+    }
+    return {
+        "data": {"values": df[[x, "tokens"]]},
+        "layer": [line, *_cursor_layers(x, "tokens")],
+        "params": [dict(p) for p in CURSOR_PARAMS],
+        "height": height,
+        "title": title,
+    }
 
 
 def at_cursor(spec: dict, df: pd.DataFrame, cursor: int, x: str = "merges") -> dict:
@@ -224,17 +256,17 @@ def top_pairs(df: pd.DataFrame) -> dict:
 
 def length_histogram(df: pd.DataFrame, *, height: int = 220) -> dict:
     """Tokens per byte length (``bytes, tokens``)."""
-    return (
-        alt.Chart(df)
-        .mark_bar(color=ACCENT)
-        .encode(
-            x=alt.X("bytes:O", title="token length in bytes"),
-            y=alt.Y("tokens:Q", title="tokens"),
-            tooltip=[alt.Tooltip("bytes:O"), alt.Tooltip("tokens:Q", format=",")],
-        )
-        .properties(height=height, title="How long the tokens are")
-        .to_dict()
-    )
+    return {
+        "data": {"values": df[["bytes", "tokens"]]},
+        "mark": {"type": "bar", "color": ACCENT},
+        "encoding": {
+            "x": {"field": "bytes", "type": "ordinal", "title": "token length in bytes"},
+            "y": _q("tokens", title="tokens"),
+            "tooltip": [{"field": "bytes", "type": "ordinal"}, _q("tokens", format=",")],
+        },
+        "height": height,
+        "title": "How long the tokens are",
+    }
 
 
 # ----------------------------------------------------------------------------- Compare: token tax
@@ -248,19 +280,28 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
     """
     labels = list(dict.fromkeys(frame["tokenizer"]))
     per_lang = max(1, len(labels))
-    bars = (
-        alt.Chart(frame)
-        .mark_bar(cornerRadiusEnd=2)
-        .encode(
-            y=alt.Y("language:N", sort=list(order), title=None, axis=alt.Axis(labelFontSize=12, labelLimit=160)),
-            yOffset=alt.YOffset("tokenizer:N", sort=labels),
-            x=alt.X("premium:Q", title=f"tokens relative to {reference} (1 = as many tokens as {reference})"),
-            color=alt.Color("tokenizer:N", scale=_colors(labels), sort=labels, legend=alt.Legend(orient="top", title=None, labelLimit=260)),
-            tooltip=["language", "script", "tokenizer", alt.Tooltip("tokens:Q", format=","), alt.Tooltip("premium:Q", format=".2f", title="× " + reference)],
-        )
-    )
-    rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(color="#18181b", strokeDash=[4, 3], strokeWidth=1.5).encode(x="premium:Q")
-    return alt.layer(bars, rule).properties(height=alt.Step(max(6, 22 // per_lang)), title=f"Token tax: the same passage, relative to {reference}").to_dict()
+    bars = {
+        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+        "encoding": {
+            "y": _n("language", sort=list(order), title=None, axis={"labelFontSize": 12, "labelLimit": 160}),
+            "yOffset": _n("tokenizer", sort=labels),
+            "x": _q("premium", title=f"tokens relative to {reference} (1 = as many tokens as {reference})"),
+            "color": _color(labels, sort=labels, legend={"orient": "top", "title": None, "labelLimit": 260}),
+            "tooltip": [_n("language"), _n("script"), _n("tokenizer"), _q("tokens", format=","),
+                        _q("premium", format=".2f", title="× " + reference)],
+        },
+    }
+    rule = {
+        "data": {"values": [{"premium": 1.0}]},
+        "mark": {"type": "rule", "color": "#18181b", "strokeDash": [4, 3], "strokeWidth": 1.5},
+        "encoding": {"x": _q("premium")},
+    }
+    return {
+        "data": {"values": frame},
+        "layer": [bars, rule],
+        "height": {"step": max(6, 22 // per_lang)},
+        "title": f"Token tax: the same passage, relative to {reference}",
+    }
 
 
 # ----------------------------------------------------------------------------- Train: vocabulary size vs compression
@@ -272,29 +313,30 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
     """Bytes per token on a held-out text against the number of merges (``curve``: merges, vocab size, tokens, bytes
     per token), with each reference tokenizer's bytes per token on the same text as a labelled dashed line."""
     top = int(curve["merges"].max())
-    line = (
-        alt.Chart(curve)
-        .mark_line(color=ACCENT, strokeWidth=2.5)
-        .encode(
-            x=alt.X("merges:Q", title="number of merges (vocabulary size − 256)", scale=alt.Scale(nice=False, domain=[0, max(1, top)])),
-            y=alt.Y("bytes per token:Q", title="bytes per token on the held-out text", scale=alt.Scale(zero=True)),
-            tooltip=[alt.Tooltip("merges:Q", format=","), alt.Tooltip("vocab size:Q", format=","),
-                     alt.Tooltip("tokens:Q", format=","), alt.Tooltip("bytes per token:Q", format=".3f")],
-        )
-    )
+    line = {
+        "mark": {"type": "line", "color": ACCENT, "strokeWidth": 2.5},
+        "encoding": {
+            "x": _q("merges", title="number of merges (vocabulary size − 256)", scale={"nice": False, "domain": [0, max(1, top)]}),
+            "y": _q("bytes per token", title="bytes per token on the held-out text", scale={"zero": True}),
+            "tooltip": [_q("merges", format=","), _q("vocab size", format=","), _q("tokens", format=","), _q("bytes per token", format=".3f")],
+        },
+    }
     layers = [line]
     if refs:
         # labels staggered along the line, so references with nearly equal ratios stay readable
         ref = pd.DataFrame({"tokenizer": list(refs), "bytes per token": list(refs.values()),
                             "merges": [round(top * (1 - 0.3 * i)) for i in range(len(refs))]})
         ref["label"] = [f"{k}: {v:.2f}" for k, v in refs.items()]
-        rules = alt.Chart(ref).mark_rule(strokeDash=REFERENCE_DASH, strokeWidth=1.5).encode(
-            y="bytes per token:Q",
-            color=alt.Color("tokenizer:N", scale=_colors(list(refs)), legend=None),
-            tooltip=["tokenizer", alt.Tooltip("bytes per token:Q", format=".3f")],
-        )
-        labels = alt.Chart(ref).mark_text(align="right", baseline="bottom", dx=-4, dy=-3, fontWeight="bold").encode(
-            x="merges:Q", y="bytes per token:Q", text="label:N", color=alt.Color("tokenizer:N", scale=_colors(list(refs)), legend=None),
-        )
-        layers += [rules, labels]
-    return alt.layer(*layers).properties(height=height, title=title or "Compression on a held-out text, merge by merge").to_dict()
+        color = _color(list(refs), legend=None)
+        layers.append({
+            "data": {"values": ref},
+            "mark": {"type": "rule", "strokeDash": REFERENCE_DASH, "strokeWidth": 1.5},
+            "encoding": {"y": _q("bytes per token"), "color": color, "tooltip": [_n("tokenizer"), _q("bytes per token", format=".3f")]},
+        })
+        layers.append({
+            "data": {"values": ref},
+            "mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -4, "dy": -3, "fontWeight": "bold"},
+            "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label"), "color": color},
+        })
+    return {"data": {"values": curve}, "layer": layers, "height": height,
+            "title": title or "Compression on a held-out text, merge by merge"}

@@ -92,11 +92,21 @@ def token_html(data: bytes, *, show_whitespace: bool) -> str:
 
 
 def tooltip(span: Span) -> str:
-    """Hover text: id, bytes and text of a token (escaped for an attribute)."""
-    byte_list = " ".join(f"{b:02X}" for b in span.bytes[:24]) + (" …" if len(span.bytes) > 24 else "")
-    text = "".join(part for part, _ in decode_parts(span.bytes))  # part of a character: its bytes, never U+FFFD
-    kind = "special token" if span.special else ("partial character" if span.partial else "token")
-    return html.escape(f"#{span.index} · id {span.id} · {kind}\nbytes: {byte_list}\ntext: {text!r}", quote=True)
+    """Hover text: id, bytes and text of a token (escaped for an attribute).
+
+    >>> from tokenizer.trace import make_spans
+    >>> tooltip(make_spans([(72, b"Hi")])[0]).splitlines()
+    ['#0 · id 72 · token', 'bytes: 48 69', 'text: &#x27;Hi&#x27;']
+    """
+    return f"#{span.index} · {_tooltip_tail(span.id, span.bytes, span.special, span.partial)}"
+
+
+def _tooltip_tail(tid: int, data: bytes, special: bool, partial: bool) -> str:
+    """Everything in a tooltip after the span's position: the same for every occurrence of a token (escaped)."""
+    byte_list = " ".join(f"{b:02X}" for b in data[:24]) + (" …" if len(data) > 24 else "")
+    text = "".join(part for part, _ in decode_parts(data))  # part of a character: its bytes, never U+FFFD
+    kind = "special token" if special else ("partial character" if partial else "token")
+    return html.escape(f"id {tid} · {kind}\nbytes: {byte_list}\ntext: {text!r}", quote=True)
 
 
 def render_spans(
@@ -137,6 +147,7 @@ def render_spans(
     dm = set(dim)
     ct = set(cuts)
     bodies: dict[bytes, str] = {}  # one call draws the same tokens many times; nothing outlives the call
+    tails: dict[tuple, str] = {}
     parts = ['<div class="bpe-spans" aria-hidden="true">']
     for s, color in zip(shown, colors):
         if s.index in ct and s.index:
@@ -151,10 +162,15 @@ def render_spans(
         body = bodies.get(s.bytes)
         if body is None:
             body = bodies[s.bytes] = token_html(s.bytes, show_whitespace=show_whitespace)
-        parts.append(
-            f'<span class="{cls}" style="background:{color}" data-id="{s.id}" title="{tooltip(s) if tooltips else f"id {s.id}"}">'
-            f"{body}</span>"
-        )
+        if tooltips:
+            key = (s.id, s.bytes, s.special, s.partial)
+            tail = tails.get(key)
+            if tail is None:
+                tail = tails[key] = _tooltip_tail(*key)
+            title = f"#{s.index} · {tail}"
+        else:
+            title = f"id {s.id}"
+        parts.append(f'<span class="{cls}" style="background:{color}" data-id="{s.id}" title="{title}">{body}</span>')
     parts.append("</div>")
     parts.append(sr_table(shown, caption=caption))
     if limit is not None and len(spans) > limit:

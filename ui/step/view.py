@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tokenizer import train
-from ui.common import cache, corpora, errors, state, tokenizers, urlstate, workspace
+from ui.common import cache, corpora, errors, state, tokenizers, urlstate, workers, workspace
 from ui.common.tokenizers import USER
 from ui.render import cards, charts
 from ui.render.spans import render_spans, scroll_box
@@ -44,6 +43,7 @@ STATE = state.PageState(
         "word": "tokenization",
         "show_chunks": True,
         "url_tokenizer": None,  # a tokenizer named in the URL, until the page has said whether it is here
+        "demo_error": None,  # why the demo tokenizer could not be kept (a full workspace)
     },
     widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long", "keys"),
 )
@@ -150,8 +150,18 @@ def stepper_fragment(n: int, unit: str, draw) -> None:
 def _train_demo() -> None:
     c = corpora.CORPORA[DEMO]
     text = corpora.text(DEMO)
-    tok = train(text, c.vocab_size, pattern=c.pattern, name=f"demo · {c.title} · {c.vocab_size}")
-    key = workspace.store().add(tok, corpus=text)
+    store = workspace.store()
+    try:
+        store.check_room(len(text.encode("utf-8")))
+        name = f"demo · {c.title} · {c.vocab_size}"
+        tok, _ = cache.for_builtin("training", (DEMO, c.vocab_size, c.pattern, ()), lambda: workers.train(
+            text, c.vocab_size, pattern=c.pattern, name=name, workers=workers.configured_workers(workspace.shared_mode())))
+        tok.name = name
+        key = store.add(tok, corpus=text)
+    except ValueError as e:  # a full workspace, or the database not answering
+        STATE["demo_error"] = str(e)
+        return
+    STATE["demo_error"] = None
     STATE["training.tokenizer"] = USER + key
     STATE["k"] = 0
 
@@ -167,6 +177,8 @@ def training_mode() -> None:
         )
         st.button(f"Train a demo tokenizer ({corpora.CORPORA[DEMO].title}, {corpora.CORPORA[DEMO].vocab_size:,} tokens)",
                   key=STATE.key("demo"), on_click=_train_demo, type="primary", icon="⚡")
+        if STATE["demo_error"]:
+            st.error(STATE["demo_error"], icon="⚠️")
         return
     _url_tokenizer_note(choices)
     c1, c2 = st.columns([3, 1])
@@ -226,7 +238,10 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         if view.k < view.n:
-            pairs = cache.for_tokenizer(tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k), maxsize=64)
+            # one merge per Next (PairCounter) instead of the whole text encoded again; visited steps are kept
+            counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
+            pairs = cache.for_tokenizer(tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k, counter=counter),
+                                        maxsize=64)
             st.vega_lite_chart(charts.top_pairs(pairs), width="stretch")
             st.dataframe(pairs.drop(columns=["next"]), hide_index=True, width="stretch",
                          column_config={"count": st.column_config.NumberColumn(format="localized")})

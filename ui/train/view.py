@@ -12,9 +12,8 @@ import time
 
 import streamlit as st
 
-from tokenizer import train
 from tokenizer.trace import make_spans
-from ui.common import cache, corpora, errors, state, upload, workspace
+from ui.common import cache, corpora, errors, state, upload, workers, workspace
 from ui.common.tokenizers import USER
 from ui.render import charts
 from ui.render.spans import render_spans
@@ -42,7 +41,7 @@ STATE = state.PageState(
         "confirm_delete": None,  # workspace key waiting for "Yes, delete"
         "rename_for": None,  # workspace key the rename box was filled for
     },
-    widgets=("corpus_file", "go", "tokenizer_file", "rename", "rename_go", "delete", "delete_yes", "drop", "dl",
+    widgets=("corpus_file", "go", "tokenizer_file", "rename", "rename_go", "delete", "delete_yes", "drop", "dl", "dl_all",
              "merge_start", "merges_table"),
 )
 
@@ -197,19 +196,32 @@ def train_section(text: str | None, settings: dict | None) -> None:
 
 
 def _train(text: str, s: dict) -> None:
+    workspace.store().check_room(len(text.encode("utf-8")))  # a full workspace says so before training, not after
     t0 = time.perf_counter()
     bar = st.progress(0.0, text="Counting pairs…")
 
     def progress(done: int, total: int) -> None:
         bar.progress(min(1.0, done / total) if total else 1.0, text=f"Merging: {done:,} of {total:,} merges")
 
-    tok = train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress, name=s["name"])
+    def run():
+        # in a worker process on a shared server: the other sessions of this process keep running meanwhile
+        return workers.train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress,
+                             name=s["name"], workers=workers.configured_workers(workspace.shared_mode()))
+
+    reused = False
+    if STATE["source"] == "sample" and s["choice"] != "custom" and not s["specials"]:
+        # a built-in corpus with built-in settings (nothing typed): the same training for everyone who picks them
+        settings = (STATE["sample"], s["vocab_size"], s["pattern"], tuple(s["specials"] or ()))
+        tok, reused = cache.for_builtin("training", settings, run)
+        tok.name = s["name"]
+    else:
+        tok = run()
     key = workspace.store().add(tok, corpus=text)
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
     last = {
         "key": key, "name": tok.name, "merges": tok.num_merges, "asked": s["vocab_size"] - 256,
-        "seconds": float(tok.metadata["seconds"]), "wall": wall,
+        "seconds": float(tok.metadata["seconds"]), "wall": wall, "reused": reused,
     }
     STATE["last"] = last
     STATE["selected"] = key
@@ -221,9 +233,11 @@ def _last_message(last: dict) -> None:
     early = (
         f" It stopped after {last['merges']:,} of {last['asked']:,} merges: no pair was left to merge." if last["merges"] < last["asked"] else ""
     )
+    reused = (" This server had already trained this sample with these settings, so it handed you a copy of that "
+              "training (the same merges you would get)." if last.get("reused") else "")
     st.success(
         f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
-        f"({last['wall']:.2f} s with saving).{early}",
+        f"({last['wall']:.2f} s with saving).{early}{reused}",
         icon="✅",
     )
 
@@ -263,7 +277,11 @@ def _on_rename(key: str) -> None:
 
 
 def _on_delete(key: str, name: str) -> None:
-    workspace.store().delete(key)
+    try:
+        workspace.store().delete(key)
+    except ValueError as e:  # the database is not answering
+        STATE["flash"] = ("error", str(e))
+        return
     STATE["confirm_delete"] = None
     if STATE.get("selected") == key:
         STATE["selected"] = None
@@ -278,7 +296,10 @@ def _ask_delete(key: str) -> None:
 
 
 def _on_delete_damaged(key: str) -> None:
-    workspace.store().delete(key)
+    try:
+        workspace.store().delete(key)
+    except ValueError as e:
+        STATE["flash"] = ("error", str(e))
 
 
 def workspace_section() -> str | None:
@@ -289,7 +310,7 @@ def workspace_section() -> str | None:
     for bad in store.damaged():
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
-        c2.button("Delete the file", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
+        c2.button("Delete it", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
     _flash()
     entries = {e.key: e for e in store.entries()}
     with st.expander("Upload a tokenizer file", icon="📤", expanded=not entries):
@@ -305,6 +326,11 @@ def workspace_section() -> str | None:
     if not entries:
         st.info("Nothing trained yet: pick a corpus and press **Train**.", icon="🏋️")
         return None
+    st.download_button(
+        "Download everything (.zip)", workspace.export_all, file_name="bpe-lab-workspace.zip", mime="application/zip",
+        on_click="ignore", key=STATE.key("dl_all"), icon="📦",
+        help="Every tokenizer here as BPE Lab JSON, with its training text: upload a .json again on any BPE Lab.",
+    )
     keys = list(entries)[::-1]  # newest first
     if STATE.get("selected") not in entries:
         STATE["selected"] = keys[0]

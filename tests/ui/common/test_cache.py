@@ -95,3 +95,32 @@ def test_user_derived_results_stay_in_their_session_and_encoding_results_are_sha
     assert second.markdown[0].value != from_text  # never served from another session's cache
     assert second.markdown[1].value == from_encoding  # what depends only on the encoding is computed once per process
     assert not first.exception and not second.exception
+
+
+def test_for_builtin_computes_once_and_hands_out_copies():
+    import threading
+
+    from ui.common import cache
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        threading.Event().wait(0.2)  # long enough for every thread below to be waiting
+        return {"merges": [1, 2, 3], "name": "original"}
+
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(cache.for_builtin("test", ("sample", 1000), compute))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1  # eight sessions at once, one computation
+    assert sorted(reused for _, reused in out) == [False] + [True] * 7
+    values = [v for v, _ in out]
+    values[0]["name"] = "changed by its session"
+    assert all(v["name"] == "original" for v in values[1:])  # each session has its own copy
+    again, reused = cache.for_builtin("test", ("sample", 1000), compute)
+    assert reused and again == {"merges": [1, 2, 3], "name": "original"} and len(calls) == 1
+    other, reused = cache.for_builtin("test", ("sample", 2000), compute)
+    assert not reused and len(calls) == 2

@@ -171,7 +171,7 @@ def test_store_picks_mode_from_environment(monkeypatch, tmp_path):
     assert not workspace.shared_mode()
     monkeypatch.setenv("BPE_LAB_SHARED", "1")
     assert workspace.shared_mode()
-    assert "this browser session only" in workspace.describe()
+    assert "this browser tab only" in workspace.describe()  # no browser key outside a browser session
 
 
 def test_saved_json_is_readable_and_complete(tmp_path, tok):

@@ -8,8 +8,10 @@ import pandas as pd
 
 from tokenizer import train
 from ui.compare import model as compare
+from ui.compare import tax
 from ui.render import charts
 from ui.step import model as step
+from ui.train import heldout
 from ui.train import model as training
 from ui.vocabulary import model as vocabulary
 
@@ -29,14 +31,59 @@ def specs() -> dict[str, dict]:
         "length": charts.at_cursor(charts.sequence_length(frame), frame, 5),
         "pairs": charts.top_pairs(step.top_pairs_frame(TOK, TOK.training, 3)),
         "lengths": charts.length_histogram(vocabulary.length_counts(vocabulary.vocab_frame(TOK))),
+        "tax": charts.token_tax(tax.tax_frame({"English": "Hi.", "Greek": "Γεια."}, ["A", "B"], lambda i, lang: 2 + i + len(lang),
+                                              reference="English"), ["English", "Greek"], "English"),
+        "heldout": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {"GPT-2": 3.1, "GPT-4o": 3.4}),
+        "heldout-alone": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {}),
     }
 
 
-def test_every_chart_is_a_plain_json_spec():
+def as_json(spec):
+    """The spec with its DataFrames as records: what the browser gets (Streamlit sends the DataFrames as Arrow)."""
+    if isinstance(spec, pd.DataFrame):
+        return json.loads(spec.to_json(orient="records"))
+    if isinstance(spec, dict):
+        return {k: as_json(v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [as_json(v) for v in spec]
+    return spec
+
+
+def test_every_chart_is_a_valid_vega_lite_spec():
+    """Written as dicts for speed, checked here against Vega-Lite's own JSON schema (the one Altair validates with)."""
+    import jsonschema
+    from altair.vegalite.v6.schema import load_schema
+
+    validator = jsonschema.Draft7Validator(load_schema())
     for name, spec in specs().items():
         assert isinstance(spec, dict), name
-        json.dumps(spec)  # what st.vega_lite_chart sends
-        assert "mark" in spec or "layer" in spec or "facet" in spec or "spec" in spec, name
+        doc = as_json(spec)
+        json.dumps(doc)
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+        assert not errors, (name, [e.message[:200] for e in errors[:3]])
+        assert "mark" in spec or "layer" in spec or "facet" in spec, name
+
+
+def fields(node) -> set[str]:
+    out = set()
+    if isinstance(node, dict):
+        if isinstance(node.get("field"), str):
+            out.add(node["field"])
+        for v in node.values():
+            out |= fields(v)
+    elif isinstance(node, list):
+        for v in node:
+            out |= fields(v)
+    return out
+
+
+def test_every_encoded_field_is_in_the_data():
+    for name, spec in specs().items():
+        values = spec["data"]["values"]
+        columns = set(values.columns) if isinstance(values, pd.DataFrame) else set(values[0])
+        inner = [spec.get("encoding", {}), *[layer.get("encoding", {}) for layer in spec.get("layer", []) if "data" not in layer],
+                 *[layer.get("encoding", {}) for layer in spec.get("spec", {}).get("layer", [])]]
+        assert fields(inner) <= columns, (name, fields(inner) - columns)
 
 
 def test_the_cursor_moves_without_rebuilding_the_chart():

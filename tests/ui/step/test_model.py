@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokenizer import load_encoding, train
 from ui.step import model as stepper
@@ -102,3 +104,34 @@ def test_word_ladder_builds_tokenization_with_gpt2():
     for (_, spans, new), step in zip(ladder[1:], trace.steps):
         assert len(new) == step.count and all(spans[i].id == step.new_id for i in new)
 
+
+
+@settings(max_examples=60)
+@given(
+    text=st.text(alphabet="ab c\nαβ", min_size=1, max_size=200),
+    merges=st.integers(1, 40),
+    pattern=st.sampled_from([None, "gpt4"]),
+    steps=st.lists(st.integers(0, 5), min_size=1, max_size=12),
+    top=st.sampled_from([1, 3, 10, 10_000]),
+)
+def test_pair_counter_equals_the_trace_at_every_step(text, merges, pattern, steps, top):
+    """Stepping merge by merge gives exactly what encoding the whole text again gives: counts, order, first occurrences."""
+    tok = train(text, 256 + merges, pattern=pattern)
+    counter = stepper.PairCounter(tok, tok.training)
+    k = 0
+    for jump in steps:
+        k = min(tok.num_merges, k + jump)
+        counter.advance(k)
+        assert counter.top(top) == tok.training.pair_counts(tok, k, top=top)
+    with pytest.raises(ValueError, match="only moves forward"):
+        counter.advance(k - 1)
+
+
+def test_top_pairs_frame_with_a_counter_behind_or_ahead():
+    tok = train(CORPUS, 300, pattern="gpt4")
+    counter = stepper.PairCounter(tok, tok.training)
+    ahead = stepper.top_pairs_frame(tok, tok.training, 20, counter=counter)
+    behind = stepper.top_pairs_frame(tok, tok.training, 5, counter=counter)  # the counter is at 20: the trace answers
+    assert counter.k == 20
+    assert ahead.equals(stepper.top_pairs_frame(tok, tok.training, 20))
+    assert behind.equals(stepper.top_pairs_frame(tok, tok.training, 5))

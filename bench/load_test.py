@@ -1,0 +1,443 @@
+"""A class of simulated students against the classroom deployment (`make serve`), over Streamlit's websocket protocol.
+
+    .venv/bin/python bench/load_test.py                       # starts its own deployment; N = 1, 10, 20, 40
+    .venv/bin/python bench/load_test.py --students 40 --workers 2 --validate
+    .venv/bin/python bench/load_test.py --url http://127.0.0.1:8501 --students 10   # a running `make serve`
+    .venv/bin/python bench/load_test.py --overlap             # a rerun alone, then while five others train
+
+Each student (``bench/stclient.py``: one cookie jar, one websocket, as a browser tab)
+does the issue's scenario, with 2-5 s of thinking between actions:
+
+1. opens Tokenize (index.html and the static assets a browser fetches, then the first run),
+2. pastes a 2,000-character text (its own: sample sentences shuffled per student),
+3. switches the tokenizer to GPT-2, cl100k and o200k,
+4. opens Compare,
+5. opens Train, sets the vocab size to 1,000 and trains on the built-in Python docstrings,
+6. opens Step through, switches to training mode, presses Next five times,
+7. opens Vocabulary.
+
+Students start spread over ``--ramp`` seconds. Printed per N: p50 / p95 / max per
+action, errors (exceptions on the page, ``st.error`` boxes, protocol failures,
+timeouts), and the server's memory: the summed RSS of every process of the
+deployment (app processes, nginx's master and workers), sampled every half second,
+before (idle), at its peak, and after the sessions' time-to-live (the websockets
+closed, ``--session-ttl`` + 15 s later). Memory is summed per process, so pages
+shared between processes are counted in each.
+
+``--validate`` first drives the same steps with Chromium (Playwright) and compares
+the rerun messages it sends with ours (pages, widgets by key, how each value is
+encoded, fragments), and records the static assets Chromium loads, which our
+students then fetch too. It is a benchmark, not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# appended, not put first: under pytest, tests/ has modules of the same names as bench/ (corpus)
+for _p in (str(ROOT), str(ROOT / "bench")):
+    if _p not in sys.path:
+        sys.path.append(_p)
+
+from stclient import ProtocolError, Student  # noqa: E402
+
+from ui.common.samples import SAMPLES  # noqa: E402
+
+ACTIONS = [
+    "page open (HTML + assets)",
+    "page open (first run)",
+    "paste 2,000 chars",
+    "switch tokenizer",
+    "open Compare",
+    "open Train",
+    "set vocab size",
+    "train (vocab 1000)",
+    "open Step through",
+    "Step: training mode",
+    "Step: Next",
+    "open Vocabulary",
+]
+
+
+def student_text(i: int, n: int = 2000) -> str:
+    """A 2,000-character text of its own for student ``i``: the samples' sentences, shuffled."""
+    rng = random.Random(i)
+    words = " ".join(SAMPLES.values()).split()
+    out, size = [], 0
+    while size < n:
+        w = rng.choice(words)
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)[:n]
+
+
+# ----------------------------------------------------------------------------- one student
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = defaultdict(list)
+        self.errors: list[str] = []
+        self.bytes_down = 0
+
+    def add(self, action: str, seconds: float) -> None:
+        self.times[action].append(seconds)
+
+
+async def scenario(
+    i: int, base: str, rec: Recorder, think: tuple[float, float], assets: list[str] | None, rng: random.Random
+) -> None:
+    s = Student(base)
+
+    async def pause() -> None:
+        await asyncio.sleep(rng.uniform(*think))
+
+    async def step(action: str, coro) -> None:
+        r = await coro
+        rec.add(action, r.seconds)
+        for e in r.exceptions:
+            rec.errors.append(f"student {i}, {action}: exception {e}")
+        for e in r.errors:
+            rec.errors.append(f"student {i}, {action}: st.error {e[:200]}")
+
+    try:
+        rec.add("page open (HTML + assets)", await s.load_page("/", assets))
+        await s.connect()
+        await step("page open (first run)", s.open())
+        await pause()
+        s.set_text("tokenize.text", student_text(i))
+        await step("paste 2,000 chars", s.rerun())
+        for name in ("r50k_base", "cl100k_base", "o200k_base"):
+            await pause()
+            s.choose("tokenize.tokenizer", name)
+            await step("switch tokenizer", s.rerun())
+        await pause()
+        await step("open Compare", s.navigate("compare"))
+        await pause()
+        await step("open Train", s.navigate("train"))
+        await pause()
+        s.set_int("train.vocab_size", 1000)
+        await step("set vocab size", s.rerun())
+        await pause()
+        await step("train (vocab 1000)", s.rerun(trigger="train.go"))
+        await pause()
+        await step("open Step through", s.navigate("step"))
+        await pause()
+        s.segment("step.mode", "Training")
+        await step("Step: training mode", s.rerun())
+        for _ in range(5):
+            await asyncio.sleep(rng.uniform(think[0] / 2, think[1] / 2))
+            await step("Step: Next", s.rerun(trigger="step.next", fragment=True))
+        await pause()
+        await step("open Vocabulary", s.navigate("vocabulary"))
+    except (ProtocolError, OSError, Exception) as e:  # noqa: BLE001 - every failure is counted, the run goes on
+        rec.errors.append(f"student {i}: {type(e).__name__}: {e}")
+    finally:
+        rec.bytes_down += s.bytes_down
+        await s.close()
+
+
+# ----------------------------------------------------------------------------- the deployment and its memory
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Deployment:
+    """deploy/classroom.py on a free port, with a data folder of its own (the rank files linked in)."""
+
+    def __init__(self, workers: int, session_ttl: int):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data = Path(tempfile.mkdtemp(prefix="bpe-load-"))
+        for name in ("tiktoken-cache", "cache", "encodings"):
+            if (ROOT / "data" / name).exists():
+                (self.data / name).symlink_to(ROOT / "data" / name)
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BPE_LAB_DATABASE_URL", "TIKTOKEN_CACHE_DIR")}
+        env.update(
+            BPE_LAB_DATA_DIR=str(self.data),
+            PORT=str(self.port),
+            WORKERS=str(workers),
+            STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL=str(session_ttl),
+        )
+        self.log = self.data / "classroom.log"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "deploy" / "classroom.py")],
+            env=env,
+            cwd=ROOT,
+            stdout=open(self.log, "w"),
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 240
+        while "BPE Lab for a class:" not in self.log.read_text():
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise SystemExit(f"the deployment did not start:\n{self.log.read_text()}")
+            time.sleep(0.3)
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(60)
+
+
+def descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except OSError:
+            continue
+        for k in kids:
+            out.append(int(k))
+            todo.append(int(k))
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes (and of their children they waited for), in seconds."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / tick
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def breakdown(root: int) -> str:
+    """RSS per kind of process: the app processes, their training workers, nginx."""
+    kinds: dict[str, list[float]] = defaultdict(list)
+    for p in descendants(root):
+        try:
+            cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        kind = "app" if "serve.py" in cmd else "training worker" if "ui.common.workers" in cmd else "nginx" if "nginx" in cmd else "other"
+        kinds[kind].append(rss_mb([p]))
+    return "; ".join(f"{k}: {', '.join(f'{m:.0f}' for m in sorted(v, reverse=True))} MB" for k, v in sorted(kinds.items()))
+
+
+class MemorySampler:
+    def __init__(self, root_pid: int | None):
+        self.root = root_pid
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def now(self) -> float:
+        return rss_mb(descendants(self.root)) if self.root else float("nan")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.time(), self.now()))
+            self._stop.wait(0.5)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def peak(self) -> float:
+        return max((m for _, m in self.samples), default=float("nan"))
+
+
+# ----------------------------------------------------------------------------- running and printing
+
+
+async def visit(base: str) -> None:
+    """One visitor opens the page and leaves (a session connected and closed on every app process)."""
+    for _ in range(4):  # cookies hash to processes: a few visitors reach every one of them
+        s = Student(base)
+        await s.load_page("/", [])
+        await s.connect()
+        await s.open()
+        await s.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))]
+
+
+async def run_class(base: str, n: int, think: tuple[float, float], ramp: float, assets: list[str] | None, seed: int) -> Recorder:
+    rec = Recorder()
+    rng = random.Random(seed)
+
+    async def one(i: int) -> None:
+        await asyncio.sleep(ramp * i / max(1, n - 1) if n > 1 else 0)
+        await scenario(i, base, rec, think, assets, random.Random(rng.random()))
+
+    await asyncio.gather(*(one(i) for i in range(n)))
+    return rec
+
+
+def print_table(n: int, rec: Recorder, wall: float, mem: dict, cpu: float) -> None:
+    print(
+        f"\n## {n} student{'s' if n != 1 else ''} ({wall:.0f} s, client CPU {cpu:.1f} s, load average {os.getloadavg()[0]:.2f}, "
+        f"{rec.bytes_down / 1e6:.1f} MB received)"
+    )
+    print("| action | n | p50 s | p95 s | max s |\n|---|---:|---:|---:|---:|")
+    for a in ACTIONS:
+        t = rec.times.get(a, [])
+        if t:
+            print(f"| {a} | {len(t)} | {statistics.median(t):.2f} | {pct(t, 0.95):.2f} | {max(t):.2f} |")
+    print(f"\nerrors: {len(rec.errors)}")
+    for e in rec.errors[:10]:
+        print(f"  {e}")
+    if mem:
+        print(f"server CPU (every process of the deployment): {mem['server_cpu']:.1f} s, {mem['server_cpu'] / n:.2f} s per student "
+              f"({mem['server_cpu'] / wall * 100:.0f}% of one core over the run)")
+        print(
+            f"server memory (RSS of every process of the deployment): idle before {mem['before']:.0f} MB, "
+            f"peak {mem['peak']:.0f} MB, {mem['ttl']:.0f} s after the last session ended (and one more visitor) {mem['after']:.0f} MB "
+            f"({(mem['after'] - mem['before']) / mem['before'] * 100:+.1f}% of idle; peak - idle = "
+            f"{(mem['peak'] - mem['before']) / n:.1f} MB per student)"
+        )
+
+
+async def overlap(base: str, rounds: int) -> None:
+    """A Tokenize rerun (switching the tokenizer) alone, then while five other students train at the same moment
+    (each on a pasted text of its own, 200,000 characters to 1,000 tokens: nothing is reused)."""
+    solo = Student(base)
+    await solo.load_page("/")
+    await solo.connect()
+    await solo.open()
+    solo.set_text("tokenize.text", student_text(999))
+    await solo.rerun()
+    names = ["r50k_base", "cl100k_base", "o200k_base"]
+    alone, during = [], []
+    for r in range(rounds):
+        solo.choose("tokenize.tokenizer", names[r % 3])
+        alone.append((await solo.rerun()).seconds)
+    trainers = []
+    for i in range(5):  # each pastes a text of its own (200,000 characters), so every training is a real one
+        t = Student(base)
+        await t.load_page("/")
+        await t.connect()
+        await t.open()
+        await t.navigate("train")
+        t.segment("train.source", "Paste text")
+        await t.rerun()
+        t.set_text("train.paste", student_text(1000 + i, 200_000))
+        t.set_int("train.vocab_size", 1000)
+        await t.rerun()
+        trainers.append(t)
+    for r in range(rounds):
+        tasks = [asyncio.create_task(t.rerun(trigger="train.go")) for t in trainers]
+        await asyncio.sleep(0.05)  # the trainings are under way
+        solo.choose("tokenize.tokenizer", names[r % 3])
+        during.append((await solo.rerun()).seconds)
+        train_times = [(await task).seconds for task in tasks]
+    a, d = statistics.median(alone), statistics.median(during)
+    print(f"\n## A Tokenize rerun alone and while five others train (medians of {rounds})")
+    print(
+        f"alone {a * 1000:.0f} ms; overlapping five trainings {d * 1000:.0f} ms ({d / a:.1f}x); "
+        f"the trainings took {statistics.median(train_times):.2f} s (median of the last round)"
+    )
+    for s in [solo, *trainers]:
+        await s.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--url", help="a running deployment (default: start deploy/classroom.py on a free port)")
+    ap.add_argument("--pid", type=int, help="with --url: the supervisor's pid, to sample the deployment's memory")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--students", default="1,10,20,40")
+    ap.add_argument("--think", default="2,5", help="seconds of thinking between actions, min,max")
+    ap.add_argument("--ramp", type=float, default=10.0, help="students start spread over this many seconds")
+    ap.add_argument("--session-ttl", type=int, default=30, help="Streamlit's disconnectedSessionTTL for the deployment we start")
+    ap.add_argument("--validate", action="store_true", help="compare our messages with Chromium's first; use its asset list")
+    ap.add_argument("--overlap", action="store_true", help="only the overlap measurement")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    think = tuple(float(x) for x in args.think.split(","))
+    dep = None if args.url else Deployment(args.workers, args.session_ttl)
+    base = args.url or dep.url
+    root_pid = args.pid if args.url else dep.proc.pid
+    try:
+        print(
+            f"BPE Lab load test against {base} ({'its own deployment, ' + str(args.workers) + ' app processes' if dep else 'a running deployment'}); "
+            f"{os.cpu_count()} cores; think {think[0]:g}-{think[1]:g} s; ramp {args.ramp:g} s"
+        )
+        assets = None
+        if args.validate:
+            from validate import compare_with_chromium
+
+            assets = compare_with_chromium(base)
+        if args.overlap:
+            asyncio.run(overlap(base, 5))
+            return
+        sampler_pid = root_pid
+        for n in (int(x) for x in args.students.split(",")):
+            time.sleep(3)
+            before = MemorySampler(sampler_pid).now()
+            server0 = cpu_seconds(descendants(sampler_pid)) if sampler_pid else 0.0
+            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+            t0 = time.time()
+            with MemorySampler(sampler_pid) as mem:
+                rec = asyncio.run(run_class(base, n, think, args.ramp, assets, args.seed))
+            wall = time.time() - t0
+            server_cpu = cpu_seconds(descendants(sampler_pid)) - server0 if sampler_pid else float("nan")
+            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+            info = {}
+            if sampler_pid:
+                wait = args.session_ttl + 5 if dep else 0
+                time.sleep(wait)
+                # Streamlit forgets closed sessions past their time-to-live when it next stores one (its session storage
+                # reaps expired entries on a write): the next visitor's tab, opened and closed, is that write
+                asyncio.run(visit(base))
+                time.sleep(20)  # the app processes collect and trim every 15 s
+                wait += 20
+                info = {"before": before, "peak": mem.peak(), "after": MemorySampler(sampler_pid).now(), "ttl": wait,
+                        "server_cpu": server_cpu}
+            print_table(n, rec, wall, info, cpu)
+            if sampler_pid:
+                print(f"  by process: {breakdown(sampler_pid)}")
+            sys.stdout.flush()
+    finally:
+        if dep:
+            dep.stop()
+
+
+if __name__ == "__main__":
+    main()

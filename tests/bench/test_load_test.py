@@ -1,0 +1,69 @@
+"""The load generator itself (bench/load_test.py, bench/stclient.py): one simulated student does the whole
+scenario against a real server without an error, and a broken step is counted, not hidden.
+
+A single `streamlit run serve.py` in shared mode (what `make run` starts), with a database of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(ROOT / "bench"))  # last: tests/ has a corpus module too
+
+import load_test  # noqa: E402
+from stclient import ProtocolError, Student  # noqa: E402
+
+from tests.browser.conftest import StreamlitServer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = StreamlitServer(tmp_path_factory.mktemp("load") / "ws", shared=True).start()
+    yield srv
+    srv.stop()
+
+
+def test_one_student_completes_the_scenario(server):
+    rec = load_test.Recorder()
+    asyncio.run(load_test.scenario(0, server.url, rec, (0.0, 0.05), None, random.Random(0)))
+    assert rec.errors == []
+    counts = {a: len(t) for a, t in rec.times.items()}
+    assert counts == {
+        "page open (HTML + assets)": 1, "page open (first run)": 1, "paste 2,000 chars": 1, "switch tokenizer": 3, "open Compare": 1,
+        "open Train": 1, "set vocab size": 1, "train (vocab 1000)": 1, "open Step through": 1, "Step: training mode": 1,
+        "Step: Next": 5, "open Vocabulary": 1,
+    }
+    assert all(t > 0 for times in rec.times.values() for t in times)
+    assert rec.bytes_down > 1_000_000  # index.html, the assets it names, and the websocket's messages
+
+
+def test_what_a_student_sends_reaches_the_page(server):
+    async def go():
+        s = Student(server.url)
+        await s.load_page("/")
+        await s.connect()
+        await s.open()
+        s.set_text("tokenize.text", "hello world")
+        s.choose("tokenize.tokenizer", "r50k_base")
+        r = await s.rerun()
+        assert not r.exceptions and not r.errors
+        assert s.query.startswith("tokenizer=r50k_base") and "text=hello+world" in s.query  # the page wrote its link
+        with pytest.raises(ProtocolError, match="no widget 'nope'"):
+            s.set_text("nope", "x")
+        with pytest.raises(ProtocolError, match="no option"):
+            s.choose("tokenize.tokenizer", "no such encoding")
+        await s.close()
+
+    asyncio.run(go())
+
+
+def test_a_failing_student_is_counted(server):
+    rec = load_test.Recorder()
+    asyncio.run(load_test.scenario(1, server.url.replace(str(server.port), "1"), rec, (0.0, 0.0), None, random.Random(0)))
+    assert len(rec.errors) == 1 and "student 1" in rec.errors[0]
