@@ -328,6 +328,7 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
                             "merges": [round(top * (1 - 0.3 * i)) for i in range(len(refs))]})
         ref["label"] = [f"{k}: {v:.2f}" for k, v in refs.items()]
         color = _color(list(refs), legend=None)
+        ref = ref.to_dict("records")  # Streamlit sends only the top-level data as a DataFrame; a layer's is JSON
         layers.append({
             "data": {"values": ref},
             "mark": {"type": "rule", "strokeDash": REFERENCE_DASH, "strokeWidth": 1.5},

@@ -77,6 +77,13 @@ def fields(node) -> set[str]:
     return out
 
 
+def test_only_the_top_level_data_is_a_dataframe():
+    """st.vega_lite_chart turns the top-level data.values into Arrow; anything deeper must be JSON already."""
+    for name, spec in specs().items():
+        inner = {k: v for k, v in spec.items() if k != "data"}
+        json.dumps(inner)  # TypeError names the chart that would fail on the page
+
+
 def test_every_encoded_field_is_in_the_data():
     for name, spec in specs().items():
         values = spec["data"]["values"]
