@@ -40,3 +40,35 @@ def stdlib_sample(max_chars: int = 200_000) -> str:
             break
     return "".join(out)[:max_chars]
 
+
+
+# C and JavaScript, where o200k's ` ?[^\s\p{L}\p{N}]+[\r\n/]*` runs from `}` over the newline into `//`
+C_LIKE = """\
+/* {n}: parse the header, then the body */
+static int parse_{n}(const char *s, size_t n) {{
+    if (n == 0) {{
+        return -1;  // nothing to read (é)
+    }}
+// the body: one record per line
+    for (size_t i = 0; i < n; i++) {{ total += s[i] * {n}; }}
+}}
+// end of parse_{n}
+const f{n} = (x) => {{ return x.map((y) => y * {n}); }};
+/** JSDoc: returns «{n}» */
+"""
+
+
+def code_and_prose(n_chars: int = 1_200_000) -> str:
+    """Real code (stdlib sources, C, JavaScript) and prose in many scripts, interleaved in
+    stretches of a few kilobytes, cut at ``n_chars``: long, and not ASCII throughout."""
+    code = stdlib_sample(max(n_chars // 2, 50_000))
+    parts, n, k, pos = [], 0, 0, 0
+    while n < n_chars:
+        step = 3_000 + (k * 7_919) % 9_000
+        block = code[pos : pos + step] or code[:step]
+        pos = pos + step if pos + step < len(code) else 0
+        extra = MULTILINGUAL if k % 2 else "".join(C_LIKE.format(n=k * 10 + j) for j in range(8))
+        parts += [block, extra]
+        n += len(block) + len(extra)
+        k += 1
+    return "".join(parts)[:n_chars]

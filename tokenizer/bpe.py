@@ -354,11 +354,12 @@ class Tokenizer:
         """
         text = clean_text(text)
         out: list[int] = []
+        budget = self._splitter.budget()  # one time limit for the whole call
         for piece, special in self._pieces(text, allowed_special, disallowed_special):
             if special is not None:
                 out.append(special)
             else:
-                out.extend(self._engine().encode_chunks(self._splitter.split(piece)))
+                out.extend(self._engine().encode_chunks(self._splitter.split(piece, budget)))
         return out
 
     def _pieces(self, text, allowed_special, disallowed_special):
@@ -471,8 +472,9 @@ class Tokenizer:
         per_chunk: dict[str, list[tuple[int, int, int]]] = {}
         char_pos = 0
         byte_pos = 0
+        budget = self._splitter.budget()
         for piece, special in self._pieces(text, allowed_special, disallowed_special):
-            pieces = [piece] if special is not None else self._splitter.split(piece)
+            pieces = [piece] if special is not None else self._splitter.split(piece, budget)
             for chunk in pieces:
                 cb = chunk.encode("utf-8")
                 chunks.append((char_pos, char_pos + len(chunk)))

@@ -24,7 +24,6 @@ from . import formats, registry
 from .bpe import Tokenizer
 from .display import visible
 from .fetch import configure
-from .patterns import Splitter, iter_safe_pieces
 from .pretrained import load_encoding
 from .provision import provision_all
 from .trainer import train
@@ -91,10 +90,7 @@ def cmd_train(args) -> int:
         raise ValueError(f"corpus file {path} does not exist")
     errors = "replace" if args.replace_errors else "strict"
     pattern = None if args.pattern == "none" else args.pattern
-    if Splitter(pattern).builtin:
-        text = iter_safe_pieces(read_blocks(path, errors))  # exact: cuts only where every built-in pattern cuts
-    else:
-        text = path.read_text(encoding="utf-8", errors=errors)  # a custom regex might chunk across any cut
+    text = [read_blocks(path, errors)]  # one document, read in blocks; training cuts it only where the pattern allows
     bar = ProgressBar("training") if not args.quiet else None
     try:
         tok = train(text, args.vocab_size, pattern=pattern, special_tokens=args.special or None, progress=bar, name=args.name or path.stem)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import engine_py
 from .bpe import Tokenizer, clean_text, special_regex
-from .patterns import DEFAULT_PATTERN, Splitter, pattern_name
+from .patterns import DEFAULT_PATTERN, Splitter, TimeBudget, pattern_name
 from .trace import Merge, PairCount
 
 Progress = Callable[[int, int], object] | None
@@ -34,30 +34,115 @@ def check_vocab_size(vocab_size) -> int:
 
 
 def count_chunks(
-    text: str | Iterable[str],
+    text: str | Iterable[str | Iterable[str]],
     pattern: str | None = DEFAULT_PATTERN,
     special_tokens: Iterable[str] = (),
+    *,
+    budget: TimeBudget | None = None,
 ) -> Counter:
     """``{chunk: occurrences}`` in order of first appearance.
 
-    ``text`` is one string or an iterable of documents; no chunk crosses a document
-    or a special-token string (those are cut out and not counted). Long documents
-    are split window by window, so memory grows with the number of unique chunks,
-    not with the size of the text.
+    ``text`` is one string or an iterable of documents, each a string or an iterable of
+    string blocks that follow each other (a file read in parts); no chunk crosses a
+    document or a special-token string (those are cut out and not counted). Long
+    documents are split piece by piece at the pattern's safe cuts, so memory grows with
+    the number of unique chunks, not with the size of the text, and the counts are
+    those of the whole text.
+
+    >>> count_chunks(["Hello world", ["Hel", "lo<|x|>wor", "ld"]], "gpt2", ["<|x|>"])
+    Counter({'Hello': 2, ' world': 1, 'world': 1})
     """
     splitter = Splitter(pattern)
+    if budget is None:
+        budget = splitter.budget()
+    counts: Counter = Counter()
+    for chunks in splitter.iter_chunks(text_stream(text, special_tokens), budget):
+        counts.update(chunks)
+    return counts
+
+
+def text_stream(text: str | Iterable[str | Iterable[str]], special_tokens: Iterable[str] = ()) -> Iterator[str | None]:
+    """Documents as one stream for ``Splitter.iter_chunks``: their text, cleaned as tiktoken
+    cleans it, with ``None`` where a document ends and where a special-token string was
+    cut out. A special token split between two blocks is still found.
+
+    >>> list(text_stream(["ab<|x|>cd", ["e<|", "x|>f"]], ["<|x|>"]))
+    ['ab', None, 'cd', None, 'e', None, 'f', None]
+    """
+    if text is None or isinstance(text, (bytes, bytearray)):
+        raise ValueError(
+            f"training text must be a str or an iterable of str documents, not {type(text).__name__}"
+            + ("; decode it first, e.g. data.decode('utf-8')" if isinstance(text, (bytes, bytearray)) else "")
+        )
     docs = [text] if isinstance(text, str) else text
+    try:
+        docs = iter(docs)
+    except TypeError:
+        raise ValueError(f"training text must be a str or an iterable of str documents, not {type(text).__name__}") from None
     specials = tuple(special_tokens)
     cut = special_regex(specials) if specials else None
-    counts: Counter = Counter()
-    for doc in docs:
-        if not isinstance(doc, str):
-            raise ValueError(f"training text must be a str or an iterable of str, found {type(doc).__name__}")
-        doc = clean_text(doc)
-        pieces = cut.split(doc) if cut is not None else [doc]
-        for chunks in splitter.iter_chunks(pieces):
-            counts.update(chunks)
-    return counts
+    keep = max(map(len, specials), default=1) - 1  # characters that may be the start of a special token
+    for n, doc in enumerate(docs):
+        if isinstance(doc, str):
+            blocks: Iterable = (doc,)
+        elif doc is None or isinstance(doc, (bytes, bytearray)) or not hasattr(doc, "__iter__"):
+            raise ValueError(f"document {n} is {type(doc).__name__}: each document must be a str or an iterable of str blocks")
+        else:
+            blocks = doc
+        yield from _cut_specials(_clean_blocks(blocks, n), cut, keep)
+        yield None
+
+
+def _clean_blocks(blocks: Iterable, doc: int) -> Iterator[str]:
+    """Blocks with lone surrogates replaced (``clean_text``); a high surrogate at a block's
+    end waits for the next block, where its low half may be."""
+    held = ""
+    for k, block in enumerate(blocks):
+        if not isinstance(block, str):
+            raise ValueError(f"document {doc}, block {k} is {type(block).__name__}, not a str")
+        block = held + block
+        held = ""
+        if block and "\ud800" <= block[-1] <= "\udbff":
+            block, held = block[:-1], block[-1]
+        if block:
+            yield clean_text(block)
+    if held:
+        yield clean_text(held)
+
+
+def _cut_specials(blocks: Iterable[str], cut, keep: int) -> Iterator[str | None]:
+    """The text of blocks with each special-token match replaced by ``None``.
+
+    A match starting ``keep`` or more characters before the end of what has been read is
+    decided (the longest special token fits); later text waits for the next block.
+    """
+    if cut is None:
+        yield from blocks
+        return
+    buf = ""
+    for block in blocks:
+        buf += block
+        limit = len(buf) - keep
+        pos = 0
+        for m in cut.finditer(buf):
+            if m.start() >= limit:
+                break
+            if m.start() > pos:
+                yield buf[pos : m.start()]
+            yield None
+            pos = m.end()
+        if pos < limit:
+            yield buf[pos:limit]
+            pos = limit
+        buf = buf[pos:]
+    pos = 0
+    for m in cut.finditer(buf):
+        if m.start() > pos:
+            yield buf[pos : m.start()]
+        yield None
+        pos = m.end()
+    if pos < len(buf):
+        yield buf[pos:]
 
 
 @dataclass

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import regex
 import tiktoken
-from corpus import MULTILINGUAL, stdlib_sample
+from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, validate_pattern
-from tokenizer.patterns import ASCII_EQUIVALENTS, iter_safe_pieces, resolve_pattern
+from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, Tokenizer, train, validate_pattern
+from tokenizer.patterns import ASCII_EQUIVALENTS, resolve_pattern
 
 BUILTIN = ["gpt2", "gpt4", "o200k"]
 pieces = st.sampled_from(["a", "B", "1", " ", "  ", "\n", "\n\n", " \n", "\r\n", "\t", "!", "'s", "😄", "你", "x\ny", "é", ".\n"])
@@ -34,15 +34,17 @@ def test_split_is_findall_and_lossless(name):
 @given(st.lists(pieces, max_size=200).map("".join), st.integers(1, 40))
 def test_safe_windows_give_the_same_chunks(name, text, window):
     whole = regex.findall(PATTERNS[name], text)
-    windowed = [c for piece in iter_safe_pieces([text], window=window) for c in regex.findall(PATTERNS[name], piece)]
+    windowed = [c for piece in Splitter(name).pieces([text], window=window) for c in regex.findall(PATTERNS[name], piece)]
     assert windowed == whole
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_safe_windows_on_real_text(name):
-    text = stdlib_sample(400_000)
+    text = code_and_prose(400_000)
     blocks = [text[i : i + 7_000] for i in range(0, len(text), 7_000)]
-    windowed = [c for piece in iter_safe_pieces(blocks, window=10_000) for c in regex.findall(PATTERNS[name], piece)]
+    pieces = list(Splitter(name).pieces(blocks, window=10_000))
+    assert len(pieces) > 30
+    windowed = [c for piece in pieces for c in regex.findall(PATTERNS[name], piece)]
     assert windowed == regex.findall(PATTERNS[name], text)
 
 
@@ -97,3 +99,14 @@ def test_ascii_equivalents_agree_on_any_ascii_text(name, text):
 def test_mixed_text_takes_both_paths_and_matches(name):
     text = (stdlib_sample(60_000) + MULTILINGUAL) * 3  # ASCII pieces and non-ASCII pieces
     assert Splitter(name).split(text) == regex.findall(PATTERNS[name], text)
+
+
+def test_reverse_patterns_are_refused_with_the_reason():
+    # (?r) finds matches right to left: "ab cd" would come back as "ab cdab cd"
+    for pattern in (r"(?r)\w+", r"\w+(?r)", r"(?r)\s|\S+"):
+        with pytest.raises(ValueError, match=r"reverse \(\(\?r\)\)"):
+            Splitter(pattern)
+        with pytest.raises(ValueError, match="reverse"):
+            Tokenizer(pattern=pattern)
+        with pytest.raises(ValueError, match="reverse"):
+            train("ab cd", 260, pattern=pattern)

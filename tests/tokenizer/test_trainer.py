@@ -6,12 +6,12 @@ from collections import Counter
 
 import pytest
 import regex
-from corpus import MULTILINGUAL, stdlib_sample
+from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import naive_encode, naive_train
+from reference import naive_encode, naive_train, reference_split
 
-from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, TrainingTrace, count_chunks, train
+from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, TrainingTrace, count_chunks, patterns, time_limit, train
 
 SEED_000_TEXT = "Hi there! What are you doing? Do you know what the weather is like today? If you do, where would you go?"
 
@@ -108,6 +108,28 @@ def test_catastrophic_regex_times_out_instead_of_hanging():
         train("a" * 40, 260, pattern=r"(a|a)+b")
 
 
+def test_the_time_limit_holds_for_the_whole_call_not_each_document():
+    # each document alone stays under the limit; together they would take far longer
+    seen = []
+
+    def docs():
+        for i in range(40):
+            seen.append(i)
+            yield "a" * 18  # ~0.2 s each for (a|a)+b
+    with time_limit(0.5) as budget, pytest.raises(ValueError, match="took longer than 0.5 s"):
+        train(docs(), 260, pattern=r"(a|a)+b")
+    assert len(seen) < 10 and budget.remaining() <= 0
+
+
+def test_a_time_limit_block_is_shared_by_every_call_in_it():
+    with time_limit(0.4) as budget, pytest.raises(ValueError, match="took longer"):
+        for _ in range(40):
+            count_chunks("a" * 18, r"(a|a)+b")
+    assert budget.remaining() <= 0
+    with pytest.raises(ValueError, match="positive number of seconds"), time_limit(0):
+        pass
+
+
 def test_progress_is_reported_to_the_end():
     calls = []
     tok = train(stdlib_sample(20_000), 256 + 400, progress=lambda d, t: calls.append((d, t)))
@@ -146,6 +168,34 @@ def test_training_trace_rebuilt_from_text_equals_the_original():
     assert again.chunks == tok.training.chunks
     assert again.weights == tok.training.weights
     assert again.tokens_after == tok.training.tokens_after
+
+
+def _reference_counts(pattern, text, specials):
+    """Chunk counts of the whole text, split with no cut at all (specials cut out)."""
+    counts = Counter()
+    pieces = regex.split("|".join(map(regex.escape, specials)), text) if specials else [text]
+    for piece in pieces:
+        counts.update(reference_split(pattern, piece))
+    return counts
+
+
+@pytest.mark.parametrize("pattern", [GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, r"\p{L}+", r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s+"])
+def test_counts_of_a_text_read_in_blocks_are_those_of_the_whole_text(pattern, monkeypatch):
+    monkeypatch.setattr(patterns, "WINDOW", 3_000)  # many pieces
+    specials = ["<|endoftext|>", "<|fim_prefix|>"]
+    text = code_and_prose(250_000)
+    text = "<|endoftext|>".join(text[i : i + 40_000] for i in range(0, len(text), 40_000)) + "<|fim_prefix|>tail"
+    blocks = [text[i : i + 977] for i in range(0, len(text), 977)]  # special tokens fall across blocks
+    streamed = count_chunks([iter(blocks)], pattern, specials)
+    assert list(streamed.items()) == list(_reference_counts(pattern, text, specials).items())
+
+
+def test_training_on_blocks_equals_training_on_the_whole_text(monkeypatch):
+    monkeypatch.setattr(patterns, "WINDOW", 2_000)
+    text = code_and_prose(120_000)
+    whole = train(text, 700, pattern="o200k")
+    streamed = train([iter([text[i : i + 1_000] for i in range(0, len(text), 1_000)])], 700, pattern="o200k")
+    assert streamed.merge_list == whole.merge_list
 
 
 def test_count_chunks_keeps_first_appearance_order_and_streams_long_text():
