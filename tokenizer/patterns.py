@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 
 import regex
 
+from .errors import InvalidType
 from .pattern_syntax import SafeCuts, safe_cuts
 
 # tiktoken's r50k_base / gpt2 pattern (tiktoken >= 0.9 spells it with possessive quantifiers).
@@ -168,6 +169,19 @@ def time_limit(seconds: float = USER_PATTERN_TIMEOUT) -> Iterator[TimeBudget]:
         _BUDGET.reset(token)
 
 
+@contextlib.contextmanager
+def using(budget: TimeBudget | None) -> Iterator[TimeBudget | None]:
+    """Make ``budget`` the one in force inside the block (nothing changes for None)."""
+    if budget is None or _BUDGET.get() is budget:
+        yield budget
+        return
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
 def current_budget(default: float = USER_PATTERN_TIMEOUT) -> TimeBudget:
     """The budget of the enclosing ``time_limit`` block, or a fresh one of ``default`` seconds."""
     return _BUDGET.get() or TimeBudget(default)
@@ -223,6 +237,8 @@ class Splitter:
         >>> Splitter("gpt2").split("Hello world!!")
         ['Hello', ' world', '!!']
         """
+        if not isinstance(text, str):
+            raise InvalidType(f"text must be a str, not {type(text).__name__}")
         if not text:
             return []
         if self._compiled is None:

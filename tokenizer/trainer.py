@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import engine_py
 from .bpe import Tokenizer, clean_text, special_regex
+from .errors import MAX_ID, InvalidType, check_int, check_str
 from .patterns import DEFAULT_PATTERN, Splitter, TimeBudget, pattern_name
 from .trace import Merge, PairCount
 
@@ -30,6 +31,8 @@ def check_vocab_size(vocab_size) -> int:
             f"vocab_size must be at least 256 (one token for each byte value), got {vocab_size}; "
             "use 256 plus the number of merges you want, e.g. 512"
         )
+    if vocab_size > MAX_ID:
+        raise ValueError(f"vocab_size must be at most {MAX_ID}, got {vocab_size}")
     return vocab_size
 
 
@@ -53,10 +56,12 @@ def count_chunks(
     Counter({'Hello': 2, ' world': 1, 'world': 1})
     """
     splitter = Splitter(pattern)
-    if budget is None:
-        budget = splitter.budget()
+    return _count(splitter, text_stream(text, special_tokens), budget)
+
+
+def _count(splitter: Splitter, stream: Iterable[str | None], budget: TimeBudget | None = None) -> Counter:
     counts: Counter = Counter()
-    for chunks in splitter.iter_chunks(text_stream(text, special_tokens), budget):
+    for chunks in splitter.iter_chunks(stream, budget):
         counts.update(chunks)
     return counts
 
@@ -79,7 +84,23 @@ def text_stream(text: str | Iterable[str | Iterable[str]], special_tokens: Itera
         docs = iter(docs)
     except TypeError:
         raise ValueError(f"training text must be a str or an iterable of str documents, not {type(text).__name__}") from None
-    specials = tuple(special_tokens)
+    specials = _special_names(special_tokens)
+    return _stream(docs, specials)
+
+
+def _special_names(special_tokens) -> tuple[str, ...]:
+    if special_tokens is None:
+        return ()
+    if isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Iterable):
+        raise ValueError(f"special_tokens must be a list of strings, e.g. ['<|endoftext|>'], not {type(special_tokens).__name__}")
+    names = tuple(special_tokens)
+    for s in names:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"special token {s!r} must be a non-empty string")
+    return names
+
+
+def _stream(docs: Iterator, specials: tuple[str, ...]) -> Iterator[str | None]:
     cut = special_regex(specials) if specials else None
     keep = max(map(len, specials), default=1) - 1  # characters that may be the start of a special token
     for n, doc in enumerate(docs):
@@ -145,6 +166,12 @@ def _cut_specials(blocks: Iterable[str], cut, keep: int) -> Iterator[str | None]
         yield buf[pos:]
 
 
+def _check_tokenizer(tok: object) -> Tokenizer:
+    if not isinstance(tok, Tokenizer):
+        raise InvalidType(f"expected a Tokenizer, not {type(tok).__name__}")
+    return tok
+
+
 @dataclass
 class TrainingTrace:
     """What training saw, kept with a freshly trained tokenizer (in memory only).
@@ -163,6 +190,7 @@ class TrainingTrace:
     @classmethod
     def from_text(cls, tokenizer: Tokenizer, text: str | Iterable[str]) -> TrainingTrace:
         """Rebuild the trace of a saved tokenizer from its training text."""
+        _check_tokenizer(tokenizer)
         counts = count_chunks(text, tokenizer.pattern, tokenizer.special_tokens)
         chunks = [c.encode("utf-8") for c in counts]
         weights = list(counts.values())
@@ -171,10 +199,12 @@ class TrainingTrace:
 
     def length_at(self, k: int) -> int:
         """Tokens in the training text after ``k`` merges (from the record)."""
+        k = check_int(k, "k", 0, len(self.tokens_after))
         return self.initial_tokens if k == 0 else self.tokens_after[k - 1]
 
     def tokens_at(self, tokenizer: Tokenizer, k: int) -> int:
         """Tokens in the training text after ``k`` merges, recomputed by encoding."""
+        k = check_int(k, "k", 0, _check_tokenizer(tokenizer).num_merges)
         encode = tokenizer.encode_bytes
         return sum(len(encode(c, k)) * w for c, w in zip(self.chunks, self.weights))
 
@@ -184,8 +214,9 @@ class TrainingTrace:
         Ordered as training chooses: highest count, then earliest first occurrence.
         So for ``k < num_merges`` the first entry is the pair merge ``k`` merges.
         """
-        if not 0 <= k <= tokenizer.num_merges:
-            raise ValueError(f"k must be between 0 and {tokenizer.num_merges}, got {k}")
+        k = check_int(k, "k", 0, _check_tokenizer(tokenizer).num_merges)
+        if top is not None:
+            top = check_int(top, "top", 0)
         encode = tokenizer.encode_bytes
         counts: dict[tuple[int, int], int] = {}
         first: dict[tuple[int, int], tuple[int, int]] = {}
@@ -249,22 +280,17 @@ def train(
     [258, 100, 258, 97, 99]
     """
     vocab_size = check_vocab_size(vocab_size)
-    if special_tokens is None:
-        special_names: list[str] = []
-    elif isinstance(special_tokens, Mapping):
-        special_names = list(special_tokens)
-    elif isinstance(special_tokens, str):
-        raise ValueError("special_tokens must be a list of strings, e.g. ['<|endoftext|>'], not a single string")
-    else:
-        special_names = list(special_tokens)
-    for s in special_names:
-        if not isinstance(s, str) or not s:
-            raise ValueError(f"special token {s!r} must be a non-empty string")
+    special_names = list(_special_names(special_tokens))
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function progress(done, total) or None, not {type(progress).__name__}")
+    check_str(name, "name")
+    splitter = Splitter(pattern)  # a bad pattern fails here, before any work
+    text = text_stream(text, special_names)
     t0 = time.perf_counter()
     num_merges = vocab_size - 256
     if progress is not None:
         progress(0, num_merges)
-    counts = count_chunks(text, pattern, special_names)
+    counts = _count(splitter, text)
     chunks = [c.encode("utf-8") for c in counts]
     weights = list(counts.values())
     n_chars = sum(len(c) * w for c, w in counts.items())
@@ -286,7 +312,7 @@ def train(
         "vocab_size": vocab_size,
         "merges_learned": len(merges),
         "stopped_early": len(merges) < num_merges,
-        "pattern_name": pattern_name(Splitter(pattern).pattern),
+        "pattern_name": pattern_name(splitter.pattern),
         "corpus_chars": n_chars,
         "corpus_bytes": initial,
         "unique_chunks": len(chunks),
