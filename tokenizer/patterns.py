@@ -287,7 +287,6 @@ class Splitter:
         >>> list(Splitter("gpt4").pieces(["Hello world", ", again", None, "new"], window=4))
         ['Hello', ' world', ', again', None, 'new']
         """
-        cuts = self.cuts
         window = WINDOW if window is None else window
         buf = ""
         for text in texts:
@@ -298,11 +297,11 @@ class Splitter:
                 yield None
                 continue
             buf = buf + text if buf else text
-            if cuts is None:
+            if len(buf) <= window or self.cuts is None:  # the cuts are worked out only when needed
                 continue
             start = 0
             while len(buf) - start > window:
-                cut = cuts.find(buf, start + window)
+                cut = self.cuts.find(buf, start + window)
                 if cut < 0:
                     break
                 yield buf[start:cut]
