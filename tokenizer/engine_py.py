@@ -22,6 +22,9 @@ Progress = Callable[[int, int], object] | None
 # Chunks shorter than this are encoded by rescanning (fast for short words); longer
 # ones with a heap over positions, which stays O(n log n) for a 100 kB chunk.
 SHORT_CHUNK = 48
+# Chunks at least this long (a million spaces, a base64 blob, a text with no split
+# pattern) are encoded a merge rank at a time with numpy (``bpe_long``).
+LONG_CHUNK = 4096
 
 
 # ----------------------------------------------------------------------------- training
@@ -223,6 +226,7 @@ class PyEncoder:
         self.ranks: Mapping[Pair, tuple[int, int]] = ranks if ranks is not None else {}  # kept, not copied
         self.whole: Mapping[bytes, int] = whole if whole is not None else {}
         self.cache = ChunkCache(self._encode_chunk)
+        self._long: LongChunkTables | None = None  # built on the first long chunk
 
     def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
         """One chunk's ids with the merges of rank below ``max_rank`` (all when negative)."""
@@ -231,6 +235,11 @@ class PyEncoder:
         ids = list(data.translate(table)) if table is not None else [self.byte_ids[b] for b in data]
         if len(ids) < SHORT_CHUNK:
             return bpe_short(ids, self.ranks, limit)
+        if len(ids) >= LONG_CHUNK and self.ranks:
+            long = self._long
+            if long is None:
+                long = self._long = LongChunkTables(self.ranks)  # a race builds it twice, harmlessly
+            return bpe_long(ids, long, self.ranks, limit)
         return bpe_heap(ids, self.ranks, limit)
 
     def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
@@ -339,6 +348,89 @@ def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) ->
         if i < len(rs):
             rs[i] = get((new, ids[i + 1]), _NO_RANK)
     return ids
+
+
+class LongChunkTables:
+    """The merges as sorted numpy arrays, for looking up the ranks of many pairs at once.
+
+    A pair ``(a, b)`` is the key ``a * width + b``; ``keys`` are sorted, ``rank`` and
+    ``new_id`` follow them.
+    """
+
+    def __init__(self, ranks: Mapping[Pair, tuple[int, int]]):
+        import numpy as np
+
+        self.np = np
+        self.width = 1 + max(max(max(a, b), n) for (a, b), (_, n) in ranks.items())
+        pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
+        values = np.array(list(ranks.values()), dtype=np.int64).reshape(-1, 2)
+        keys = pairs[:, 0] * self.width + pairs[:, 1]
+        order = np.argsort(keys)
+        self.keys = keys[order]
+        self.rank = values[order, 0]
+        self.new_id = np.empty(len(ranks), dtype=np.int64)
+        self.new_id[values[:, 0]] = values[:, 1]  # by rank
+        self.pair_by_rank = np.empty((len(ranks), 2), dtype=np.int64)
+        self.pair_by_rank[values[:, 0]] = pairs
+
+    def ranks_of(self, left, right, limit: int):
+        """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``."""
+        np = self.np
+        keys = left * self.width + right
+        at = np.searchsorted(self.keys, keys)
+        at[at == len(self.keys)] = 0
+        found = self.keys[at] == keys
+        out = np.where(found, self.rank[at], limit)
+        out[out > limit] = limit
+        return out
+
+
+# Below this many merges per rank (as a share of the sequence), a heap beats a pass over
+# the whole sequence per rank, and bpe_long hands over to bpe_heap.
+_SPARSE = 512
+
+
+def bpe_long(ids: list[int], tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]], limit: int) -> list[int]:
+    """Encode one long chunk: the same result as ``bpe_heap``, a merge rank at a time with numpy.
+
+    Each step takes the lowest rank present and merges every occurrence of its pair,
+    left to right (in a run ``a a a`` of the pair ``(a, a)``, the first two), in whole
+    arrays; only the pairs next to a merge are looked up again. A million repeated
+    characters take a few dozen steps. When a rank merges only a few places in a long
+    sequence (varied text), the rest is handed to ``bpe_heap``, which is cheaper then.
+
+    >>> r = {(1, 1): (0, 9), (9, 9): (1, 10)}
+    >>> bpe_long([1] * 9, LongChunkTables(r), r, 2)
+    [10, 10, 1]
+    """
+    np = tables.np
+    seq = np.array(ids, dtype=np.int64)
+    rk = tables.ranks_of(seq[:-1], seq[1:], limit)
+    while len(rk):
+        best = int(rk.min())
+        if best >= limit:
+            break
+        hits = np.flatnonzero(rk == best)
+        n = len(seq)
+        if len(hits) * _SPARSE < n:
+            return bpe_heap(seq.tolist(), ranks, limit)
+        a, b = tables.pair_by_rank[best]
+        if a == b and len(hits) > 1:
+            # overlapping occurrences in runs: keep the 1st, 3rd, ... of each run of consecutive hits
+            starts = np.ones(len(hits), dtype=bool)
+            starts[1:] = hits[1:] != hits[:-1] + 1
+            run_start = np.maximum.accumulate(np.where(starts, np.arange(len(hits)), 0))
+            hits = hits[(np.arange(len(hits)) - run_start) % 2 == 0]
+        seq[hits] = tables.new_id[best]
+        keep = np.ones(n, dtype=bool)
+        keep[hits + 1] = False
+        seq = seq[keep]
+        rk = rk[keep[1:]]  # the pair starting at a deleted token goes; the merged one is looked up below
+        at = hits - np.arange(len(hits))  # where the merged tokens are now
+        around = np.concatenate((at - 1, at))
+        around = around[(around >= 0) & (around < len(rk))]
+        rk[around] = tables.ranks_of(seq[around], seq[around + 1], limit)
+    return seq.tolist()
 
 
 def merge(ids: list[int], pair: Pair, idx: int) -> list[int]:
