@@ -176,7 +176,9 @@ def cmd_train(args) -> int:
     progress = TrainingProgress(size, args.quiet)
     try:
         text = [read_blocks(path, errors, progress.read)]  # one document, read in blocks
-        tok = train(text, vocab_size, pattern=pattern, special_tokens=args.special or None, progress=progress, name=args.name or path.stem)
+        tok = train(
+            text, vocab_size, pattern=pattern, special_tokens=args.special or None, progress=progress, name=args.name or path.stem, workers=args.workers
+        )
     finally:
         progress.close()
     md = tok.metadata
@@ -267,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--name", help="a name stored in the file")
     t.add_argument("-o", "--output", help="output file (BPE Lab JSON; default <corpus>-<vocab size>.json here)")
     t.add_argument("--replace-errors", action="store_true", help="decode invalid UTF-8 as U+FFFD instead of failing")
+    t.add_argument("--workers", type=int, help="processes counting chunks of a large corpus (default: one per core)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     t.set_defaults(func=cmd_train)
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 import regex
 
 from .errors import InvalidType
-from .pattern_syntax import SafeCuts, safe_cuts
+from .pattern_syntax import SafeCuts, bmp_twin, safe_cuts
 
 # tiktoken's r50k_base / gpt2 pattern (tiktoken >= 0.9 spells it with possessive quantifiers).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -43,35 +43,13 @@ O200K_PATTERN = "|".join(
     ]
 )
 
-# The same patterns for text that is pure ASCII, where they match exactly alike: no ASCII
-# character is a mark, a number other than 0-9 or a letter other than A-Z/a-z, and \s is
-# spelled out because Python's re counts \x1c-\x1f as space while regex does not.
-# Python's re runs them about 2.5x faster; tests/tokenizer/test_patterns.py checks they agree.
-_S = r"[\t-\r ]"
-_NS = r"[^\t-\r ]"
-ASCII_EQUIVALENTS = {
-    GPT2_PATTERN: rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^\t-\r A-Za-z0-9]++|{_S}++$|{_S}+(?!{_NS})|{_S}""",
-    GPT4_PATTERN: (
-        rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^\t-\r A-Za-z0-9]++[\r\n]*+"""
-        rf"""|{_S}++$|{_S}*[\r\n]|{_S}+(?!{_NS})|{_S}"""
-    ),
-    # in ASCII the upper- and lower-case runs are disjoint and each alternative ends
-    # where its last run ends, so these runs never need to give characters back
-    O200K_PATTERN: "|".join(
-        [
-            r"""[^\r\nA-Za-z0-9]?+[A-Z]*+[a-z]++(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[0-9]{1,3}+""",
-            r""" ?[^\t-\r A-Za-z0-9]++[\r\n/]*+""",
-            rf"""{_S}*[\r\n]+""",
-            rf"""{_S}+(?!{_NS})""",
-            rf"""{_S}+""",
-        ]
-    ),
-}
-# Mixed text is split in pieces of about this many characters (at safe cuts), so the
-# ASCII pieces of mostly-ASCII text still take the fast path.
-ASCII_PIECE = 1 << 14
+# Built-in patterns run under Python's re, through an exact twin for text without
+# characters above U+FFFF (``pattern_syntax.bmp_twin``); text with such characters
+# (emoji, historic scripts) is cut at safe places so that only the stretches around them
+# go to ``regex``, which keeps this much text on either side at most.
+ASTRAL_MARGIN = 256
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL_GAP = re.compile(f"[^\U00010000-\U0010ffff]{{{ASTRAL_MARGIN}}}")
 
 #: Names accepted wherever a pattern is asked for; ``None`` means "no pre-split".
 PATTERNS: dict[str, str] = {
@@ -219,8 +197,12 @@ class Splitter:
         self._compiled = None
         if self.pattern is not None:
             self._compiled = compile_pattern(self.pattern)
-        ascii_pattern = ASCII_EQUIVALENTS.get(self.pattern)
-        self._ascii = re.compile(ascii_pattern) if ascii_pattern else None
+
+    @functools.cached_property
+    def _twin(self):
+        """The pattern compiled by Python's re, exact on text up to U+FFFF (trusted patterns only)."""
+        source = bmp_twin(self.pattern) if self.builtin and self.pattern is not None else None
+        return re.compile(source) if source is not None else None
 
     @functools.cached_property
     def cuts(self) -> SafeCuts | None:
@@ -243,10 +225,8 @@ class Splitter:
             return []
         if self._compiled is None:
             return [text]
-        if self._ascii is not None:
-            return self._split_builtin(text)
         if self.builtin:
-            return self._compiled.findall(text)
+            return self._split_builtin(text)
         return self._split_custom(text, budget or self.budget())[0]
 
     def _split_custom(self, text: str, budget: TimeBudget) -> tuple[list[str], bool, bool]:
@@ -264,15 +244,37 @@ class Splitter:
             budget.spent += time.perf_counter() - t0
 
     def _split_builtin(self, text: str) -> list[str]:
-        fast = self._ascii.findall
-        if text.isascii():
-            return fast(text)
+        twin = self._twin
         slow = self._compiled.findall
-        if len(text) <= 2 * ASCII_PIECE or self.cuts is None:
+        if twin is None:
+            return slow(text)
+        fast = twin.findall
+        if text.isascii() or _ASTRAL.search(text) is None:
+            return fast(text)
+        cuts = self.cuts
+        if cuts is None:
             return slow(text)
         out: list[str] = []
-        for piece in self.pieces([text], window=ASCII_PIECE):
-            out += fast(piece) if piece.isascii() else slow(piece)
+        pos = 0
+        n = len(text)
+        while pos < n:
+            m = _ASTRAL.search(text, pos)
+            if m is None:
+                out += fast(text[pos:])
+                break
+            # the stretch [start, end) holds astral characters (none further apart than the
+            # margin) and starts and ends at safe cuts; the rest goes to the fast twin
+            start = cuts.find(text, max(pos, m.start() - ASTRAL_MARGIN))
+            if start < 0 or start > m.start():
+                start = pos
+            gap = _ASTRAL_GAP.search(text, m.end())
+            end = n if gap is None else cuts.find(text, gap.start())
+            if end < 0:
+                end = n
+            if start > pos:
+                out += fast(text[pos:start])
+            out += slow(text[start:end])
+            pos = end
         return out
 
     def pieces(self, texts: Iterable[str | None], window: int | None = None) -> Iterator[str | None]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +45,7 @@ def count_chunks(
     special_tokens: Iterable[str] = (),
     *,
     budget: TimeBudget | None = None,
+    workers: int | None = None,
 ) -> Counter:
     """``{chunk: occurrences}`` in order of first appearance.
 
@@ -56,14 +60,67 @@ def count_chunks(
     Counter({'Hello': 2, ' world': 1, 'world': 1})
     """
     splitter = Splitter(pattern)
-    return _count(splitter, text_stream(text, special_tokens), budget)
+    return _count(splitter, text_stream(text, special_tokens), budget, workers)
 
 
-def _count(splitter: Splitter, stream: Iterable[str | None], budget: TimeBudget | None = None) -> Counter:
+#: Below this many characters one process counts chunks; above it the pieces beyond go
+#: to worker processes (see ``_count``).
+PARALLEL_CHARS = 2_000_000
+
+
+def _count(splitter: Splitter, stream: Iterable[str | None], budget: TimeBudget | None = None, workers: int | None = None) -> Counter:
+    """Chunk counts of a stream, in order of first appearance.
+
+    With a trusted (built-in) pattern and a long text, the text's pieces (cut at safe
+    places, ``Splitter.pieces``) are counted by ``workers`` forked processes, and their
+    counts added up in text order, which keeps the order of first appearance. Custom
+    patterns stay in this process: their pieces depend on each other (unmatched text
+    joined across cuts) and their time limit is this process's.
+    """
     counts: Counter = Counter()
-    for chunks in splitter.iter_chunks(stream, budget):
-        counts.update(chunks)
+    n_workers = _workers(workers) if splitter.builtin and splitter.pattern is not None else 1
+    if n_workers <= 1:
+        for chunks in splitter.iter_chunks(stream, budget):
+            counts.update(chunks)
+        return counts
+    seen = 0
+    pieces = (p for p in splitter.pieces(stream) if p)
+    for piece in pieces:  # the first pieces here, until the text proves long
+        counts.update(splitter.split(piece))
+        seen += len(piece)
+        if seen >= PARALLEL_CHARS:
+            break
+    else:
+        return counts
+    global _WORKER_SPLITTER
+    _WORKER_SPLITTER = splitter  # inherited by the forked workers
+    pending: deque = deque()
+    with multiprocessing.get_context("fork").Pool(n_workers) as pool:
+        for piece in pieces:
+            pending.append(pool.apply_async(_count_piece, (piece,)))
+            while len(pending) > 2 * n_workers:  # a bounded number of pieces in flight
+                counts.update(pending.popleft().get())
+        while pending:
+            counts.update(pending.popleft().get())
     return counts
+
+
+_WORKER_SPLITTER: Splitter | None = None
+
+
+def _count_piece(piece: str) -> Counter:
+    return Counter(_WORKER_SPLITTER.split(piece))
+
+
+def _workers(workers: int | None) -> int:
+    """How many processes count chunks: ``workers``, or every core when None, but one
+    where forking is not available or not safe (outside the main thread: a server's
+    worker thread, such as a Streamlit session's, is never forked)."""
+    if workers is not None:
+        return check_int(workers, "workers", 1)
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.current_thread() is not threading.main_thread():
+        return 1
+    return os.cpu_count() or 1
 
 
 def text_stream(text: str | Iterable[str | Iterable[str]], special_tokens: Iterable[str] = ()) -> Iterator[str | None]:
@@ -259,10 +316,12 @@ def train(
     progress: Progress = None,
     *,
     name: str = "",
+    workers: int | None = None,
 ) -> Tokenizer:
     """Train a byte-level BPE tokenizer on ``text``.
 
-    ``text`` is a string or an iterable of strings (documents). ``pattern`` is
+    ``text`` is a string or an iterable of documents, each a string or an iterable of
+    string blocks read in order (a large file, without holding it whole). ``pattern`` is
     ``None`` (no pre-split), ``"gpt2"``, ``"gpt4"`` (cl100k_base), ``"o200k"`` or a
     regex. Ids 0..255 are the bytes; merge i gets id 256 + i; special tokens (a
     list of strings, or ``{string: id}``) come after the merges and are cut out of
@@ -273,7 +332,10 @@ def train(
     (what ``max(stats, key=stats.get)`` over an insertion-ordered dict does); every
     non-overlapping occurrence is replaced left to right. Training stops early only
     when no adjacent pair is left. ``progress(done, total)`` is called as merges are
-    made (about 200 times in all).
+    made (about 200 times in all). Chunks of a long text are counted by ``workers``
+    processes (default: every core, from the main thread; ``workers=1``: this one);
+    the result never depends on it. Custom patterns have a time limit for the whole
+    call (``patterns.time_limit``).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -290,7 +352,7 @@ def train(
     num_merges = vocab_size - 256
     if progress is not None:
         progress(0, num_merges)
-    counts = _count(splitter, text)
+    counts = _count(splitter, text, workers=workers)
     chunks = [c.encode("utf-8") for c in counts]
     weights = list(counts.values())
     n_chars = sum(len(c) * w for c, w in counts.items())

@@ -12,25 +12,12 @@ import itertools
 import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from corpus import OPEN_MODEL_PATTERNS
 from reference import reference_split
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, Splitter, Tokenizer
 from tokenizer.pattern_syntax import Unsupported, alphabet, class_ranges, parse, safe_cuts
 
-# The split patterns of open models (as their tokenizer.json / tiktoken files give them)
-OPEN_MODEL_PATTERNS = {
-    "llama3": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    "qwen2": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    "tekken": (
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
-        r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-    ),
-    "deepseek_v3_digits": r"\p{N}{1,3}",
-    "deepseek_v3_cjk": r"[一-龥぀-ゟ゠-ヿ]+",
-    "deepseek_v3_main": (
-        r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-    ),
-}
 PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "o200k": O200K_PATTERN, **OPEN_MODEL_PATTERNS}
 
 # characters from every class these patterns tell apart, and the sequences that matter

@@ -220,3 +220,18 @@ def test_iterable_of_documents_is_consumed_lazily():
     tok = train(docs(), 300)
     assert tok.num_merges == 44
     assert tok.metadata["corpus_chars"] == sum(len(f"document {i} says hello\n") for i in range(100))
+
+
+def test_counting_in_worker_processes_changes_nothing(monkeypatch):
+    from tokenizer import trainer
+
+    monkeypatch.setattr(trainer, "PARALLEL_CHARS", 10_000)  # hand pieces to workers early
+    monkeypatch.setattr(patterns, "WINDOW", 7_000)
+    text = code_and_prose(200_000)
+    docs = [text[:90_000], [text[90_000:150_000], text[150_000:]]]
+    one = count_chunks(docs, "o200k", ["<|endoftext|>"], workers=1)
+    two = count_chunks(docs, "o200k", ["<|endoftext|>"], workers=2)
+    assert list(two.items()) == list(one.items())  # the order of first appearance too
+    assert train(text, 600, workers=2).merge_list == train(text, 600, workers=1).merge_list
+    with pytest.raises(ValueError, match="workers must be a whole number of at least 1"):
+        count_chunks(text, workers=0)
