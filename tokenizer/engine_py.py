@@ -367,7 +367,6 @@ class LongChunkTables:
     def __init__(self, ranks: Mapping[Pair, tuple[int, int]], byte_ids: Sequence[int] = range(256)):
         import numpy as np
 
-        self.np = np
         self.byte_ids = np.array(byte_ids, dtype=np.int64)
         self.width = 1 + max(max(max(a, b), n) for (a, b), (_, n) in ranks.items())
         pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
@@ -383,12 +382,12 @@ class LongChunkTables:
 
     def initial(self, data: bytes):
         """A chunk's bytes as the array of their ids."""
-        np = self.np
+        import numpy as np
         return self.byte_ids[np.frombuffer(data, dtype=np.uint8)]
 
     def ranks_of(self, left, right, limit: int):
         """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``."""
-        np = self.np
+        import numpy as np
         keys = left * self.width + right
         at = np.searchsorted(self.keys, keys)
         at[at == len(self.keys)] = 0
@@ -416,7 +415,7 @@ def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]]
     >>> bpe_long([1] * 9, LongChunkTables(r), r, 2)
     [10, 10, 1]
     """
-    np = tables.np
+    import numpy as np
     seq = np.array(ids, dtype=np.int64)  # a list, or an array (copied: merges change it)
     rk = tables.ranks_of(seq[:-1], seq[1:], limit)
     while len(rk):

@@ -536,11 +536,10 @@ class SafeCuts:
             for j, y in enumerate(symbols):
                 allowed[i, j] = not (y.atoms & banned)
         self._allowed = allowed
-        self._np = np
 
     def symbol_of(self, char: str) -> int:
         """The index of the symbol ``char`` belongs to."""
-        np = self._np
+        import numpy as np  # imported where used (a module attribute would stop SafeCuts pickling)
         return int(self._symbol_at[np.searchsorted(self._starts, ord(char), side="right") - 1])
 
     def is_cut(self, text: str, i: int) -> bool:
@@ -553,7 +552,7 @@ class SafeCuts:
         >>> safe_cuts(r"\\w+|\\s+").find("ab cd", 1)
         2
         """
-        np = self._np
+        import numpy as np  # imported where used (a module attribute would stop SafeCuts pickling)
         pos = max(start, 1)
         n = len(text)
         span = 256
