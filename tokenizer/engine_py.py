@@ -107,7 +107,7 @@ def train_merges(
     every = max(1, every)
     heappop, heappush = heapq.heappop, heapq.heappush
     while len(merges) < num_merges and heap:
-        negc, fo, key = heappop(heap)
+        negc, _, key = heappop(heap)
         c = counts_get(key, 0)
         if c <= 0:
             continue
@@ -125,7 +125,6 @@ def train_merges(
         new_keys = []
         replaced = 0
         seen = -1
-        aK = a * K
         bK = b * K
         newK = new_id * K
         for ci in where[key]:

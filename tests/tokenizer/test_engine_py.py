@@ -9,7 +9,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference import naive_encode, naive_train, split
 
-from tokenizer.engine_py import ChunkCache, LongChunkTables, PyEncoder, bpe_heap, bpe_long, bpe_short, merge, recover_merges, train_merges
+from tokenizer.engine_py import (
+    ChunkCache,
+    LongChunkTables,
+    PyEncoder,
+    bpe_heap,
+    bpe_long,
+    bpe_short,
+    merge,
+    recover_merges,
+    train_merges,
+)
 from tokenizer.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 # small alphabets make ties and overlapping runs (aaa) common, which is where bugs hide

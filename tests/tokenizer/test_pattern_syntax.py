@@ -10,9 +10,9 @@ from __future__ import annotations
 import itertools
 
 import regex
+from corpus import OPEN_MODEL_PATTERNS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from corpus import OPEN_MODEL_PATTERNS
 from reference import reference_split
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, Splitter, Tokenizer

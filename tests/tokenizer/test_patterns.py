@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, Tokenizer, train, validate_pattern
-
 from tokenizer.pattern_syntax import bmp_twin
 from tokenizer.patterns import resolve_pattern
 

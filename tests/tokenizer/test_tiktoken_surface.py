@@ -110,7 +110,7 @@ def test_the_disallowed_token_message_gives_advice_that_works(official):
     assert str(ours_error.value) == str(ref_error.value)
     enc = ours  # the message names `enc.special_tokens_set`: it must exist and the advice must work
     advice = re.search(r"disallowed_special=(\(enc\.special_tokens_set - \{.*?\}\))", str(ours_error.value)).group(1)
-    disallowed = eval(advice, {"enc": enc})  # noqa: S307  (our own message, evaluated as a user would paste it)
+    disallowed = eval(advice, {"enc": enc})  # our own message, evaluated as a user would paste it
     assert ours.encode(text, disallowed_special=disallowed) == ref.encode(text, disallowed_special=disallowed)
 
 
