@@ -48,6 +48,9 @@ O200K_PATTERN = "|".join(
 # (emoji, historic scripts) is cut at safe places so that only the stretches around them
 # go to ``regex``, which keeps this much text on either side at most.
 ASTRAL_MARGIN = 256
+# Shorter texts go to regex directly: the twin costs a few tenths of a second to build
+# (once per pattern and process), which only long texts repay.
+TWIN_FROM = 4096
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASTRAL_GAP = re.compile(f"[^\U00010000-\U0010ffff]{{{ASTRAL_MARGIN}}}")
 
@@ -244,8 +247,10 @@ class Splitter:
             budget.spent += time.perf_counter() - t0
 
     def _split_builtin(self, text: str) -> list[str]:
-        twin = self._twin
         slow = self._compiled.findall
+        if len(text) < TWIN_FROM:
+            return slow(text)
+        twin = self._twin
         if twin is None:
             return slow(text)
         fast = twin.findall
