@@ -1,12 +1,14 @@
 """BPE Lab: see how byte-level BPE tokenizers work.
 
-Navigation only: the one list of pages (order, titles, icons) and the shared sidebar.
-Start it with `make run`.
+Navigation only: the one list of pages (order, titles, icons, URL paths). Each
+page's ``url_path`` is its file's name, so a link to a page opened before the app
+has run once still lands on it (ui/common/shell.py). ``shell.run`` puts the
+shared parts around the chosen page. Start it with `make run`.
 """
 
 import streamlit as st
 
-from ui import sidebar, state
+from ui.common import shell
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 
@@ -18,7 +20,4 @@ PAGES = [
     st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),
 ]
 
-state.init()
-page = st.navigation(PAGES)
-sidebar.render()
-page.run()
+shell.run(st.navigation(PAGES))

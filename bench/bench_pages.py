@@ -1,8 +1,10 @@
 """How long a rerun of the Tokenize and Compare pages takes, in AppTest.
 
-    .venv/bin/python bench/bench_pages.py [--chars 10000] [--runs 15]
+    .venv/bin/python bench/bench_pages.py [--chars 10000] [--runs 15] [--no-freeze]
 
-The official encodings are loaded (and each page run once) before timing. Two
+Before timing, the process starts up as the app's server does (``shell.start_up``:
+the official encodings loaded, then ``gc.freeze()``; ``--no-freeze`` leaves the
+freeze out, to measure what it buys), and each page is run once. Two
 texts: a mix of the built-in samples repeated to the length ("warm": BPE Lab's
 encoder caches repeated chunks, as in a session where the text was seen before),
 and a fresh shuffle of their words on every rerun ("cold": nothing cached).
@@ -32,7 +34,8 @@ import tokenizer  # noqa: E402
 tokenizer.configure()  # as the app does at start-up
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ui.samples import SAMPLES  # noqa: E402
+from ui.common import shell, tokenizers  # noqa: E402
+from ui.common.samples import SAMPLES  # noqa: E402
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 
@@ -85,7 +88,7 @@ def bench_tokenize(chars: int, runs: int, cold: bool) -> list[float]:
 def add_trained_tokenizer() -> str:
     """Train a 1,024-token tokenizer on the samples and put it in the bench's workspace."""
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     tok = train("\n\n".join(SAMPLES.values()) * 3, 1024, name="bench")
     return "user:" + TokenizerStore(Path(os.environ["BPE_LAB_WORKSPACE"])).add(tok)
@@ -115,9 +118,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chars", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--no-freeze", action="store_true", help="load the encodings but skip start-up's gc.freeze()")
     args = ap.parse_args()
+    if args.no_freeze:
+        for name in OFFICIAL:
+            tokenizers.official(name)
+    else:
+        shell.start_up()
     user = add_trained_tokenizer()
-    print(f"text: {args.chars:,} characters; Python {sys.version.split()[0]}; trained tokenizer {user}")
+    freeze = "without gc.freeze" if args.no_freeze else "with start-up's gc.freeze"
+    print(f"text: {args.chars:,} characters; Python {sys.version.split()[0]}; trained tokenizer {user}; {freeze}")
     summary("Tokenize, change of tokenizer (warm)", bench_tokenize(args.chars, args.runs, cold=False))
     summary("Tokenize, change of tokenizer + new text (cold)", bench_tokenize(args.chars, args.runs, cold=True))
     summary("Compare, default 4 (yours, GPT-2, cl100k, o200k) (warm)", bench_compare(args.chars, args.runs, False, None))

@@ -2,35 +2,36 @@
 
 import streamlit as st
 
-from ui import comparison as cmp
+from ui.common import shell
+from ui.compare import view
 
-cmp.init()
+shell.open_page(__file__, view.STATE)
 st.title("Compare")
 st.caption(
     "One text, several tokenizers, one row each: see how many tokens each needs, "
     "where they cut the text differently, and how well they compress our sample texts."
 )
-cmp.restore_link()
+view.restore_link()
 
-text, dropped = cmp.input_panel()
-keys = cmp.choose_tokenizers()
-recognise, ws, highlight = cmp.options_row()
-cmp.publish_link(keys, text, dropped)
+text, dropped = view.input_panel()
+keys = view.choose_tokenizers()
+recognise, ws, highlight = view.options_row()
+view.publish_link(keys, text, dropped)
 
 if dropped:
-    cmp.show_too_long(len(text) + dropped)
+    view.show_too_long(len(text) + dropped)
 if not keys:
     st.info("Choose one or more tokenizers above to compare them.", icon="⚖️")
     st.stop()
 if not text:
     st.info("Nothing to compare yet. Type or paste some text above, or load a sample text.", icon="✍️")
 else:
-    results = cmp.tokenize_all(keys, text, recognise=recognise)
-    diff = cmp.boundary_diff(results) if len(results) > 1 else None
-    cmp.show_rows(results, show_whitespace=ws, diff=diff if highlight else None)
-    cmp.show_stats(text, results)
+    results = view.tokenize_all(keys, text, recognise=recognise)
+    diff = view.boundary_diff(results)
+    view.show_rows(results, show_whitespace=ws, diff=diff if highlight else None)
+    view.show_stats(text, results)
     if diff is not None:
-        cmp.show_diff(diff, results)
+        view.show_diff(diff, results)
 
-cmp.show_leaderboard(keys)
-cmp.show_samples_preview()
+view.show_leaderboard(keys)
+view.show_samples_preview()

@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from ui import state, step_view
+from ui.common import shell
+from ui.step import view
 
-state.init()
-step_view.init_state()
+shell.open_page(__file__, view.STATE)
+view.restore_link()
 
 st.title("👣 Step through")
 st.caption(
@@ -13,4 +14,4 @@ st.caption(
     "in **encoding** mode you see how a tokenizer turns a text into tokens, lowest merge rank first. "
     "The address bar keeps the mode, tokenizer and step: copy it to share this exact step."
 )
-step_view.page()
+view.page()

@@ -2,32 +2,34 @@
 
 import streamlit as st
 
-from ui import playground as pg
+from ui.common import shell
+from ui.tokenize import view
 
-pg.init()
+shell.open_page(__file__, view.STATE)
 st.title("Tokenize")
 st.caption(
     "Type or paste text and pick a tokenizer: each coloured box is one token. "
-    "Compare GPT-2, GPT-4 and GPT-4o, your own tokenizers, and the two baselines (one token per byte or per character)."
+    "Compare OpenAI's GPT-2 to GPT-4o, open models (Llama, Qwen, Mistral, gpt-oss), your own tokenizers, and the two baselines "
+    "(one token per byte or per character)."
 )
-pg.restore_link()
+view.restore_link()
 
 left, right = st.columns([5, 6], gap="large")
 with left:
-    key = pg.choose_tokenizer()
-    inp = pg.input_panel(key)
-pg.publish_link(inp)
+    key = view.choose_tokenizer()
+    inp = view.input_panel(key)
+view.publish_link(inp)
 
 with right:
     if not inp.text:
-        pg.empty_state()
+        view.empty_state()
         st.stop()
-    res = pg.tokenize(inp)
+    res = view.tokenize(inp)
     if res is None:
         st.stop()
-    pg.show_counts(inp, res)
-    pg.show_spans(inp, res)
-    pg.show_ids(res)
-    pg.show_chat_text(inp)
+    view.show_counts(inp, res)
+    view.show_spans(inp, res)
+    view.show_ids(res)
+    view.show_chat_text(inp)
 
-pg.show_details(inp, res)
+view.show_details(inp, res)

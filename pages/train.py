@@ -2,11 +2,10 @@
 
 import streamlit as st
 
-from ui import state, train_view
+from ui.common import shell
+from ui.train import view
 
-state.init()
-train_view.init_state()
-
+shell.open_page(__file__, view.STATE)
 st.title("🏋️ Train")
 st.caption(
     "Byte-level BPE starts from the 256 byte values and repeatedly merges the most frequent neighbouring pair "
@@ -15,12 +14,12 @@ st.caption(
 
 corpus_col, settings_col = st.columns([3, 2], gap="large")
 with corpus_col:
-    text, title = train_view.corpus_section()
+    text, title = view.corpus_section()
 with settings_col:
-    settings = train_view.settings_section(text, title)
+    settings = view.settings_section(text, title)
 
-train_view.train_section(text, settings)
+view.train_section(text, settings)
 st.divider()
-key = train_view.workspace_section()
+key = view.workspace_section()
 if key is not None:
-    train_view.results_section(key)
+    view.results_section(key)

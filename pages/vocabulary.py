@@ -2,14 +2,13 @@
 
 import streamlit as st
 
-from ui import state, vocab_view
+from ui.common import shell
+from ui.vocabulary import view
 
-state.init()
-vocab_view.init_state()
-
+shell.open_page(__file__, view.STATE)
 st.title("📖 Vocabulary")
 st.caption(
     "Every token of a byte-level BPE vocabulary is either one of the 256 bytes, a merge of two earlier tokens, "
     "or a special token. Filter the table, click a token to see its merge tree, and find the tokens a text never uses."
 )
-vocab_view.page()
+view.page()

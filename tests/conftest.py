@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-ROOT = Path(__file__).resolve().parents[1]
-# the repository first, then tests/ for the shared helpers (reference, corpus): in this
-# order tests/tokenizer/ never shadows the tokenizer package
-sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
-
-import tokenizer  # noqa: E402
+import tokenizer
 
 tokenizer.configure()  # tiktoken, the reference, reads the provisioned files
 

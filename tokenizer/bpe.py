@@ -63,6 +63,12 @@ class Tokenizer:
     comes from an official encoding, whose byte tokens are shuffled). ``training``
     is what training saw (a ``TrainingTrace``), for a tokenizer just trained.
 
+    Two things only tiktoken-style vocabularies need (``from_ranks``; Llama 3's and
+    Qwen 3.5's have them): a merge may build on a token that a *later* merge mints
+    (it applies at its own rank, once that token exists), and ``whole_tokens``
+    (``{id: bytes}``) are tokens that no merge builds, which the encoder gives only
+    for a chunk that equals one (tiktoken takes such a chunk whole before merging).
+
     Other ways to make one: ``train()``, ``Tokenizer.from_ranks`` (tiktoken-style
     ranks), ``load_encoding`` (a registered encoding), ``formats.load`` (a file).
 
@@ -86,6 +92,7 @@ class Tokenizer:
         name: str = "",
         metadata: Mapping[str, Any] | None = None,
         training: TrainingTrace | None = None,
+        whole_tokens: Mapping[int, bytes] | None = None,
     ):
         table = _merge_table(merges)
         self._pairs: list[Pair] = table.pairs
@@ -101,6 +108,9 @@ class Tokenizer:
         if training is not None and not hasattr(training, "length_at"):
             raise InvalidType(f"training must be a TrainingTrace or None, not {type_name(training)}")
         self.training = training  # a TrainingTrace when this tokenizer was just trained
+        self.whole_tokens: dict[int, bytes] = _whole_tokens(whole_tokens)  # id -> bytes of tokens no merge builds
+        # merge indices with every merge after the ones it builds on; None when the list already is in that order
+        self._order: list[int] | None = None
         # ids whose bytes are known to encode to themselves (None: checked when the encoder is built)
         self._self_encoding: frozenset[int] | None = None
         self._encoder: engine_py.PyEncoder | None = None  # built on first use, see _engine
@@ -118,11 +128,12 @@ class Tokenizer:
         metadata: Mapping[str, Any] | None = None,
         merges: MergeTable | None = None,
     ) -> Tokenizer:
-        """A Tokenizer from tiktoken-style mergeable ranks ``{token bytes: rank}``.
+        """A Tokenizer from tiktoken-style mergeable ranks ``{token bytes: rank}``, encoding as tiktoken does.
 
         A token's rank is its id. The merges are recovered from the ranks
         (``engine_py.recover_merges``) unless ``merges`` brings them: a table recovered
         earlier from the same ranks (``pretrained`` keeps one on disk), trusted as such.
+        A token that no merge builds becomes one of ``whole_tokens``.
 
         >>> ranks = {**{bytes([b]): b for b in range(256)}, b"ab": 256, b"abc": 257}
         >>> Tokenizer.from_ranks(ranks, pattern=None).encode("abcab")
@@ -132,11 +143,13 @@ class Tokenizer:
         byte_ids = byte_ids_of(ranks)
         if merges is None:
             multi = sorted(((t, r) for t, r in ranks.items() if len(t) > 1), key=lambda tr: tr[1])
-            merges = MergeTable(*engine_py.recover_merges(multi, byte_ids))
-        # recovery encoded every token's bytes to exactly its pair, so each encodes to itself
+            merges = MergeTable(*engine_py.recover_merges(multi, byte_ids, ranks))
+        merged = set(merges.new_ids)
+        whole = {r: t for t, r in ranks.items() if len(t) > 1 and r not in merged}
+        # recovery built every merged token from its own bytes, so each encodes to itself
         return cls._derived(
             merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name, metadata=metadata,
-            self_encoding=frozenset(merges.new_ids),
+            self_encoding=frozenset(merges.new_ids), whole_tokens=whole,
         )
 
     @classmethod
@@ -153,17 +166,25 @@ class Tokenizer:
     def _check(self) -> None:
         if len(self._pairs) != len(self._ids) or (self._counts is not None and len(self._counts) != len(self._ids)):
             raise ValueError("merges, their ids and their counts must be lists of the same length")
-        known = set(self.byte_ids)
+        known = set(self.byte_ids)  # every id taken so far
+        ready = set(known)  # ids built by the bytes and the merges above, in list order
+        later: list[int] = []  # merges that build on a token minted further down the list
         for rank, ((a, b), new_id) in enumerate(zip(self._pairs, self._ids)):
-            if a not in known or b not in known:
-                missing = a if a not in known else b
-                raise ValueError(
-                    f"merge #{rank} {(a, b)} -> {new_id} uses id {missing}, which no byte or earlier merge defines; "
-                    "merges must be listed in the order they were learned"
-                )
             if new_id in known:
                 raise ValueError(f"merge #{rank} {(a, b)} mints id {new_id}, which is already taken; every merge needs a new id")
             known.add(new_id)
+            if a in ready and b in ready:
+                ready.add(new_id)
+            else:
+                later.append(rank)
+        if later:
+            self._order = self._inputs_first(later)
+        for tid, data in self.whole_tokens.items():
+            if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0 or tid in known:
+                raise ValueError(f"whole token {tid!r} needs a whole-number id that no byte or merge uses")
+            if not isinstance(data, bytes) or len(data) < 2:
+                raise ValueError(f"whole token {tid} must be at least two bytes, got {data!r}")
+            known.add(tid)
         for tok, tid in self.special_tokens.items():
             if tid in known:
                 free = max(known) + 1
@@ -172,6 +193,39 @@ class Tokenizer:
                     f"give it an id of {free} or more (the first free id), or pass a list of names to have ids assigned"
                 )
             known.add(tid)
+
+    def _inputs_first(self, later: list[int]) -> list[int]:
+        """Merge indices with each merge after the merges it builds on (``later``: the ones listed too early).
+
+        ValueError when a merge uses an id that no byte or merge defines, or merges build on each other in a circle.
+        """
+        minted = {new_id: rank for rank, new_id in enumerate(self._ids)}
+        bytes_ = set(self.byte_ids)
+        for rank in later:
+            for x in self._pairs[rank]:
+                if x not in bytes_ and x not in minted:
+                    raise ValueError(
+                        f"merge #{rank} {self._pairs[rank]} -> {self._ids[rank]} uses id {x}, which no byte or merge defines; "
+                        "check the merges (each builds on bytes or on tokens other merges mint)"
+                    )
+        waiting = set(later)
+        order = [rank for rank in range(len(self._ids)) if rank not in waiting]  # each builds on ready ids only
+        done = {self._ids[rank] for rank in order} | bytes_
+        pending = later
+        while pending:
+            still = []
+            for rank in pending:
+                a, b = self._pairs[rank]
+                if a in done and b in done:
+                    order.append(rank)
+                    done.add(self._ids[rank])
+                else:
+                    still.append(rank)
+            if len(still) == len(pending):
+                rank = still[0]
+                raise ValueError(f"merge #{rank} {self._pairs[rank]} -> {self._ids[rank]} builds on itself through other merges (a circle)")
+            pending = still
+        return order
 
     @property
     def merges(self) -> dict[Pair, int]:
@@ -195,10 +249,17 @@ class Tokenizer:
 
     @functools.cached_property
     def vocab(self) -> dict[int, bytes]:
-        """``{id: bytes}`` for bytes, merges and special tokens, derived from the merges."""
+        """``{id: bytes}`` for bytes, merges, whole tokens and special tokens, derived from the merges."""
         vocab = {tid: bytes([b]) for b, tid in enumerate(self.byte_ids)}
-        for (a, b), new_id in zip(self._pairs, self._ids):
-            vocab[new_id] = vocab[a] + vocab[b]
+        pairs, ids = self._pairs, self._ids
+        if self._order is None:
+            for (a, b), new_id in zip(pairs, ids):
+                vocab[new_id] = vocab[a] + vocab[b]
+        else:
+            for rank in self._order:
+                a, b = pairs[rank]
+                vocab[ids[rank]] = vocab[a] + vocab[b]
+        vocab.update(self.whole_tokens)
         for tok, tid in self.special_tokens.items():
             vocab[tid] = tok.encode("utf-8")
         return vocab
@@ -234,20 +295,23 @@ class Tokenizer:
         """This tokenizer after only its first ``k`` merges (same pattern and specials).
 
         Encoding the training text with it gives the text as training left it after
-        ``k`` merges.
+        ``k`` merges. A merge among them that builds on a later one is left out (it
+        cannot apply without it), and so are the whole tokens unless ``k`` takes every merge.
         """
         k = check_int(k, "k", 0, self.num_merges)
         counts = self._counts[:k] if self._counts is not None else None
         table = MergeTable(self._pairs[:k], self._ids[:k], counts)
+        if self._order is not None and k < self.num_merges:
+            table = _without_missing_inputs(table, self.byte_ids)
         known = None
         if self._self_encoding is not None:
             # a token encodes to itself with all merges iff it does with those up to its own rank
             kept = set(table.new_ids)
             known = frozenset(i for i in self._self_encoding if i in kept)
-        # special ids may lie above the cut; they stay valid
+        # special ids may lie above the cut; they stay valid. Whole tokens are not merges: kept only with them all.
         return Tokenizer._derived(
             table, pattern=self.pattern, special_tokens=self.special_tokens, byte_ids=self.byte_ids, name=self.name,
-            self_encoding=known,
+            self_encoding=known, whole_tokens=self.whole_tokens if k == self.num_merges else None,
         )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -265,6 +329,7 @@ class Tokenizer:
             metadata=self.metadata,
             self_encoding=self._self_encoding,
             encoder=self._engine(),
+            whole_tokens=self.whole_tokens,
         )
 
     # ------------------------------------------------------------------ encoding
@@ -289,7 +354,9 @@ class Tokenizer:
             probe = engine_py.PyEncoder(self.byte_ids, ranks)
             ids = frozenset(i for i in self._ids if probe.encode_bytes(vocab[i]) == [i])
             self._self_encoding = ids
-        return engine_py.PyEncoder(self.byte_ids, ranks, {vocab[i]: i for i in ids})
+        whole = {vocab[i]: i for i in ids}
+        whole.update((b, i) for i, b in self.whole_tokens.items())  # only a chunk equal to one gives it
+        return engine_py.PyEncoder(self.byte_ids, ranks, whole)
 
     def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
         """Encode ``data`` as one chunk with only the first ``max_rank`` merges (all if None).
@@ -580,7 +647,8 @@ class Tokenizer:
         """Encode step by step: each step applies one merge rank everywhere at once.
 
         Replaying every step gives exactly ``encode`` (a test checks it). Special
-        tokens in the text are ordinary text unless allowed.
+        tokens in the text are ordinary text unless allowed. A chunk equal to one of
+        ``whole_tokens`` is that token from step 0 (``EncodeTrace.wholes``).
         """
         text = clean_text(text)
         data = text.encode("utf-8")
@@ -588,6 +656,8 @@ class Tokenizer:
         chunks: list[tuple[int, int]] = []
         chunk_bytes: list[tuple[int, int]] = []
         specials: list[tuple[int, int, int]] = []
+        wholes: list[tuple[int, int, int]] = []
+        whole_ids = {b: i for i, b in self.whole_tokens.items()}
         events: list[tuple[int, int, int]] = []
         per_chunk: dict[str, list[tuple[int, int, int]]] = {}
         char_pos = 0
@@ -601,6 +671,8 @@ class Tokenizer:
                 chunk_bytes.append((byte_pos, byte_pos + len(cb)))
                 if special is not None:
                     specials.append((byte_pos, len(cb), special))
+                elif cb in whole_ids:
+                    wholes.append((byte_pos, len(cb), whole_ids[cb]))  # taken whole, before any merge
                 else:
                     ev = per_chunk.get(chunk)
                     if ev is None:
@@ -610,7 +682,7 @@ class Tokenizer:
                 byte_pos += len(cb)
         events.sort()
         steps = []
-        n_tokens = len(data) - sum(length - 1 for _, length, _ in specials)
+        n_tokens = len(data) - sum(length - 1 for _, length, _ in specials + wholes)
         vocab = self.vocab
         i = 0
         while i < len(events):
@@ -622,7 +694,7 @@ class Tokenizer:
             n_tokens -= j - i
             steps.append(EncodeStep(len(steps) + 1, r, self._pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
             i = j
-        return EncodeTrace(text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps))
+        return EncodeTrace(text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps), tuple(wholes))
 
     def merge_tree(self, token_id: int) -> MergeTree:
         """How ``token_id`` was built, recursively down to bytes."""
@@ -639,6 +711,23 @@ class Tokenizer:
             return MergeTree(tid, vocab[tid], (build(pair[0]), build(pair[1])))
 
         return build(token_id)
+
+
+def _without_missing_inputs(table: MergeTable, byte_ids: Sequence[int]) -> MergeTable:
+    """The merges of ``table`` whose inputs the table itself builds (transitively), in the same order."""
+    minted = set(table.new_ids)
+    ready = set(byte_ids)
+    keep = [False] * len(table.new_ids)
+    changed = True
+    while changed:
+        changed = False
+        for i, ((a, b), new_id) in enumerate(zip(table.pairs, table.new_ids)):
+            if not keep[i] and a in ready and b in ready and new_id in minted:
+                keep[i] = True
+                ready.add(new_id)
+                changed = True
+    counts = [c for c, k in zip(table.counts, keep) if k] if table.counts is not None else None
+    return MergeTable([p for p, k in zip(table.pairs, keep) if k], [n for n, k in zip(table.new_ids, keep) if k], counts)
 
 
 # ----------------------------------------------------------------------------- checks at the boundary
@@ -733,6 +822,20 @@ def _special_tokens(special_tokens, what: str = "special_tokens") -> dict[str, i
             raise ValueError(f"special token {tok!r} must be a non-empty string")
         check_utf8(tok, f"special token {tok!r}")
         out[tok] = check_int(tid, f"the id of special token {tok!r}", 0, MAX_ID)
+    return out
+
+
+def _whole_tokens(whole_tokens) -> dict[int, bytes]:
+    if whole_tokens is None:
+        return {}
+    if not isinstance(whole_tokens, Mapping):
+        raise InvalidType(f"whole_tokens must be a dict {{id: token bytes}}, not {type_name(whole_tokens)}")
+    out = {}
+    for tid, data in whole_tokens.items():
+        tid = check_int(tid, "the id of a whole token", 0, MAX_ID)
+        if not isinstance(data, bytes) or len(data) < 2:
+            raise ValueError(f"whole token {tid} must be at least two bytes, got {data!r}")
+        out[tid] = data
     return out
 
 

@@ -34,7 +34,7 @@ from .display import visible
 from .errors import check_output_path, decode_utf8, read_file
 from .fetch import configure
 from .pretrained import load_encoding
-from .provision import provision_all
+from .provision import ESSENTIAL, provision_all
 from .trainer import check_vocab_size, train
 
 BLOCK_BYTES = 1 << 20
@@ -250,10 +250,13 @@ def cmd_export(args) -> int:
 
 
 def cmd_provision(args) -> int:
-    try:
-        provision_all()
-    except RuntimeError as e:
-        raise CliError(" ".join(str(e).split())) from None
+    failed = provision_all(args.names or None, warn=lambda line: print(line, file=sys.stderr))
+    if not failed:
+        return 0
+    essential = [n for n in failed if n in ESSENTIAL]
+    if essential or args.strict:
+        return _fail(f"{', '.join(failed)} could not be provisioned (see the warnings above)", 1)
+    print(f"set-up goes on without {', '.join(failed)}: the app shows {'it' if len(failed) == 1 else 'them'} as unavailable", file=sys.stderr)
     return 0
 
 
@@ -301,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.set_defaults(func=cmd_export)
 
     v = sub.add_parser("provision", help="fetch every registered encoding's file into the data folder (set-up)")
+    v.add_argument("names", nargs="*", help=f"only these encodings (default: all of {', '.join(registry.names())})")
+    v.add_argument("--strict", action="store_true", help="fail when any encoding is missing (the test set-up), not only an essential one")
     v.set_defaults(func=cmd_provision)
     return p
 

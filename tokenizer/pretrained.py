@@ -3,15 +3,20 @@
 ``load_encoding(name)`` is the entry point. The record (``registry.spec``) says
 which file, pattern and special tokens; ``fetch.read_verified`` hands over the
 file's checked bytes; a parser for the record's file format turns them into a
-Tokenizer. For tiktoken rank files the merges are recovered from the ranks, as
-minbpe's ``gpt4.py`` does (each multi-byte token, encoded with the merges ranked
-below it, comes out as exactly the pair it was merged from), and kept on disk so
-the next process skips the work.
+Tokenizer (``PARSERS``: tiktoken rank files, Mistral's Tekken JSON). For rank files
+the merges are recovered from the ranks, as minbpe's ``gpt4.py`` does (each
+multi-byte token, encoded with the merges ranked below it, comes out as exactly the
+pair it was merged from; ``engine_py.recover_merges`` says what happens to the few
+tokens of Llama 3 and Qwen 3.5 that do not), and kept on disk so the next process
+skips the work. An encoding with a ``base`` (o200k_harmony) is its base's Tokenizer
+with more special tokens: the same merges and encoder, loaded once.
 """
 
 from __future__ import annotations
 
 import array
+import base64
+import binascii
 import hashlib
 import json
 import threading
@@ -46,34 +51,110 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge
 # ----------------------------------------------------------------------------- registered encodings
 
 
-def _from_tiktoken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
-    ranks = parse_tiktoken_ranks(data, s.source.filename)
+def _from_ranks(s: EncodingSpec, ranks: dict[bytes, int], data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """Our Tokenizer from ranks (``{token bytes: id}``), with the merges cached under data/cache."""
     cache = data_dir() / "cache" / f"{s.name}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
     table = _read_merge_cache(cache, ranks)
     tok = Tokenizer.from_ranks(ranks, pattern=s.pattern, special_tokens=s.special_tokens, name=s.name, metadata=metadata, merges=table)
     if table is None:
-        _write_merge_cache(cache, tok.merge_table)
+        _write_merge_cache(cache, tok.merge_table, ranks)
     return tok
+
+
+def _from_tiktoken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    return _from_ranks(s, parse_tiktoken_ranks(data, s.source.filename), data, metadata)
+
+
+def parse_tekken(data: bytes, source: str = "tekken file") -> tuple[dict[bytes, int], str, list[str] | None]:
+    """Mistral's Tekken JSON: ``(ranks, pattern, special tokens or None)``, ids as mistral-common gives them.
+
+    Tekken puts the special tokens first: ids ``0 .. n-1`` (``config.default_num_special_tokens``)
+    are special, and the vocabulary's rank ``r`` is id ``n + r``, so its bytes are ids
+    ``n .. n+255``. Only the first ``config.default_vocab_size - n`` ranks are used, as
+    ``Tekkenizer.from_file`` does. The special tokens are the file's (``special_tokens``,
+    by rank) or None when it lists none (a v3 file: mistral-common then uses its own
+    defaults, which the registry holds). ValueError naming the field for a damaged file.
+
+    >>> vocab = [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None} for i in range(256)]
+    >>> vocab.append({"rank": 256, "token_bytes": "YWI=", "token_str": "ab"})
+    >>> config = {"pattern": "[a-z]+", "default_vocab_size": 259, "default_num_special_tokens": 2, "version": "v3"}
+    >>> ranks, pattern, specials = parse_tekken(json.dumps({"config": config, "vocab": vocab}).encode())
+    >>> ranks[b"\\x00"], ranks[b"ab"], pattern, specials
+    (2, 258, '[a-z]+', None)
+    """
+    try:
+        doc = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{source}: not valid JSON ({e}); the file is damaged") from None
+    try:
+        config = doc["config"]
+        pattern = config["pattern"]
+        n_special = int(config["default_num_special_tokens"])
+        n_vocab = int(config["default_vocab_size"]) - n_special
+        vocab = doc["vocab"][:n_vocab]
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{source}: field {e} is missing or wrong; not a Tekken tokenizer file") from None
+    if len(vocab) != n_vocab:
+        raise ValueError(f"{source}: 'vocab' has {len(vocab)} tokens, fewer than the {n_vocab} its config asks for")
+    ranks: dict[bytes, int] = {}
+    for i, entry in enumerate(vocab):
+        try:
+            token = base64.b64decode(entry["token_bytes"], validate=True)
+        except (KeyError, TypeError, binascii.Error):
+            raise ValueError(f"{source}: vocab[{i}].token_bytes is not base64 bytes") from None
+        if entry.get("rank") != i:
+            raise ValueError(f"{source}: vocab[{i}] has rank {entry.get('rank')!r}; ranks must count up from 0")
+        ranks[token] = n_special + i
+    specials = doc.get("special_tokens")
+    names = None
+    if specials is not None:
+        names = [t["token_str"] for t in sorted(specials, key=lambda t: t["rank"])]
+        names += [f"<SPECIAL_{i}>" for i in range(len(names), n_special)]  # mistral-common's filler
+    return ranks, pattern, names
+
+
+def _from_tekken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    ranks, pattern, names = parse_tekken(data, s.source.filename)
+    if pattern != s.pattern:
+        raise ValueError(f"{s.source.filename}: its split pattern differs from the one registered for {s.name}")
+    if names is not None and {t: i for i, t in enumerate(names)} != dict(s.special_tokens):
+        raise ValueError(f"{s.source.filename}: its special tokens differ from the ones registered for {s.name}")
+    return _from_ranks(s, ranks, data, metadata)
 
 
 #: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
 PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
     "tiktoken": _from_tiktoken_file,
+    "tekken": _from_tekken_file,
 }
 
 
+def _metadata(s: EncodingSpec) -> dict[str, object]:
+    return {"official": True, "label": s.label, "family": s.family, "encoding": s.name}
+
+
 def build_encoding(name: str) -> Tokenizer:
-    """A registered encoding built afresh (``load_encoding`` builds each once per process)."""
+    """A registered encoding built afresh (``load_encoding`` builds each once per process).
+
+    An encoding with a ``base`` is built from the base's (loaded) Tokenizer and shares
+    its merges and encoder.
+    """
     s = spec(name)
+    if s.base is not None:
+        base = load_encoding(s.base)
+        if base.pattern != s.pattern:
+            raise ValueError(f"{s.name}: its pattern differs from its base {s.base}'s, so it cannot share its encoder")
+        tok = base.with_special_tokens(s.special_tokens, name=s.name)
+        tok.metadata = _metadata(s)  # a new Tokenizer nobody else holds yet
+        return tok
     parse = PARSERS.get(s.source.format)
     if parse is None:
         raise ValueError(f"{s.name}: no parser for file format {s.source.format!r} (known: {', '.join(PARSERS)})")
-    metadata = {"official": True, "label": s.label, "family": s.family, "encoding": s.name}
-    return parse(s, read_verified(s), metadata)
+    return parse(s, read_verified(s), _metadata(s))
 
 
 _loaded: dict[str, Tokenizer] = {}
-_load_lock = threading.Lock()
+_load_lock = threading.RLock()  # re-entered when an encoding is built from its base
 
 
 def load_encoding(name: str) -> Tokenizer:
@@ -97,14 +178,18 @@ def load_encoding(name: str) -> Tokenizer:
 
 
 # Recovering the merges of o200k_base takes a few seconds; the result is kept in the
-# data folder (never committed) as int32 (left, right) pairs in rank order, and checked on
+# data folder (never committed) as int32 (left, right) pairs, one per multi-byte token
+# in rank order, (-1, -1) for a token no merge builds (a whole token), and checked on
 # every load: each pair's bytes must join to its token's bytes.
 
 
-def _write_merge_cache(path: Path, table: MergeTable) -> None:
+def _write_merge_cache(path: Path, table: MergeTable, ranks: Mapping[bytes, int]) -> None:
+    pair_of = dict(zip(table.new_ids, table.pairs))
+    flat = array.array("i")
+    for r in sorted(r for t, r in ranks.items() if len(t) > 1):
+        flat.extend(pair_of.get(r, (-1, -1)))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        flat = array.array("i", [x for pair in table.pairs for x in pair])
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(flat.tobytes())
         tmp.replace(path)
@@ -113,6 +198,7 @@ def _write_merge_cache(path: Path, table: MergeTable) -> None:
 
 
 def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> MergeTable | None:
+    """The merges from the cache (whole tokens are the ranks it gives none), or None when it is missing or does not fit the ranks."""
     try:
         flat = array.array("i")
         flat.frombytes(path.read_bytes())
@@ -122,11 +208,14 @@ def _read_merge_cache(path: Path, ranks: Mapping[bytes, int]) -> MergeTable | No
     if len(flat) != 2 * len(tokens):
         return None
     by_id = {r: t for t, r in ranks.items()}
-    pairs = list(zip(flat[0::2], flat[1::2]))
-    new_ids = [r for r, _ in tokens]
-    for (a, b), (r, t) in zip(pairs, tokens):
-        if by_id.get(a, b"") + by_id.get(b, b"") != t or a >= r or b >= r:
+    pairs, new_ids = [], []
+    for a, b, (r, t) in zip(flat[0::2], flat[1::2], tokens):
+        if a == b == -1:
+            continue  # a whole token
+        if by_id.get(a, b"") + by_id.get(b, b"") != t or r in (a, b):
             return None
+        pairs.append((a, b))
+        new_ids.append(r)
     return MergeTable(pairs, new_ids)
 
 

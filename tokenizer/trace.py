@@ -103,7 +103,9 @@ class EncodeTrace:
     ``chunks`` are the pre-tokenisation pieces as character spans (special tokens are
     pieces of their own); ``steps[k-1]`` is step k. ``tokens_at(k)`` is the sequence
     after k steps: ``tokens_at(0)`` is the bytes, ``tokens_at(len(steps))`` equals
-    ``encode``. Self-contained: it needs no tokenizer to be replayed.
+    ``encode``. Self-contained: it needs no tokenizer to be replayed. ``wholes`` are
+    chunks taken whole as one token before any merge (a tiktoken-style vocabulary's
+    tokens that no merge builds, ``Tokenizer.whole_tokens``), laid out like ``specials``.
     """
 
     text: str
@@ -113,10 +115,16 @@ class EncodeTrace:
     chunk_bytes: tuple[tuple[int, int], ...]
     specials: tuple[tuple[int, int, int], ...]  # (byte offset, byte length, id)
     steps: tuple[EncodeStep, ...]
+    wholes: tuple[tuple[int, int, int], ...] = ()  # (byte offset, byte length, id)
     _char_starts: list[int] = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.steps)
+
+    @property
+    def initial_count(self) -> int:
+        """How many tokens the text is at step 0: one per byte, one per special token or whole chunk."""
+        return len(self.data) - sum(length - 1 for _, length, _ in self.specials + self.wholes)
 
     def boundaries_at(self, k: int) -> list[tuple[int, int, int]]:
         """``[(byte_start, byte_end, id), ...]`` of the tokens after ``k`` steps."""
@@ -124,14 +132,17 @@ class EncodeTrace:
         n = len(self.data)
         node_end = [0] * n
         node_id = [-1] * n
-        for off, length, tid in self.specials:
+        for off, length, tid in self.specials + self.wholes:
             node_id[off] = tid
             node_end[off] = off + length
         for st in self.steps[:k]:
             length = len(st.token)
             for p in st.positions:
-                node_id[p] = st.new_id
-                node_end[p] = p + length
+                # a merge that builds on a later one (Tokenizer: tiktoken-style vocabularies) is replayed
+                # first; the later one then builds a part of it, which stays inside it
+                if p + length > node_end[p]:
+                    node_id[p] = st.new_id
+                    node_end[p] = p + length
         out = []
         i = 0
         data = self.data

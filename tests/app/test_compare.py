@@ -6,21 +6,26 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from references import tiktoken_reference
 from streamlit.testing.v1 import AppTest
 
-import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
-from ui import analysis, samples, state
+from tokenizer import load_encoding, registry
+from ui.common import samples
+from ui.common.text import MAX_CHARS
+from ui.compare import model
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
-LABELS = {"r50k_base": "GPT-2 (r50k_base)", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)"}
+DEFAULT = ["r50k_base", "o200k_base", "llama3"]  # GPT-2, GPT-4o and an open model
+LABELS = {s.name: s.label for s in registry.specs()}
 MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  return 'ok'\n"
 
 
 
 def enc(name: str) -> tiktoken.Encoding:
-    return tiktoken.get_encoding(name)
+    """The model's own reference (tests/references.py): tiktoken's registry for OpenAI's, the packages' for the others."""
+    return tiktoken_reference(name)
 
 
 def app(text: str | None = None, keys: list[str] | None = None, query: dict | None = None) -> AppTest:
@@ -47,12 +52,12 @@ def rows_html(at: AppTest) -> str:
     return "".join(h.proto.body for h in at.get("html"))
 
 
-def test_default_compares_gpt2_cl100k_o200k():
+def test_default_compares_gpt2_gpt4o_and_llama3():
     at = app()
-    assert at.multiselect(key="compare.tokenizers").value == OFFICIAL
+    assert at.multiselect(key="compare.tokenizers").value == DEFAULT
     df = stats(at)
-    for key in OFFICIAL:
-        assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(state.DEFAULT_TEXT))
+    for key in DEFAULT:
+        assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(samples.DEFAULT_TEXT))
     html_text = rows_html(at)
     assert html_text.count('class="bpe-row"') == 3
     assert len(at.get("vega_lite_chart")) == 2  # statistics and leaderboard
@@ -60,14 +65,14 @@ def test_default_compares_gpt2_cl100k_o200k():
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     store = TokenizerStore(workspace)
     store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
     tok = train(samples.SAMPLES["Python code"] * 3, 300, name="newest")
     key = "user:" + store.add(tok)
     at = app(MIXED)
-    assert at.multiselect(key="compare.tokenizers").value == [key, *OFFICIAL]
+    assert at.multiselect(key="compare.tokenizers").value == [key, *DEFAULT]
     df = stats(at)
     label = next(i for i in df.index if i.startswith("newest"))
     assert df.loc[label, "tokens"] == len(tok.encode(MIXED))
@@ -148,7 +153,7 @@ def test_leaderboard_matches_tiktoken():
 
 def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
     text = '<script>alert(1)</script><img src=x onerror="document.title=\'pwned\'">'
@@ -170,13 +175,13 @@ def test_empty_text_and_no_tokenizers():
 
 def test_big_paste_is_cut_at_the_limit():
     unit = "Tokenizers compress text into tokens, some better than others. "
-    text = unit * (analysis.MAX_CHARS // len(unit) + 100)
+    text = unit * (MAX_CHARS // len(unit) + 100)
     at = app(text, ["cl100k_base", "bytes"])
-    assert any(f"{analysis.MAX_CHARS:,}" in w.value for w in at.warning)
+    assert any(f"{MAX_CHARS:,}" in w.value for w in at.warning)
     df = stats(at)
-    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[: analysis.MAX_CHARS]))
-    assert df.loc["UTF-8 bytes", "tokens"] == analysis.MAX_CHARS
-    assert f"at most {analysis.COMPARE_SPAN_LIMIT:,}" in "".join(c.value for c in at.caption)
+    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[: MAX_CHARS]))
+    assert df.loc["UTF-8 bytes", "tokens"] == MAX_CHARS
+    assert f"at most {model.SPAN_LIMIT:,}" in "".join(c.value for c in at.caption)
 
 
 def test_a_link_restores_tokenizers_and_text():
@@ -237,13 +242,68 @@ def test_choices_survive_a_switch_between_pages():
 
 def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     store = TokenizerStore(workspace)
     key = store.add(train("abababab" * 10, 260, name="short-lived"))
     at = app("abab")
-    assert at.multiselect(key="compare.tokenizers").value == ["user:" + key, *OFFICIAL]
+    assert at.multiselect(key="compare.tokenizers").value == ["user:" + key, *DEFAULT]
     store.delete(key)
     at.run()
     assert not at.exception
-    assert at.multiselect(key="compare.tokenizers").value == OFFICIAL
+    assert at.multiselect(key="compare.tokenizers").value == DEFAULT
+
+
+# ----------------------------------------------------------------------------- the open models
+
+
+FIVE_FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken"]  # OpenAI, Meta, Qwen, Mistral, and yours
+
+
+def test_five_families_side_by_side_count_as_their_references(workspace):
+    from tokenizer import train
+    from ui.common.workspace import TokenizerStore
+
+    mine = train(samples.SAMPLES["English prose"] * 2, 400, name="mine")
+    key = "user:" + TokenizerStore(workspace).add(mine)
+    at = app(MIXED, [*FIVE_FAMILIES, key])
+    df = stats(at)
+    for name in FIVE_FAMILIES[:3]:
+        assert df.loc[LABELS[name], "tokens"] == len(enc(name).encode(MIXED))
+    assert df.loc[LABELS["tekken"], "tokens"] == len(load_encoding("tekken").encode_ordinary(MIXED))
+    assert df.loc[next(i for i in df.index if i.startswith("mine")), "tokens"] == len(mine.encode(MIXED))
+    assert rows_html(at).count('class="bpe-row"') == 5
+
+
+@pytest.mark.parametrize("name", [n for n in registry.names() if n not in OFFICIAL])
+def test_every_open_model_compares(name):
+    at = app("Tokenizers differ: 你好, 1234567, don't\n", [name, "cl100k_base"])
+    ref = load_encoding("tekken").encode_ordinary if name == "tekken" else enc(name).encode_ordinary
+    assert stats(at).loc[LABELS[name], "tokens"] == len(ref("Tokenizers differ: 你好, 1234567, don't\n"))
+
+
+def test_the_leaderboard_can_cover_every_model():
+    at = app(keys=["cl100k_base"])
+    at.segmented_control(key="compare.board").set_value("every").run()
+    assert not at.exception
+    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    expected = ["cl100k_base"] + [n for n in registry.names() if n != "cl100k_base"]  # the chosen first, then every other
+    assert [c for c in board.columns if c != "best"] == [LABELS[n] for n in expected]
+    text = samples.SAMPLES["Python code"]
+    assert board.loc["Python code", LABELS["qwen3.6"]] == round(len(text.encode()) / len(enc("qwen3.6").encode(text)), 3)
+
+
+def test_the_menu_groups_by_family_and_marks_a_missing_model(tmp_path, monkeypatch):
+    at = app()
+    ms = at.multiselect(key="compare.tokenizers")
+    assert ms.options[:5] == [f"OpenAI · {LABELS[n]}" for n in registry.names()[:5]]
+    assert "Meta · Llama 4" in ms.options and "Mistral · Mistral Tekken (NeMo, Pixtral)" in ms.options
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # the open models' files are not there
+    at = app()
+    assert at.multiselect(key="compare.tokenizers").value == ["r50k_base", "o200k_base"]  # the default leaves Llama 3 out
+    assert "Meta · Llama 3 (3.1, 3.2, 3.3) (not installed)" in at.multiselect(key="compare.tokenizers").options
+    at.multiselect(key="compare.tokenizers").set_value(["llama3", "o200k_base"]).run()
+    assert not at.exception
+    [err] = [e.value for e in at.error]
+    assert "Llama 3 (3.1, 3.2, 3.3) is not installed" in err and "python -m tokenizer provision llama3" in err
+    assert rows_html(at).count('class="bpe-row"') == 1

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, train
-from ui import corpora
-from ui.workspace import TokenizerStore
+from ui.common import corpora
+from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "step.py")
@@ -243,3 +243,59 @@ def test_switching_mode_resets_the_step(trained):
     at = run(mode="training", tokenizer=f"user:{key}", step="5")
     at.segmented_control(key="step.mode").set_value("encoding").run()
     assert step_metric(at).startswith("0 of") and at.query_params["mode"] == "encoding"
+
+
+def test_settings_survive_a_switch_to_another_page_and_back(trained):
+    # through app.py every run starts in Streamlit's "pages folder" mode (see test_train's twin): set, don't click
+    key, tok = trained
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/step.py").run()
+    at.segmented_control(key="step.mode").set_value("training").run()
+    at.selectbox(key="step.excerpt").set_value(1_000)
+    at.select_slider(key="step.speed").set_value("fast")
+    at.run()
+    at.slider(key="step.slider").set_value(2).run()
+    assert step_metric(at) == f"2 of {tok.num_merges}"
+    at.switch_page("pages/vocabulary.py").run()
+    at.switch_page("pages/step.py").run()
+    assert not at.exception
+    assert at.segmented_control(key="step.mode").value == "training"
+    assert at.selectbox(key="step.excerpt").value == 1_000
+    assert at.select_slider(key="step.speed").value == "fast"
+    assert step_metric(at) == f"2 of {tok.num_merges}"
+    at.segmented_control(key="step.mode").set_value("encoding").run()
+    at.toggle(key="step.show_chunks").set_value(False)
+    at.text_input(key="step.word").input("Honolulu")
+    at.run()
+    at.switch_page("pages/train.py").run()
+    at.switch_page("pages/step.py").run()
+    assert at.toggle(key="step.show_chunks").value is False
+    assert at.text_input(key="step.word").value == "Honolulu"
+
+
+# ----------------------------------------------------------------------------- the open models
+
+
+@pytest.mark.parametrize("name", ["p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6", "tekken"])
+def test_every_open_model_steps_through_its_own_merges(workspace, name):
+    at = run(mode="encoding", tokenizer=name, step="5")
+    tok = load_encoding(name)
+    text = at.session_state["shared.text"]
+    trace = tok.encode_trace(text)
+    assert step_metric(at) == f"5 of {len(trace.steps)}"
+    assert n_spans(at) == len(trace.tokens_at(5))
+    click(at, "step.last")
+    assert n_spans(at) == len(tok.encode(text))
+
+
+def test_whole_chunks_and_merges_built_on_later_ones_replay_to_the_encoding(workspace):
+    """Llama 3: ' việc' is a token no merge builds (taken whole at step 0); '.:.:' is built on a later merge."""
+    text = "Tôi làm việc ở đây .:.: và việc khác"
+    at = run(mode="encoding", tokenizer="llama3", step="0", text=text)
+    tok = load_encoding("llama3")
+    trace = tok.encode_trace(text)
+    assert len(trace.wholes) == 2
+    assert n_spans(at) == len(trace.tokens_at(0)) == len(text.encode()) - 2 * (len(" việc".encode()) - 1)
+    click(at, "step.last")
+    assert n_spans(at) == len(tok.encode(text))

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from references import llama_tokenizer, tekkenizer, tiktoken_reference
 from streamlit.testing.v1 import AppTest
 
-import tokenizer  # noqa: F401  (before tiktoken.get_encoding: points it at the bundled rank files)
+from tokenizer import chat, load_encoding, registry
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
-from ui import analysis, chat, samples, state
+from ui.common import samples
+from ui.common.text import MAX_CHARS
+from ui.tokenize import model
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tokenize.py")
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -76,14 +79,14 @@ def shown_text(html_text: str) -> str:
 
 def test_first_load_shows_the_default_sample_under_cl100k():
     at = app()
-    assert at.text_area(key="tokenize.text").value == state.DEFAULT_TEXT
+    assert at.text_area(key="tokenize.text").value == samples.DEFAULT_TEXT
     assert at.selectbox(key="tokenize.tokenizer").value == "cl100k_base"
-    assert ids_shown(at) == enc("cl100k_base").encode(state.DEFAULT_TEXT)
-    assert tokens(at) == len(enc("cl100k_base").encode(state.DEFAULT_TEXT))
-    assert metric(at, "Characters") == f"{len(state.DEFAULT_TEXT):,}"
-    assert metric(at, "UTF-8 bytes") == f"{len(state.DEFAULT_TEXT.encode()):,}"
+    assert ids_shown(at) == enc("cl100k_base").encode(samples.DEFAULT_TEXT)
+    assert tokens(at) == len(enc("cl100k_base").encode(samples.DEFAULT_TEXT))
+    assert metric(at, "Characters") == f"{len(samples.DEFAULT_TEXT):,}"
+    assert metric(at, "UTF-8 bytes") == f"{len(samples.DEFAULT_TEXT.encode()):,}"
     assert 'class="bpe-spans"' in spans_html(at)
-    assert shown_text(spans_html(at)) == state.DEFAULT_TEXT.replace("🤚🏾", "<F0 9F> <A4> <9A> <F0 9F> <8F> <BE>".replace(" <", "<"))
+    assert shown_text(spans_html(at)) == samples.DEFAULT_TEXT.replace("🤚🏾", "<F0 9F> <A4> <9A> <F0 9F> <8F> <BE>".replace(" <", "<"))
 
 
 @pytest.mark.parametrize("name", OFFICIAL)
@@ -188,12 +191,12 @@ def test_whitespace_only_text_is_tokenized():
 
 def test_big_paste_is_cut_at_the_limit_and_still_tokenized():
     unit = "The quick brown fox jumps over the lazy dog 1234. "
-    text = unit * (analysis.MAX_CHARS // len(unit) + 400)
-    assert len(text) > analysis.MAX_CHARS
+    text = unit * (MAX_CHARS // len(unit) + 400)
+    assert len(text) > MAX_CHARS
     at = app(text, "cl100k_base")
-    assert any(f"{analysis.MAX_CHARS:,}" in w.value for w in at.warning)
-    assert tokens(at) == len(enc("cl100k_base").encode(text[: analysis.MAX_CHARS]))
-    assert f"first {analysis.SPAN_LIMIT:,}" in spans_html(at)
+    assert any(f"{MAX_CHARS:,}" in w.value for w in at.warning)
+    assert tokens(at) == len(enc("cl100k_base").encode(text[: MAX_CHARS]))
+    assert f"first {model.SPAN_LIMIT:,}" in spans_html(at)
 
 
 def test_sample_menu_loads_a_sample():
@@ -230,8 +233,8 @@ def test_chat_mode_counts_equal_tiktoken_with_the_chat_tokens(name):
     at = app(tokenizer_key=name)
     at.segmented_control(key="tokenize.mode").set_value("chat").run()
     assert not at.exception
-    messages = [dict(m) for m in chat.DEFAULT_MESSAGES]
-    expected = chat_enc(name).encode(chat.render(messages), allowed_special=set(CHAT_SPECIAL_TOKENS[name]))
+    messages = [dict(m) for m in model.DEFAULT_MESSAGES]
+    expected = chat_enc(name).encode(model.chat_text(messages), allowed_special=set(CHAT_SPECIAL_TOKENS[name]))
     assert ids_shown(at) == expected
     html = spans_html(at)
     assert html.count('class="t sp"') == 3 * len(messages) + 2
@@ -242,14 +245,14 @@ def test_chat_mode_counts_equal_tiktoken_with_the_chat_tokens(name):
     at.button(key="tokenize.chat.add").click().run()
     at.text_area(key="tokenize.chat.2.content").set_value("4").run()
     messages = [
-        {"role": "system", "content": chat.DEFAULT_MESSAGES[0]["content"]},
+        {"role": "system", "content": model.DEFAULT_MESSAGES[0]["content"]},
         {"role": "user", "content": "What is 2+2? 😄"},
         {"role": "assistant", "content": "4"},
     ]
     assert at.selectbox(key="tokenize.chat.2.role").value == "assistant"
-    assert ids_shown(at) == chat_enc(name).encode(chat.render(messages), allowed_special="all")
+    assert ids_shown(at) == chat_enc(name).encode(model.chat_text(messages), allowed_special="all")
     at.button(key="tokenize.chat.0.remove").click().run()
-    assert ids_shown(at) == chat_enc(name).encode(chat.render(messages[1:]), allowed_special="all")
+    assert ids_shown(at) == chat_enc(name).encode(model.chat_text(messages[1:]), allowed_special="all")
     assert not at.exception
 
 
@@ -286,10 +289,65 @@ def test_core_errors_are_shown_not_raised(monkeypatch):
 
 def test_a_trained_tokenizer_can_be_chosen(workspace):
     from tokenizer import train
-    from ui.workspace import TokenizerStore
+    from ui.common.workspace import TokenizerStore
 
     tok = train(samples.SAMPLES["English prose"] * 2, 300, name="mine")
     key = "user:" + TokenizerStore(workspace).add(tok)
     at = app(MIXED, key)
     assert ids_shown(at) == tok.encode(MIXED)
     assert tokens(at) == len(tok.encode(MIXED))
+
+
+# ----------------------------------------------------------------------------- the open models
+
+OPEN_MODELS = [n for n in registry.names() if n not in OFFICIAL]
+
+
+@pytest.mark.parametrize("name", OPEN_MODELS)
+def test_every_open_model_tokenizes_as_its_reference(name):
+    at = app(MIXED, name)
+    ours = load_encoding(name)
+    expected = tiktoken_reference(name).encode(MIXED) if name != "tekken" else tekkenizer().encode(MIXED, bos=False, eos=False)
+    assert ids_shown(at) == expected == ours.encode(MIXED)
+    assert tokens(at) == len(expected)
+    assert shown_text(spans_html(at)).startswith("Hello")
+
+
+@pytest.mark.parametrize("name", [n for n in OPEN_MODELS if registry.spec(n).chat is not None])
+def test_chat_mode_of_every_open_model_is_its_format(name):
+    at = app(tokenizer_key=name)
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    assert not at.exception
+    fmt = registry.spec(name).chat
+    messages = [dict(m) for m in model.DEFAULT_MESSAGES]
+    assert ids_shown(at) == chat.encode(load_encoding(name), messages, fmt)
+    assert any(fmt.label in c.value for c in at.caption)
+    [what] = [c.value for c in at.code if c.value.startswith(chat.text(messages, fmt, load_encoding(name).special_tokens)[:12])]
+    assert "You are a helpful assistant" in what
+
+
+def test_llama3_chat_mode_equals_llama_models_chat_format():
+    from llama_models.datatypes import RawMessage
+    from llama_models.llama3.chat_format import ChatFormat
+
+    at = app(tokenizer_key="llama3")
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    raw = [RawMessage(role=m["role"], content=m["content"]) for m in model.DEFAULT_MESSAGES]
+    assert ids_shown(at) == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
+
+
+def test_special_token_help_summarises_placeholders():
+    at = app("<|eot_id|> and <|reserved_special_token_5|>", "llama3")
+    help_text = at.segmented_control(key="tokenize.special").help
+    assert "`<|eot_id|>` = 128009" in help_text and "placeholders" in help_text
+    assert "reserved_special_token_200" not in help_text  # 244 numbered placeholders are counted, not listed
+    at.segmented_control(key="tokenize.special").set_value("recognise").run()
+    assert ids_shown(at)[0] == 128009
+
+
+def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # no open model's file there
+    at = app(tokenizer_key="qwen3.6")
+    assert not at.exception
+    assert at.selectbox(key="tokenize.tokenizer").options[8] == "Qwen · Qwen 3.5, 3.6 (not installed)"
+    assert any("python -m tokenizer provision qwen3.6" in e.value for e in at.error)

@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import formats, train
-from ui.upload import MAX_UPLOAD_BYTES
-from ui.workspace import TokenizerStore
+from ui.common.upload import MAX_UPLOAD_BYTES
+from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
@@ -230,7 +230,7 @@ def test_a_failed_training_keeps_what_was_trained(workspace):
 def test_trained_tokenizer_is_offered_on_every_page(workspace):
     press_train(paste(page(), "aaabdaaabac", 259))
     [entry] = TokenizerStore(workspace).entries()
-    label = f"{entry.name} (yours, 259 tokens)"
+    label = f"Yours · {entry.name} (yours, 259 tokens)"  # menus put the family first
     for path, widget in [("tokenize.py", "tokenize.tokenizer"), ("vocabulary.py", "vocab.tokenizer")]:
         at = AppTest.from_file(str(ROOT / "pages" / path), default_timeout=60).run()
         assert label in at.selectbox(key=widget).options, path
@@ -248,3 +248,35 @@ def test_shared_mode_sessions_do_not_see_each_other(workspace, monkeypatch):
     second = page()
     assert any("Nothing trained yet" in i.value for i in second.info)
     assert not workspace.exists() or not list(workspace.glob("*.json"))
+
+
+def test_settings_survive_a_switch_to_another_page_and_back(workspace):
+    # Through app.py, AppTest starts every run in Streamlit's "pages folder" mode, so a linked page
+    # reruns through app.py first and a button click is lost; widgets are set, not clicked, here.
+    store = TokenizerStore(workspace)
+    older = store.add(train("aaabdaaabac", 259, pattern=None, name="older"))
+    store.add(train("the cat in the hat", 262, pattern=None, name="newer"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/train.py").run()
+    at.segmented_control(key="train.source").set_value("paste").run()
+    at.text_area(key="train.paste").input("aaabdaaabac " * 3)
+    at.number_input(key="train.vocab_size").set_value(300)
+    at.selectbox(key="train.pattern").set_value("custom").run()
+    at.text_input(key="train.custom_pattern").input(r"\w+|\s+")
+    at.text_input(key="train.specials").input("<|end|>")
+    at.text_input(key="train.name").input("kept")
+    at.selectbox(key="train.upload_pattern").set_value("o200k")
+    at.selectbox(key="train.selected").set_value(older)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    at.switch_page("pages/train.py").run()
+    assert not at.exception
+    assert at.segmented_control(key="train.source").value == "paste"
+    assert at.text_area(key="train.paste").value == "aaabdaaabac " * 3
+    assert at.number_input(key="train.vocab_size").value == 300
+    assert at.selectbox(key="train.pattern").value == "custom"
+    assert at.text_input(key="train.custom_pattern").value == r"\w+|\s+"
+    assert (at.text_input(key="train.specials").value, at.text_input(key="train.name").value) == ("<|end|>", "kept")
+    assert at.selectbox(key="train.upload_pattern").value == "o200k"
+    assert at.selectbox(key="train.selected").value == older  # not the newest, which it shows first

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, train
-from ui.workspace import TokenizerStore
+from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "vocabulary.py")
@@ -126,3 +126,67 @@ def test_o200k_vocabulary_browses(workspace):
     assert at.metric[0].value == f"{len(load_encoding('o200k_base').vocab):,}"
     at.number_input(key="vocab.id_from").set_value(199_990).run()
     assert table(at)["id"].min() >= 199_990
+
+
+def test_filters_survive_a_switch_to_another_page_and_back(mine):
+    key, tok = mine
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/vocabulary.py").run()
+    assert not at.exception
+    at.selectbox(key="vocab.tokenizer").set_value(key).run()
+    longest = max(len(b) for b in tok.vocab.values())
+    at.selectbox(key="vocab.kind").set_value("merged")
+    at.number_input(key="vocab.id_from").set_value(260)
+    at.number_input(key="vocab.id_to").set_value(295)
+    at.slider(key="vocab.lengths").set_value((2, longest))
+    at.text_input(key="vocab.regex").input("u")
+    at.segmented_control(key="vocab.usage_source").set_value("training")
+    at.number_input(key="vocab.rare_max").set_value(5)
+    at.run()
+    before = table(at)
+    assert 0 < len(before) < 36
+    for page in ("pages/tokenize.py", "pages/step.py"):
+        at.switch_page(page).run()
+        assert not at.exception
+        at.switch_page("pages/vocabulary.py").run()
+        assert not at.exception
+        assert at.selectbox(key="vocab.tokenizer").value == key
+        assert at.selectbox(key="vocab.kind").value == "merged"
+        assert (at.number_input(key="vocab.id_from").value, at.number_input(key="vocab.id_to").value) == (260, 295)
+        assert at.slider(key="vocab.lengths").value == (2, longest)
+        assert at.text_input(key="vocab.regex").value == "u"
+        assert at.segmented_control(key="vocab.usage_source").value == "training"
+        assert at.number_input(key="vocab.rare_max").value == 5
+        assert table(at)["id"].tolist() == before["id"].tolist()
+
+
+# ----------------------------------------------------------------------------- the open models
+
+
+@pytest.mark.parametrize("name", ["p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6", "tekken"])
+def test_every_open_model_browses_with_its_special_tokens(workspace, name):
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value(name).run()
+    assert not at.exception
+    tok = load_encoding(name)
+    assert at.metric[0].value == f"{len(tok.vocab):,}"
+    assert at.metric[2].value == f"{len(tok.special_tokens):,}"
+    specials = next(d.value for d in at.dataframe if list(d.value.columns) == ["id", "token", "use"])
+    assert dict(zip(specials["token"], specials["id"])) == tok.special_tokens
+    fmt = __import__("tokenizer").registry.spec(name).chat
+    if fmt is not None:
+        assert set(specials.loc[specials["use"] == "chat format", "token"]) == {p for p in fmt.tokens() if p in tok.special_tokens}
+
+
+def test_llama3_whole_chunk_tokens_are_listed_and_explained(workspace):
+    at = run()
+    at.selectbox(key="vocab.tokenizer").set_value("llama3").run()
+    at.selectbox(key="vocab.kind").set_value("whole").run()
+    assert any("588 tokens are built by no merge" in c.value for c in at.caption)
+    assert "merged from" in table(at).columns and set(table(at)["merged from"]) == {""}
+    tok = load_encoding("llama3")
+    assert set(table(at)["id"]) == set(tok.whole_tokens)
+    at.text_input(key="vocab.tree_text").input(" việc").run()
+    assert at.number_input(key="vocab.tree_id").value == tok.encode_single_token(" việc")
+    assert any("whole-chunk token" in c.value for c in at.caption)

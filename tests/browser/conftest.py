@@ -111,9 +111,15 @@ def page(browser, server):
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the app is rendered and no rerun is running."""
+    """Wait until the app is rendered and no rerun is running.
+
+    The status widget shows up only after a run has lasted a moment, so the app's own
+    script state (``data-test-script-state`` on ``stApp``, what Streamlit's e2e tests
+    read) is checked too: a long first run (loading the encodings) is not mistaken for idle.
+    """
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
     page.wait_for_timeout(200)
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-import tiktoken
 from playwright.sync_api import expect
+from references import tekkenizer, tiktoken_reference
 
-import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
+from tokenizer import registry, train
+from ui.common.workspace import TokenizerStore
 
 from .conftest import assert_no_exception, paste, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
-OFFICIAL = {"r50k_base": "GPT-2 (r50k_base)", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)"}
+LABELS = {s.name: s.label for s in registry.specs()}
+DEFAULT = ["r50k_base", "o200k_base", "llama3"]  # GPT-2, GPT-4o and an open model
 XSS = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
 
 
@@ -39,10 +41,10 @@ def test_one_row_per_tokenizer_with_tiktokens_counts(page, server):
     text = "Hello 你好! I don't think 1234567890 tokens are enough 🤚🏾"
     paste(page, text)
     expect(page.locator(".bpe-row")).to_have_count(3)
-    for key, label in OFFICIAL.items():
-        n = len(tiktoken.get_encoding(key).encode(text))
-        expect(row(page, label).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
-        expect(row(page, label).locator(".t")).to_have_count(n)
+    for key in DEFAULT:
+        n = len(tiktoken_reference(key).encode(text))
+        expect(row(page, LABELS[key]).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
+        expect(row(page, LABELS[key]).locator(".t")).to_have_count(n)
     # the boundary diff: some tokens faded (shared by all), some cuts marked
     assert page.locator(".bpe-row .t.dim").count() > 0
     assert page.locator(".bpe-row .cut").count() > 0
@@ -57,14 +59,14 @@ def test_pasted_html_runs_nothing(page, server):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     paste(page, XSS)
-    n = len(tiktoken.get_encoding("cl100k_base").encode(XSS))
-    expect(row(page, OFFICIAL["cl100k_base"]).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
+    n = len(tiktoken_reference("llama3").encode(XSS))
+    expect(row(page, LABELS["llama3"]).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
     page.wait_for_timeout(500)
     assert page.title() == title != "pwned"
     assert dialogs == []
     rows = page.locator('[data-testid="stHtml"]').filter(has=page.locator(".bpe-row"))
     assert rows.locator("img").count() == 0 and rows.locator("script").count() == 0
-    assert "<img src=x onerror=" in row(page, OFFICIAL["o200k_base"]).locator(".bpe-spans").inner_text()
+    assert "<img src=x onerror=" in row(page, LABELS["o200k_base"]).locator(".bpe-spans").inner_text()
     assert_no_exception(page)
 
 
@@ -72,7 +74,31 @@ def test_a_link_opens_the_chosen_tokenizers(page, server):
     open_compare(page, server, tokenizers="o200k_base,bytes", text="Hello 你好")
     expect(page.locator(".bpe-row")).to_have_count(2)
     expect(row(page, "UTF-8 bytes").locator(".bpe-row-head .n")).to_have_text(f"{len('Hello 你好'.encode())} tokens")
-    expect(row(page, OFFICIAL["o200k_base"]).locator(".bpe-row-head .n")).to_have_text(
-        f"{len(tiktoken.get_encoding('o200k_base').encode('Hello 你好'))} tokens"
+    expect(row(page, LABELS["o200k_base"]).locator(".bpe-row-head .n")).to_have_text(
+        f"{len(tiktoken_reference('o200k_base').encode('Hello 你好'))} tokens"
     )
     assert_no_exception(page)
+
+
+FIVE = ["o200k_base", "llama3", "qwen2.5", "tekken"]  # OpenAI, Meta, Qwen, Mistral; and yours
+
+
+def test_five_families_side_by_side(page, server):
+    """OpenAI, Meta, Qwen, Mistral and a tokenizer of yours, one row each, counted as their own references."""
+    text = "Tokenizers split text differently: 你好世界, Привет, 1234567890, don't, def f(x): return x ** 2 🤚🏾"
+    mine = train(text * 4 + "the quick brown fox jumps over the lazy dog " * 30, 400, name="mine")
+    key = "user:" + TokenizerStore(server.workspace).add(mine)
+    open_compare(page, server, tokenizers=",".join([*FIVE, key]), text=text)
+    expect(page.locator(".bpe-row")).to_have_count(5)
+    counts = {name: len(tiktoken_reference(name).encode(text)) for name in FIVE[:3]}
+    counts["tekken"] = len(tekkenizer().encode(text, bos=False, eos=False))
+    for name, n in counts.items():
+        expect(row(page, LABELS[name]).locator(".bpe-row-head .n")).to_have_text(f"{n} tokens")
+    expect(row(page, "mine").locator(".bpe-row-head .n")).to_have_text(f"{len(mine.encode(text))} tokens")
+    # the menu shows each choice with its family first
+    chosen = page.locator('[data-testid="stMultiSelect"]')
+    for name in FIVE:
+        expect(chosen).to_contain_text(f"{registry.spec(name).family} · {LABELS[name]}")
+    expect(chosen).to_contain_text("Yours · mine")
+    assert_no_exception(page)
+    screenshot(page, "compare-five-families", height=1500)

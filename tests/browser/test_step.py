@@ -5,6 +5,7 @@ import re
 import pytest
 
 from .conftest import StreamlitServer, assert_no_exception, screenshot, wait_idle
+from .test_shell import assert_inside_the_app
 
 pytestmark = pytest.mark.browser
 
@@ -85,10 +86,13 @@ def test_a_link_to_step_12_on_a_fresh_server(browser, tmp_path):
         page.goto(srv.url + "/step?mode=encoding&tokenizer=r50k_base&step=12&text=tokenization%20and%20Honolulu")
         wait_idle(page)
         page.get_by_text("12 of").first.wait_for()
+        wait_idle(page)
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
         assert "Step through" in nav and "vocabulary" not in nav  # the app's navigation, not the folder's
+        assert_inside_the_app(page)  # sidebar, wide layout, no "Page not found"
         assert "tokenization and Honolulu" in page.get_by_role("textbox", name="Text to encode").input_value()
-        assert_no_exception(page)
+        assert "step=12" in page.url
+        screenshot(page, "step-link-fresh-server")
         context.close()
     finally:
         srv.stop()
@@ -109,4 +113,17 @@ def test_play_stops_by_itself_at_the_last_step(page, server):
     a, b = page.locator('[data-testid="stMetricValue"]').first.inner_text().split(" of ")
     assert a == b
     assert page.get_by_role("button", name=re.compile("Pause")).count() == 0
+    assert_no_exception(page)
+
+
+def test_a_link_steps_through_qwens_own_merges(page, server):
+    page.goto(server.url + "/step?mode=encoding&tokenizer=qwen2.5&step=3&text=tokenization+你好")
+    wait_idle(page, timeout=90_000)
+    page.get_by_text("3 of").first.wait_for()
+    assert step_shown(page) == 3
+    expect_choice = page.get_by_role("combobox", name="Tokenizer")
+    assert expect_choice.input_value() == "Qwen · Qwen 2.5 (Qwen 1, 2)"
+    page.get_by_role("button", name=re.compile("Last")).click()
+    wait_idle(page)
+    assert page.locator(".bpe-spans .t").count() > 0
     assert_no_exception(page)

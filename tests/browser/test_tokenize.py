@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import pytest
 import tiktoken
 from playwright.sync_api import expect
+from references import tiktoken_reference
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 
@@ -78,10 +79,10 @@ def test_a_link_opens_the_tokenizer_and_text(page, server):
     expect(metric(page, "Tokens")).to_have_text("2")
     expect(page.get_by_label("Text", exact=True)).to_have_value("Hello world")
     choice = page.get_by_role("combobox", name="Tokenizer")
-    expect(choice).to_have_value("GPT-2 (r50k_base)")
+    expect(choice).to_have_value("OpenAI · GPT-2 (r50k_base)")
     # choosing another tokenizer updates the address bar: it is always a link to what is shown
     choice.click()
-    page.get_by_role("option", name=re.compile("o200k")).click()
+    page.get_by_role("option", name=re.compile("GPT-4o")).click()
     wait_idle(page)
     expect(metric(page, "Tokens")).to_have_text("2")
     expect(page).to_have_url(re.compile(r"tokenizer=o200k_base"))
@@ -110,3 +111,26 @@ def test_whitespace_special_tokens_and_chat(page, server):
     expect(page.locator(".bpe-spans .t.sp")).to_have_count(8)  # 3 per message, 2 to open the assistant's turn
     assert_no_exception(page)
     screenshot(page, "tokenize-chat", height=1400)
+
+
+def test_search_the_menu_for_an_open_model_and_chat_in_its_format(page, server):
+    """Type "llama" in the menu, pick Meta's Llama 3: its tokens, then its chat format's header tokens."""
+    open_tokenize(page, server)
+    paste(page, "Xin chào, tôi làm việc ở Hà Nội. .:.: 加拿大")
+    choice = page.get_by_role("combobox", name="Tokenizer")
+    choice.click()
+    choice.fill("llama")
+    options = page.get_by_role("option")
+    expect(options).to_have_count(2)  # Meta · Llama 3, Meta · Llama 4
+    options.filter(has_text=re.compile(r"^Meta · Llama 3")).click()
+    wait_idle(page)
+    text = "Xin chào, tôi làm việc ở Hà Nội. .:.: 加拿大"
+    expect(metric(page, "Tokens")).to_have_text(str(len(tiktoken_reference("llama3").encode(text))))
+    page.get_by_role("radio", name="Chat", exact=True).click()
+    wait_idle(page)
+    # begin_of_text; start_header, end_header, eot per message (2); start_header, end_header to open the reply
+    expect(page.locator(".bpe-spans .t.sp")).to_have_count(1 + 3 * 2 + 2)
+    expect(page.locator(".bpe-spans .t.sp").first).to_have_text("<|begin_of_text|>")
+    expect(page.get_by_text("Llama 3 header tokens", exact=False).first).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, "tokenize-llama3-chat", height=1400)

@@ -31,3 +31,18 @@ def test_type_a_token_to_see_its_tree(page, server):
     assert_no_exception(page)
     page.locator(".bpe-tree").scroll_into_view_if_needed()
     screenshot(page, "vocabulary-tree")
+
+
+def test_llama4_vocabulary_lists_its_special_tokens(page, server):
+    page.goto(server.url + "/vocabulary")
+    wait_idle(page, timeout=90_000)
+    choice = page.get_by_role("combobox", name="Tokenizer")
+    choice.click()
+    choice.fill("llama 4")
+    page.get_by_role("option", name="Meta · Llama 4").click()
+    wait_idle(page, timeout=90_000)
+    page.get_by_text("Special tokens (2,048)").click()
+    wait_idle(page)
+    expect(page.get_by_text("used by Llama 4 header tokens", exact=False)).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, "vocabulary-llama4-specials", height=2000)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from corpus import MULTILINGUAL, stdlib_sample
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import naive_encode
 
@@ -91,8 +92,14 @@ def test_decode_errors_argument():
 
 
 def test_constructor_validates_ids():
-    with pytest.raises(ValueError, match="earlier merge"):
+    with pytest.raises(ValueError, match="uses id 300, which no byte or merge defines"):
         Tokenizer({(300, 1): 256})
+    with pytest.raises(ValueError, match="circle"):
+        Tokenizer({(97, 257): 256, (256, 98): 257})
+    with pytest.raises(ValueError, match="whole token"):
+        Tokenizer({(97, 98): 256}, whole_tokens={256: b"xy"})
+    with pytest.raises(ValueError, match="at least two bytes"):
+        Tokenizer(whole_tokens={300: b"x"})
     with pytest.raises(ValueError, match="already taken"):
         Tokenizer({(1, 2): 65})
     with pytest.raises(ValueError, match="first free id"):
@@ -209,3 +216,53 @@ def test_a_tokenizer_pickles_with_its_encoder(tok):
     tok.encode_ordinary("warm the encoder up")
     back = pickle.loads(pickle.dumps(tok))
     assert back.encode_ordinary(MULTILINGUAL) == tok.encode_ordinary(MULTILINGUAL)
+
+
+# ----------------------------------------------------------------------------- tiktoken-style vocabularies
+
+
+def _tiktoken_reference(ranks, text_chunks):
+    """tiktoken's own algorithm on each chunk: a chunk that is a token is that token; else merge by bytes."""
+    import tiktoken
+
+    enc = tiktoken.Encoding("toy", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    return [i for c in text_chunks for i in enc.encode_ordinary(c)]
+
+
+def _toy_ranks(extra):
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({t: 256 + i for i, t in enumerate(extra)})
+    return ranks
+
+
+def test_a_merge_may_build_on_a_later_one_as_tiktoken_does():
+    # "abc" ranks before "bc": tiktoken builds it as a + bc, once bc exists; "xyz" is never built by merges
+    ranks = _toy_ranks([b"abc", b"bc", b"ab", b"xyz", b"yzx"])
+    tok = Tokenizer.from_ranks(ranks, pattern=r"\S+|\s+")
+    assert tok.parents[256] == (97, 257) and tok.rank_of[256] < tok.rank_of[257]  # built on a later merge
+    assert tok.whole_tokens == {259: b"xyz", 260: b"yzx"}
+    assert tok.vocab[256] == b"abc" and tok.vocab[259] == b"xyz"
+    for text in ["abc", "abcabc bc ab", "aabc abcc xyz xyzxyz xy yzx", "zabc"]:
+        assert tok.encode(text) == _tiktoken_reference(ranks, re.findall(r"\S+|\s+", text)), text
+        trace = tok.encode_trace(text)
+        assert trace.final == tok.encode(text)
+        assert trace.initial_count == len(trace.tokens_at(0))
+    assert tok.encode_trace("xyz").wholes == ((0, 3, 259),) and tok.encode_trace("xyz").steps == ()
+    assert tok.decode(tok.encode("xyz abc")) == "xyz abc"
+
+
+def test_truncating_drops_merges_whose_inputs_are_cut():
+    tok = Tokenizer.from_ranks(_toy_ranks([b"abc", b"bc", b"ab", b"xyz"]), pattern=None)
+    cut = tok.truncated(1)  # abc = a + bc, but bc is merge 2
+    assert cut.num_merges == 0 and cut.whole_tokens == {}
+    assert tok.truncated(2).merges == {(97, 257): 256, (98, 99): 257}
+    assert tok.truncated(tok.num_merges).whole_tokens == tok.whole_tokens
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from(["a", "b", "c", "x", "y", "z", "ab", "bc", "abc", "xyz"]), max_size=12).map("".join))
+def test_tiktoken_style_vocabulary_encodes_as_tiktoken(text):
+    ranks = _toy_ranks([b"abc", b"bc", b"ab", b"xyz", b"xy", b"cab", b"abca", b"yz"])
+    tok = Tokenizer.from_ranks(ranks, pattern=None)
+    assert tok.encode(text) == _tiktoken_reference(ranks, [text] if text else [])
+    assert tok.encode_trace(text).final == tok.encode(text)

@@ -150,3 +150,21 @@ def test_failures_in_a_real_process_are_one_line_and_no_traceback(tmp_path):
 def test_module_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "tokenizer", "encode", "-t", "gpt2", "--tokens", "Hello world"], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == ["15496\tHello", "995\t·world"]
+
+
+@pytest.mark.parametrize("name", ["llama3", "Llama-3.1", "llama4", "qwen2.5", "qwen3.5", "tekken", "mistral", "gpt-oss", "p50k_base"])
+def test_every_model_name_and_alias_works_in_every_subcommand(name, tmp_path, capsys):
+    text = "Hello việc 加拿大 .:.: 1234567"
+    tok = load_encoding(name)
+    assert cli.main(["encode", "-t", name, "--json", text]) == 0
+    ids = json.loads(capsys.readouterr().out)
+    assert ids == tok.encode(text)
+    assert cli.main(["decode", "-t", name, "--raw", *map(str, ids)]) == 0
+    assert capsys.readouterr().out == text
+    assert cli.main(["compare", "--text", text, name, "gpt2"]) == 0
+    assert f"{name:<24}{len(ids):>10}" in capsys.readouterr().out
+    if name not in ("llama3", "qwen3.5"):  # exports of the two vocabularies with whole tokens; the others are alike
+        return
+    out = tmp_path / "model.json"
+    assert cli.main(["export", "-t", name, "--format", "json", "-o", str(out)]) == 0
+    assert formats.load(out).encode(text) == ids

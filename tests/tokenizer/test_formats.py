@@ -47,7 +47,7 @@ def test_truncated_file_names_the_line(tok):
     [
         (lambda d: d.pop("merges"), "field 'merges' is missing"),
         (lambda d: d.__setitem__("merges", [[1, 2, 256]]), r"merges\[0\]"),
-        (lambda d: d.__setitem__("merges", [[1, 2, 256, None], [5000, 2, 257, None]]), "earlier merge"),
+        (lambda d: d.__setitem__("merges", [[1, 2, 256, None], [5000, 2, 257, None]]), "no byte or merge defines"),
         (lambda d: d.__setitem__("format", "something"), "not a BPE Lab tokenizer"),
         (lambda d: d.__setitem__("special_tokens", {"<|x|>": "1"}), r"special_tokens.<\|x\|>"),
         (lambda d: d.__setitem__("byte_ids", [1, 2]), "byte_ids"),

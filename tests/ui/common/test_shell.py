@@ -1,0 +1,98 @@
+"""ui/common/shell.py: every page runs inside the shell, reached from the sidebar, a link, or on its own."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.common import shell
+
+ROOT = Path(__file__).resolve().parents[3]
+SIDEBAR = "**BPE Lab** shows how"
+
+
+@pytest.fixture(autouse=True)
+def workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("BPE_LAB_SHARED", "0")
+
+
+def from_app() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def sidebar_text(at: AppTest) -> str:
+    return " ".join(c.value for c in at.sidebar.caption)
+
+
+def styles(at: AppTest) -> int:
+    return sum(h.proto.body.startswith("<style>") for h in at.get("html"))
+
+
+def test_the_app_draws_the_shell_once_per_run():
+    at = from_app()
+    assert SIDEBAR in sidebar_text(at)
+    assert styles(at) == 1
+    assert at.session_state["shared.text"]  # the shared values are set
+
+
+@pytest.mark.parametrize(
+    "page, query, shows",
+    [
+        ("pages/step.py", {"mode": "encoding", "tokenizer": "r50k_base", "step": "12"}, lambda at: at.metric[0].value.startswith("12 of")),
+        ("pages/compare.py", {"tokenizers": "o200k_base,bytes", "text": "Hello"}, lambda at: at.multiselect(key="compare.tokenizers").value == ["o200k_base", "bytes"]),
+        ("pages/vocabulary.py", {}, lambda at: at.title[0].value.endswith("Vocabulary")),
+    ],
+)
+def test_a_link_opened_in_streamlits_pages_folder_mode_goes_through_app_py(page, query, shows):
+    """AppTest starts every run of app.py in Streamlit's "pages folder" mode (a pages/ folder sits next
+    to it), as a fresh server does: a link to a page runs that page file alone first. It must rerun
+    through app.py (sidebar, one stylesheet) with the link's query parameters."""
+    at = from_app()
+    at.switch_page(page)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    assert SIDEBAR in sidebar_text(at)
+    assert styles(at) == 1
+    assert shows(at)
+    assert at.session_state["shell.redirected"] is False  # app.py ran last
+
+
+def test_without_the_rerun_a_linked_page_would_run_alone(monkeypatch):
+    """The test above is not vacuous: with the rerun switched off, the page runs without app.py."""
+    monkeypatch.setattr(shell, "_rerun_through_app", lambda file_name: None)
+    at = from_app()
+    at.switch_page("pages/step.py")
+    at.run()
+    assert not at.exception
+    assert SIDEBAR not in sidebar_text(at)
+
+
+@pytest.mark.parametrize("name", ["tokenize", "compare", "train", "step", "vocabulary"])
+def test_a_page_run_on_its_own_runs_alone_with_the_stylesheet(name):
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert SIDEBAR not in sidebar_text(at)  # no app.py, and no attempt to reach it
+    assert "shell.redirected" not in at.session_state
+    assert styles(at) == 1
+    at.run()
+    assert styles(at) == 1
+
+
+def test_each_pages_url_path_is_its_file_name():
+    """A linked page reruns through app.py under the URL path Streamlit gave its file: they must agree."""
+    pages = []
+    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page":
+            path = node.args[0].value
+            url = next(k.value.value for k in node.keywords if k.arg == "url_path")
+            pages.append((Path(path).stem, url))
+    assert sorted(pages) == sorted((p.stem, p.stem) for p in (ROOT / "pages").glob("*.py"))

@@ -1,0 +1,55 @@
+"""ui/render/style.css: the one stylesheet styles every class the HTML builders use, and only those."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tokenizer import train
+from tokenizer.trace import MergeTree, make_spans
+from ui.render import STYLESHEET, cards, spans, trees
+from ui.step.model import word_ladder
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def every_kind_of_html() -> str:
+    tok = train("aaabdaaabac <|x|> 😄😄 \t\n", 262, pattern=None, special_tokens=["<|x|>"])
+    emoji = "😄".encode()
+    sp = make_spans([(1, b"a b\n\t"), (2, emoji[:2]), (3, emoji[2:]), (4, b"<|x|>")], {4})
+    m = tok.merge_list[0]
+    deep = MergeTree(1000, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b")))
+    wide = MergeTree(1001, b"abab", (deep, deep))
+    return "".join([
+        spans.render_spans(sp, show_whitespace=True, highlight=[0], dim=[1], cuts=[2], limit=3),
+        spans.render_spans([]),
+        spans.render_rows([spans.Row("A", sp)]),
+        cards.merge_card(tok.vocab, m.pair, m.new_id, label="Step 1", meta="count 4"),
+        cards.note_card("note"),
+        cards.ladder_html(word_ladder(tok, "aaab")),
+        cards.ladder_html([("bytes", sp, {0})]),
+        trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
+        trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
+    ])
+
+
+def used_classes(html: str) -> set[str]:
+    return {c for attr in re.findall(r'class="([^"]*)"', html) for c in attr.split()}
+
+
+def styled_classes() -> set[str]:
+    css = re.sub(r"/\*.*?\*/", "", STYLESHEET.read_text(encoding="utf-8"), flags=re.S)
+    return set(re.findall(r"\.([a-zA-Z][\w-]*)", css))
+
+
+def test_every_class_in_the_html_has_a_rule():
+    assert used_classes(every_kind_of_html()) - styled_classes() == set()
+
+
+def test_every_rule_is_for_a_class_the_html_uses():
+    assert styled_classes() - used_classes(every_kind_of_html()) == set()
+
+
+def test_no_css_in_python_strings():
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "ui").rglob("*.py") if "<style" in p.read_text(encoding="utf-8")]
+    assert offenders == []

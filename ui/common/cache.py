@@ -1,0 +1,133 @@
+"""Caches, and what may be kept for every session of the server (the policy).
+
+Kept for every session (process-wide):
+
+* the official encodings (r50k_base, cl100k_base, o200k_base, and cl100k/o200k with
+  the chat tokens) and the two baselines: one object each per server process
+  (``st.cache_resource`` in ``ui.common.tokenizers``, marked with ``share``);
+* the built-in sample texts and training corpora (module constants,
+  ``st.cache_data``, ``functools.lru_cache``);
+* results that depend only on an official encoding and built-in data: its
+  vocabulary table, longest tokens and length histogram, its counts on the
+  built-in samples (``for_tokenizer`` with a shared encoding).
+
+Kept per session (in ``st.session_state``: gone with the session, never seen by
+another one):
+
+* anything derived from what a user typed, pasted or uploaded, or from a tokenizer
+  they trained or uploaded: encode traces, filtered tables, statistics and their
+  chart specs, custom-regex checks, downloads (``for_session``, and
+  ``for_tokenizer`` with one of their tokenizers).
+
+Where the user's tokenizers live is ``ui.common.workspace``'s business: local mode
+keeps them in a folder of the machine the server runs on, shared by every tab by
+design; shared mode keeps each session's in its session state.
+
+Bounds: every cache keeps the ``maxsize`` most recent keys per kind and owner
+(default 8). A shared entry goes away with its owner object (weak keys), a session
+entry with the session (or its owner). Thread safety: each session's scripts run on
+their own thread, so each cache takes a lock around every lookup and insertion. The
+value is computed outside the lock: two sessions asking at once for the same
+missing value may both compute it (the later one is kept). Cached values are shared
+by their readers and never changed by them (DataFrames are filtered into new ones).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class OwnerCache:
+    """Bounded results per ``(owner, kind, key)``; an owner's entries go away with the owner.
+
+    ``owner`` is the object the results are derived from (a tokenizer), held weakly;
+    ``None`` for results that belong to no object.
+
+    >>> class Tok: pass
+    >>> cache, t, calls = OwnerCache(), Tok(), []
+    >>> [cache.get(t, "double", 2, lambda: calls.append(1) or 4) for _ in range(3)], len(calls)
+    ([4, 4, 4], 1)
+    >>> [cache.get(None, "n", i, lambda i=i: i, maxsize=2) for i in range(3)], cache.get(None, "n", 0, lambda: "again", maxsize=2)
+    ([0, 1, 2], 'again')
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_owner: weakref.WeakKeyDictionary[Any, dict[str, OrderedDict]] = weakref.WeakKeyDictionary()
+        self._unowned: dict[str, OrderedDict] = {}
+
+    def get(self, owner: Any, kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: int = 8) -> T:
+        """``compute()`` once per ``(owner, kind, key)``; later calls return the same object."""
+        with self._lock:
+            slots = self._unowned if owner is None else self._by_owner.setdefault(owner, {})
+            slot = slots.setdefault(kind, OrderedDict())
+            if key in slot:
+                slot.move_to_end(key)
+                return slot[key]
+        value = compute()  # outside the lock: a slow computation never blocks another session
+        with self._lock:
+            slot[key] = value
+            while len(slot) > maxsize:
+                slot.popitem(last=False)
+        return value
+
+    def owners(self) -> int:
+        """How many owners have entries (for tests)."""
+        with self._lock:
+            return len(self._by_owner)
+
+
+_SHARED = OwnerCache()
+_SHARED_OWNERS: weakref.WeakSet = weakref.WeakSet()
+_SESSION_KEY = "cache.session"
+
+
+def share(obj: T) -> T:
+    """Mark ``obj`` as one of the process-wide objects (an official encoding, a baseline) and return it."""
+    _SHARED_OWNERS.add(obj)
+    return obj
+
+
+def is_shared(obj: Any) -> bool:
+    """Whether ``obj`` was marked with ``share``.
+
+    >>> class Tok: pass
+    >>> a, b = share(Tok()), Tok()
+    >>> is_shared(a), is_shared(b)
+    (True, False)
+    """
+    return obj in _SHARED_OWNERS
+
+
+def for_tokenizer(tok: Any, kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: int = 8) -> T:
+    """A result that depends only on ``tok`` (``key`` never holds user input).
+
+    Kept for every session when ``tok`` is a shared official encoding, in this
+    session only when it is one of the user's own tokenizers.
+    """
+    cache = _SHARED if is_shared(tok) else session_cache()
+    return cache.get(tok, kind, key, compute, maxsize=maxsize)
+
+
+def for_session(kind: str, key: Hashable, compute: Callable[[], T], *, owner: Any = None, maxsize: int = 8) -> T:
+    """A result derived from this session's input (a text, a regex, a user's tokenizer): this session only.
+
+    ``owner`` (a tokenizer) ties the entry to that object's life as well.
+    """
+    return session_cache().get(owner, kind, key, compute, maxsize=maxsize)
+
+
+def session_cache() -> OwnerCache:
+    """This session's cache, kept in ``st.session_state``."""
+    import streamlit as st
+
+    ss = st.session_state
+    if _SESSION_KEY not in ss:
+        ss[_SESSION_KEY] = OwnerCache()
+    return ss[_SESSION_KEY]

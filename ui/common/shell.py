@@ -1,0 +1,133 @@
+"""The shell around every page: shared state, the stylesheet, the sidebar, and the way in.
+
+``app.py`` builds the navigation and hands the chosen page to ``run``; every file in
+``pages/`` starts with ``open_page(__file__, view.STATE)``. Between them, each page
+starts the same way however it was reached: the session's shared values and the
+page's defaults set, the one stylesheet on the page, the sidebar drawn, and (when
+reached through app.py) the wide layout.
+
+**Deep links on a fresh server.** Streamlit starts an app whose entry point has a
+``pages/`` folder next to it in its older "pages folder" mode, and leaves that mode
+for good as soon as any session calls ``st.navigation``. In that mode a link such as
+``/step?step=12``, opened before anyone has loaded the app, runs ``pages/step.py``
+alone: no app.py, so no wide layout, no sidebar of ours, and the folder's file
+names as the navigation. ``run`` marks every run it makes. A page that finds no
+mark calls ``st.navigation`` itself (hidden, with app.py and this page, as the old
+mode lists them; the call leaves the old mode) and then ``st.rerun()``: the rerun
+goes through app.py, which opens the same page (same URL path) with the same
+query parameters. A page run on its own on purpose
+(``AppTest.from_file("pages/step.py")``, ``streamlit run pages/step.py``) has no
+``app.py`` and ``pages/`` next to its entry point, so ``st.Page`` cannot find them
+and the page runs alone, as written. A page never asks twice in a row, so nothing
+can loop.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import gc
+from pathlib import Path
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+import tokenizer
+from tokenizer.provision import ESSENTIAL
+from ui.render import STYLESHEET
+
+from . import state, tokenizers, workspace
+
+#: The app's entry point (``streamlit run app.py``), relative to the project root.
+ENTRY_POINT = "app.py"
+# True while app.py's run() runs a page (each script run has its own thread, so its own value).
+_through_app: contextvars.ContextVar[bool] = contextvars.ContextVar("bpe_lab_through_app", default=False)
+# Set when a page asked for a rerun through app.py; cleared by the next run of app.py.
+_REDIRECTED = "shell.redirected"
+
+
+def run(page) -> None:
+    """Run the page ``st.navigation`` chose, inside the shell (called by app.py, once per run)."""
+    start_up()
+    st.session_state[_REDIRECTED] = False
+    state.SHARED.init()
+    inject_style()
+    sidebar()
+    mark = _through_app.set(True)
+    try:
+        page.run()
+    finally:
+        _through_app.reset(mark)
+
+
+def open_page(file: str, page_state: state.PageState) -> None:
+    """The first line of every page file: make sure the page runs inside the shell, then set its defaults.
+
+    ``file`` is the page file's ``__file__``.
+    """
+    if not _through_app.get():
+        _rerun_through_app(Path(file).name)
+        state.SHARED.init()
+        inject_style()
+    page_state.init()
+
+
+def _rerun_through_app(file_name: str) -> None:
+    """Leave Streamlit's "pages folder" mode and rerun through app.py (see the module docstring); returns when the page is meant to run alone."""
+    if st.session_state.get(_REDIRECTED):
+        return  # asked once already and app.py did not run: run alone rather than loop
+    try:
+        # as Streamlit's pages-folder mode lists them: the entry point (the default page, at "/") and this page,
+        # under the URL path of its file name; both relative to the entry point, as app.py writes them
+        entry, this = st.Page(ENTRY_POINT, default=True), st.Page(f"pages/{file_name}")
+    except StreamlitAPIException:
+        return  # the entry point has no app.py and pages/ next to it: this page is the entry point (AppTest, `streamlit run pages/x.py`)
+    st.session_state[_REDIRECTED] = True
+    st.navigation([entry, this], position="hidden")  # public API; leaves the "pages folder" mode for the whole server
+    st.rerun()
+
+
+def inject_style() -> None:
+    """Put the one stylesheet (ui/render/style.css) on the page; once per run."""
+    st.html(STYLESHEET)
+
+
+def sidebar() -> None:
+    """The sidebar every page shares (below the page navigation)."""
+    with st.sidebar:
+        st.caption(
+            "**BPE Lab** shows how byte-level BPE tokenizers (OpenAI's GPT-2 to GPT-4o, open models such as Llama, "
+            "Qwen and Mistral, and your own) turn text into tokens, one merge at a time."
+        )
+        st.caption(workspace.describe())
+
+
+@st.cache_resource(show_spinner="Loading the official encodings (once per server)…")
+def start_up() -> bool:
+    """Once per server process, from the first run of app.py: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
+
+    A server holds about 120,000 long-lived objects that the garbage collector
+    tracks (Streamlit, pandas, Altair, the encodings' tables), and every full
+    collection during a rerun walks them all: about 50 ms each on this project's
+    machine (40 ms for the imports, 13 ms more for the three encodings).
+    ``gc.freeze()`` moves every object alive now into a permanent generation that
+    collections skip. Loading the encodings first (about 0.7 s together, and every
+    page needs one of them) puts their tables there too. Measured with
+    ``bench/bench_pages.py`` against ``--no-freeze`` (medians of 15, two runs each
+    on a busy 2-core machine): Compare with its default four tokenizers 186/162 ms
+    against 251/216 ms, Compare with GPT-2, cl100k, o200k and characters on a new
+    text every rerun 275/291 ms against 325/367 ms; freezing before the encodings
+    are loaded gains about half of that.
+
+    Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page starts with one
+    of them. The other models are loaded the first time someone picks one (about 1-2 s
+    each, README "Models"): loading all ten would take 10 s and about 1 GB before the
+    first page, for models most sessions never open. Their tables stay out of the
+    frozen generation; they are made of tuples of ints, bytes and dicts of them, which
+    the collector stops tracking after its first look.
+    """
+    tokenizer.configure()  # tiktoken (used by the exports) reads the provisioned files
+    for name in ESSENTIAL:
+        if tokenizers.available(name):
+            tokenizers.official(name)
+    gc.freeze()
+    return True

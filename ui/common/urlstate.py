@@ -1,0 +1,105 @@
+"""The address bar as a link to what is on screen: one module for Tokenize, Compare and Step through.
+
+    /?tokenizer=cl100k_base&text=Hello                       Tokenize
+    /compare?tokenizers=r50k_base,o200k_base&text=Hello      Compare
+    /step?mode=training&tokenizer=user:…&step=12&text=…      Step through
+
+Every page uses it the same way:
+
+1. ``incoming(page, names)``, before the page draws its widgets: the link's
+   parameters when they are new to the page (a link just opened, the first page
+   of a session included; a link from another page, such as Train's
+   ``st.page_link`` to Step through; an edited address bar). The page applies
+   them to its state. What the page wrote itself never comes back as new, so a
+   user's next change is not undone by the old address.
+2. ``publish(page, names, wanted)``, after the widgets: writes the page's current
+   choice (only what changed), so the address bar is always a link to this view.
+
+Text goes into a link only up to ``MAX_TEXT`` characters, the same on every page
+(a longer text is left out of the link and the page says so): links are pasted
+into chats, slides and e-mails, which cut long ones, and a text percent-encodes to
+up to nine times its length (a CJK character is three UTF-8 bytes, ``%E4%BD%A0``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+#: Longest text put into a link, in characters (every page).
+MAX_TEXT = 2_000
+TEXT = "text"
+
+
+def _written_key(page: str) -> str:
+    return f"{page}._url_written"
+
+
+def incoming(page: str, names: Sequence[str]) -> dict[str, str]:
+    """The URL's parameters among ``names`` when they differ from what ``page`` last wrote there, else ``{}``."""
+    qp = st.query_params
+    asked = {k: qp[k] for k in names if k in qp}
+    if not asked or asked == st.session_state.get(_written_key(page)):
+        return {}
+    st.session_state[_written_key(page)] = asked
+    return asked
+
+
+def publish(page: str, names: Iterable[str], wanted: Mapping[str, str]) -> None:
+    """Make the URL's parameters among ``names`` equal ``wanted`` (writes only what changed; others are left alone)."""
+    qp = st.query_params
+    for k in [k for k in names if k in qp and k not in wanted]:
+        del qp[k]
+    for k, v in wanted.items():
+        if qp.get(k) != v:
+            qp[k] = v
+    st.session_state[_written_key(page)] = dict(wanted)
+
+
+def params(text: str | None = None, **values: str) -> dict[str, str]:
+    """The query parameters for a view: ``values``, then the text when it is short enough for a link.
+
+    >>> params("Hi", tokenizer="r50k_base")
+    {'tokenizer': 'r50k_base', 'text': 'Hi'}
+    >>> params("x" * 5000, tokenizers="r50k_base,o200k_base")
+    {'tokenizers': 'r50k_base,o200k_base'}
+    """
+    out = dict(values)
+    if text and fits(text):
+        out[TEXT] = text
+    return out
+
+
+def fits(text: str) -> bool:
+    """Whether a text is short enough to go into a link.
+
+    >>> fits("x" * MAX_TEXT), fits("x" * (MAX_TEXT + 1))
+    (True, False)
+    """
+    return len(text) <= MAX_TEXT
+
+
+def link(wanted: Mapping[str, str]) -> str | None:
+    """The full shareable address, when the browser told us the page's URL."""
+    try:
+        base = st.context.url
+    except Exception:  # not running in a browser session (AppTest, bare mode)
+        base = None
+    if not base:
+        return None
+    return join(base, wanted)
+
+
+def join(base: str, wanted: Mapping[str, str]) -> str:
+    """``base`` with ``wanted`` as its query.
+
+    >>> join("http://localhost:8501", {"tokenizer": "r50k_base", "text": "Hi there"})
+    'http://localhost:8501/?tokenizer=r50k_base&text=Hi+there'
+    >>> join("http://localhost:8501/compare", {})
+    'http://localhost:8501/compare'
+    """
+    if not urlsplit(base).path:
+        base += "/"
+    return f"{base}?{urlencode(wanted)}" if wanted else base

@@ -1,0 +1,239 @@
+"""The Compare page's parts: one text under several tokenizers, statistics, boundary
+diff, and the built-in sample set's compression leaderboard.
+
+``pages/compare.py`` calls these in order. Computing lives in ``model``; HTML in
+``ui.render.spans``, charts in ``ui.render.charts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from ui.common import cache, errors, samples, state, urlstate
+from ui.common import text as textmod
+from ui.common import tokenizers as tk
+from ui.render import charts
+from ui.render.spans import Row, render_rows
+
+from . import model
+from .model import BoundaryDiff, Tokenized
+
+STATE = state.PageState(
+    "compare",
+    {
+        "tokenizers": lambda: model.default_keys(tk.latest_user_key(), tk.available),  # your latest tokenizer first, if you have one
+        "special": False,
+        "whitespace": False,
+        "diff": True,
+        "metric": "bytes/token",
+        "board": "chosen",  # the leaderboard's tokenizers: "chosen" above, or "every" model too
+    },
+    widgets=("text", "sample"),
+)
+URL = ("tokenizers", "text")
+
+
+# ---------------------------------------------------------------- input
+
+
+def restore_link() -> None:
+    """Apply a link's tokenizers and text (see ui.common.urlstate); warn about those this server lacks."""
+    asked = urlstate.incoming(STATE.page, URL)
+    if "text" in asked:
+        state.set_text(asked["text"], STATE)
+    raw = asked.get("tokenizers")
+    if raw is not None:
+        choices = tk.options()
+        keys = [k for k in raw.split(",") if k]
+        known = [k for k in keys if k in choices]
+        unknown = [k for k in keys if k not in choices]
+        if known:
+            STATE["tokenizers"] = known
+        if unknown:
+            st.warning(f"The link names tokenizers that are not available here: {', '.join(unknown)}.", icon="🔗")
+
+
+def input_panel() -> tuple[str, int]:
+    """The shared text box and a sample menu; returns ``(text to compare, characters cut off)``."""
+    text = state.shared_text_area("Text", STATE, height=140, help="Type or paste; press Ctrl+Enter (or click outside) to compare.")
+    state.sample_menu(STATE, samples.SAMPLES)
+    return textmod.clip(text)
+
+
+def choose_tokenizers() -> list[str]:
+    choices = tk.options()
+    # drop choices that are gone (a deleted tokenizer) before the widget reads them
+    STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
+    return st.multiselect(
+        "Tokenizers", list(choices), format_func=lambda k: tk.menu_label(k, choices.get(k, k)), key=STATE.key("tokenizers"),
+        persist_state="session", placeholder="Choose tokenizers to compare",
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), your own tokenizers and the two baselines. "
+        "Type to search by family or name.",
+    )
+
+
+def options_row() -> tuple[bool, bool, bool]:
+    c1, c2, c3 = st.columns(3)
+    recognise = c1.toggle("Recognise special tokens", key=STATE.key("special"), persist_state="session",
+                          help="Off: `<|endoftext|>` is ordinary text. On: it is one special token.")
+    ws = c2.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
+    diff = c3.toggle("Highlight differences", key=STATE.key("diff"), persist_state="session",
+                     help="Fade the tokens that every tokenizer shares; mark cuts that not every tokenizer makes.")
+    return recognise, ws, diff
+
+
+def publish_link(keys: Sequence[str], text: str, dropped: int) -> None:
+    urlstate.publish(STATE.page, URL, urlstate.params("" if dropped else text, tokenizers=",".join(keys)))
+
+
+# ---------------------------------------------------------------- computing
+
+
+def tokenize_all(keys: Sequence[str], text: str, *, recognise: bool) -> list[Tokenized]:
+    """Encode the text with each tokenizer; a failing one shows its error and is left out."""
+    labels = model.unique_labels(keys, tk.options())
+    out = []
+    for key in keys:
+        with errors.shown(prefix=f"{labels[key]}: "):
+            tok = tk.get(key)
+            ids = textmod.encode(tok, text, recognise_special=recognise)
+            out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
+    return out
+
+
+def boundary_diff(results: Sequence[Tokenized]) -> BoundaryDiff | None:
+    return model.boundary_diff({r.label: r.spans for r in results}) if len(results) > 1 else None
+
+
+BOARD_CHOICES = {"chosen": "The tokenizers above", "every": "Every model"}
+
+
+def board_keys(keys: Sequence[str], every: bool) -> list[str]:
+    """The leaderboard's tokenizers: the chosen ones, then (``every``) each model not chosen; models not installed are left out."""
+    chosen = list(keys) + ([k for k in tk.OFFICIAL if k not in keys] if every else [])
+    return [k for k in chosen if k not in tk.OFFICIAL or tk.available(k)]
+
+
+def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
+    """The built-in samples under each tokenizer (``model.leaderboard``).
+
+    An official encoding's counts on the built-in samples are the same for every
+    session, so they are kept for all; a tokenizer of yours, for this session.
+    """
+    labels = model.unique_labels(keys, tk.options())
+    toks = []
+    for k in keys:
+        if k in tk.OFFICIAL:
+            with st.spinner(f"Loading {tk.OFFICIAL[k]} (once per server)…"):
+                toks.append(tk.get(k))
+        else:
+            toks.append(tk.get(k))
+
+    def stats(i: int, sample: str):
+        tok = toks[i]
+        return cache.for_tokenizer(tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64)
+
+    return model.leaderboard([labels[k] for k in keys], samples.names(), stats)
+
+
+def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
+    """A chart spec, kept for this session's last few tables: building one takes ~0.1 s, too
+    much for every rerun (a whitespace toggle)."""
+    key = (kind, metric, tuple(df.columns), tuple(df.itertuples(index=False, name=None)))
+    build = (lambda: charts.compare_stats(df)) if kind == "stats" else (lambda: charts.compare_leaderboard(df, metric))
+    return cache.for_session("compare.chart", key, build, maxsize=8)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: BoundaryDiff | None) -> None:
+    rows = [Row(r.label, r.spans, diff.dim.get(r.label, ()) if diff else (), diff.cuts.get(r.label, ()) if diff else ()) for r in results]
+    st.html(render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT))
+    note = "Hover a token for its id, bytes and text; a token's colour is the same on every page."
+    if diff:
+        note += " Faded: tokens every tokenizer shares. Red dashes: a cut that not every tokenizer makes."
+    if any(len(r.spans) > model.SPAN_LIMIT for r in results):
+        note += f" Each row draws at most {model.SPAN_LIMIT:,} tokens; the statistics count them all."
+    st.caption(note)
+
+
+def show_stats(text: str, results: Sequence[Tokenized]) -> None:
+    st.subheader("Statistics")
+    df = model.stats_table(text, results)
+    st.dataframe(
+        df, hide_index=True, width="stretch",
+        column_config={
+            "whole words %": st.column_config.NumberColumn(
+                "whole words %", format="%.1f %%",
+                help="Tokens that are a whole word of the text: the token, without one leading space, "
+                "is exactly a complete run of letters/digits (\\w+), e.g. ' token' in 'a token.' but not 'tok'.",
+            ),
+            "unique tokens": st.column_config.NumberColumn("unique tokens", help="Different token ids used"),
+        },
+    )
+    st.caption(
+        "**Whole words**: tokens that, without one leading space, are exactly one complete run of letters and digits "
+        "(`\\w+`) of the text: ` token` in “a token.” counts; `tok`, and ` token` in “tokens”, do not."
+    )
+    st.vega_lite_chart(spec=_chart("stats", df), width="content")
+
+
+def show_diff(diff: BoundaryDiff, results: Sequence[Tokenized]) -> None:
+    st.subheader("Where they cut differently")
+    st.markdown(
+        f"**{diff.n_differing:,} of {diff.n_regions:,}** stretches of the text are cut differently; "
+        f"**{diff.shared_share:.0%}** of its bytes sit in tokens that every tokenizer shares. "
+        "A stretch runs from one place where every tokenizer cuts to the next."
+    )
+    if diff.n_differing:
+        st.dataframe(diff.table, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(diff.table)))
+        if diff.n_differing > len(diff.table):
+            st.caption(f"Showing the first {len(diff.table):,} of {diff.n_differing:,} differing stretches.")
+
+
+def show_leaderboard(keys: Sequence[str]) -> None:
+    st.subheader("Sample set: compression per tokenizer")
+    st.caption(
+        "Our built-in samples (prose, code, numbers, CJK, Cyrillic and Devanagari, emoji, whitespace) under each chosen "
+        "tokenizer, in the spirit of Tokenizer Arena's compression leaderboard. Special tokens are text here."
+    )
+    every = st.segmented_control(
+        "Tokenizers in the leaderboard", list(BOARD_CHOICES), format_func=BOARD_CHOICES.get, key=STATE.key("board"),
+        required=True, persist_state="session",
+        help="Every model: each installed encoding (OpenAI's and the open models'), besides the ones chosen above. "
+        "A model is loaded the first time it is needed, once per server.",
+    ) == "every"
+    board = None
+    missing = [tk.OFFICIAL[k] for k in keys if k in tk.OFFICIAL and not tk.available(k)]
+    if missing:
+        st.caption(f"Left out, not installed on this server: {', '.join(missing)}.")
+    with errors.shown():
+        board = leaderboard(board_keys(keys, every))
+    if board is None or board.empty:
+        return
+    metric = st.segmented_control(
+        "Measure", list(model.LEADERBOARD_METRICS), key=STATE.key("metric"), required=True, persist_state="session",
+        help="\n\n".join(f"**{k}**: {v}" for k, v in model.LEADERBOARD_METRICS.items()),
+    ) or "bytes/token"
+    st.dataframe(model.leaderboard_table(board, metric, samples.names()), width="stretch")
+    chart_data = board[board["sample"] != model.ALL_SAMPLES]
+    st.vega_lite_chart(spec=_chart("leaderboard", chart_data, metric), width="stretch")
+
+
+def show_samples_preview() -> None:
+    with st.expander("The sample texts"):
+        for name, text in samples.SAMPLES.items():
+            st.markdown(f"**{name}** · {len(text):,} characters, {len(text.encode()):,} bytes")
+            st.code(text, language=None, wrap_lines=True)
+
+
+def show_too_long(n_chars: int) -> None:
+    st.warning(
+        f"The text is {n_chars:,} characters long; only the first {textmod.MAX_CHARS:,} are compared "
+        "(the page's limit, about 200 kB of English).",
+        icon="✂️",
+    )

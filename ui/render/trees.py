@@ -1,0 +1,90 @@
+"""A token's merge tree drawn as nested HTML: the token on top, the two tokens it was
+merged from below it, and so on down to single bytes.
+
+Pure functions (no Streamlit): a ``MergeTree`` in, an escaped HTML string out. The
+connecting lines are CSS on nested lists (``style.css``), so the drawing needs no
+JavaScript and no Graphviz, and every label goes through ``html.escape`` (via
+``spans.token_html``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+from tokenizer.display import hex_bytes
+from tokenizer.trace import MergeTree
+
+from .spans import PALETTE, color_index, token_html
+
+#: Trees with more nodes than this are cut below the given depth (a note says so).
+MAX_NODES = 511
+
+
+def count_nodes(tree: MergeTree) -> int:
+    """Nodes in the tree, leaves included.
+
+    >>> count_nodes(MergeTree(256, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b"))))
+    3
+    """
+    return 1 + sum(count_nodes(c) for c in tree.children)
+
+
+def _node(tree: MergeTree, rank_of: Mapping[int, int], *, root: bool, depth_left: int) -> str:
+    color = PALETTE[color_index(tree.id)]
+    cls = "node" + (" root" if root else "") + ("" if tree.children else " leaf")
+    if tree.children:
+        meta = f"id {tree.id} · merge {rank_of[tree.id] + 1:,}" if tree.id in rank_of else f"id {tree.id}"
+    else:
+        meta = f"byte {html.escape(hex_bytes(tree.bytes)[1:-1])}"  # the id is in the hover text
+    label = (
+        f'<div class="{cls}" style="background:{color}" title="{html.escape(f"id {tree.id}, {len(tree.bytes)} bytes", quote=True)}">'
+        f'<span class="tok">{token_html(tree.bytes, show_whitespace=True)}</span><span class="meta">{meta}</span></div>'
+    )
+    if not tree.children:
+        return f"<li>{label}</li>"
+    if depth_left <= 0:
+        return f'<li>{label}<div class="bpe-tree-note">…</div></li>'
+    kids = "".join(_node(c, rank_of, root=False, depth_left=depth_left - 1) for c in tree.children)
+    return f"<li>{label}<ul>{kids}</ul></li>"
+
+
+def tree_html(tree: MergeTree, rank_of: Mapping[int, int], *, max_nodes: int = MAX_NODES) -> str:
+    """The merge tree as HTML.
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> h = tree_html(tok.merge_tree(258), tok.rank_of)
+    >>> h.count('class="node'), "merge 3" in h
+    (7, True)
+    >>> "&lt;b&gt;" in tree_html(MergeTree(1, b"<b>"), {})
+    True
+    """
+    depth = tree.depth
+    note = ""
+    if count_nodes(tree) > max_nodes:
+        # a full binary tree of depth d has 2^d - 1 nodes: cut where it still fits
+        depth = max(1, (max_nodes + 1).bit_length() - 1)
+        note = f'<div class="bpe-tree-note">The tree is {tree.depth} levels deep; showing the top {depth}.</div>'
+    return f'<div class="bpe-tree"><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
+
+
+def build_order(tree: MergeTree, rank_of: Mapping[int, int]) -> list[tuple[int, int, int, int]]:
+    """The merges that build the token, in the order they were learned: ``[(rank, left, right, new), ...]``.
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> build_order(tok.merge_tree(258), tok.rank_of)
+    [(0, 97, 97, 256), (1, 256, 97, 257), (2, 257, 98, 258)]
+    """
+    seen: dict[int, tuple[int, int, int, int]] = {}
+
+    def walk(t: MergeTree) -> None:
+        if not t.children:
+            return
+        for c in t.children:
+            walk(c)
+        seen[t.id] = (rank_of.get(t.id, -1), t.children[0].id, t.children[1].id, t.id)
+
+    walk(tree)
+    return sorted(seen.values())

@@ -1,0 +1,230 @@
+"""What the Step through page shows at step k, as plain data (no Streamlit here).
+
+Training mode replays a tokenizer's own training: the training text after k merges,
+the pair that merge k+1 takes (highlighted wherever it occurs), the top pairs and
+the sequence length at k. Encoding mode replays ``encode`` on a typed text: step j
+applies the j-th merge rank that occurs in the text, everywhere at once.
+
+Both use one ``EncodeTrace`` of the shown text (``tok.encode_trace``), computed once
+and replayed to any step: the state after k merges is the trace's steps with rank
+below k, which is exactly ``tok.truncated(k).encode(text)`` (a test checks it).
+The cards and the ladder are drawn by ``ui.render.cards``, the curves by
+``ui.render.charts``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from tokenizer import Tokenizer, TrainingTrace
+from tokenizer.display import visible
+from tokenizer.trace import EncodeStep, EncodeTrace, Merge, Span
+
+#: Characters of the training text shown in training mode (choices offered).
+EXCERPT_CHOICES = (1_000, 3_000, 5_000, 10_000)
+EXCERPT_DEFAULT = 3_000
+#: Rows in the top-pairs table and chart.
+TOP_PAIRS = 10
+#: Autoplay: seconds per step.
+SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.4, "fastest": 0.2}
+
+
+def excerpt_trace(tok: Tokenizer, text: str) -> EncodeTrace:
+    """The trace of ``text``; special-token strings are cut out as training does."""
+    return tok.encode_trace(text, allowed_special="all" if tok.special_tokens else frozenset())
+
+
+def steps_below(trace: EncodeTrace, k: int) -> int:
+    """How many trace steps use a merge rank below ``k`` (the state after k merges).
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> steps_below(tok.encode_trace("aaabdaaabac"), 2)
+    2
+    """
+    ranks = [s.rank for s in trace.steps]
+    return bisect_left(ranks, k)
+
+
+def spans_after_merges(trace: EncodeTrace, k: int) -> list[Span]:
+    """The text's spans after the tokenizer's first ``k`` merges."""
+    return trace.spans_at(steps_below(trace, k))
+
+
+def step_with_rank(trace: EncodeTrace, rank: int) -> EncodeStep | None:
+    i = steps_below(trace, rank)
+    if i < len(trace.steps) and trace.steps[i].rank == rank:
+        return trace.steps[i]
+    return None
+
+
+def pair_highlight(spans: Sequence[Span], step: EncodeStep | None) -> set[int]:
+    """Span indices of both halves of every occurrence ``step`` will merge."""
+    if step is None:
+        return set()
+    starts = set(step.positions)
+    out: set[int] = set()
+    for s in spans:
+        if s.byte_start in starts:
+            out.add(s.index)
+            out.add(s.index + 1)
+    return {i for i in out if i < len(spans)}
+
+
+def new_token_highlight(spans: Sequence[Span], step: EncodeStep | None) -> set[int]:
+    """Span indices of the tokens ``step`` has just created."""
+    if step is None:
+        return set()
+    starts = set(step.positions)
+    return {s.index for s in spans if s.byte_start in starts}
+
+
+def chunk_cuts(spans: Sequence[Span], trace: EncodeTrace) -> set[int]:
+    """Span indices where a regex chunk starts (none when the whole text is one chunk)."""
+    if len(trace.chunk_bytes) <= 1:
+        return set()
+    starts = {a for a, _ in trace.chunk_bytes}
+    return {s.index for s in spans if s.index and s.byte_start in starts}
+
+
+# ----------------------------------------------------------------------------- training mode
+
+
+@dataclass(frozen=True)
+class TrainingView:
+    """Training mode at step k: the text after k merges and what comes next."""
+
+    k: int
+    n: int
+    spans: list[Span]
+    highlight: set[int]
+    cuts: set[int]
+    last: Merge | None  # merge k (the one that made the current state), None at k = 0
+    next: Merge | None  # merge k + 1, None at the end
+    next_in_excerpt: int  # occurrences of the next pair in the shown text
+    tokens: int  # whole training text, after k merges
+    tokens_before: int  # whole training text, as bytes
+
+
+def training_view(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace, k: int) -> TrainingView:
+    n = tok.num_merges
+    k = max(0, min(k, n))
+    spans = spans_after_merges(etrace, k)
+    nxt = step_with_rank(etrace, k) if k < n else None
+    merges = tok.merge_list
+    return TrainingView(
+        k,
+        n,
+        spans,
+        pair_highlight(spans, nxt),
+        chunk_cuts(spans, etrace),
+        merges[k - 1] if k > 0 else None,
+        merges[k] if k < n else None,
+        nxt.count if nxt else 0,
+        trace.length_at(k),
+        trace.initial_tokens,
+    )
+
+
+def pair_label(tok: Tokenizer, pair: tuple[int, int]) -> str:
+    """A pair as visible text.
+
+    >>> pair_label(Tokenizer(), (32, 116))
+    '· + t'
+    """
+    return f"{visible(tok.vocab[pair[0]])} + {visible(tok.vocab[pair[1]])}"
+
+
+def top_pairs_frame(tok: Tokenizer, trace: TrainingTrace, k: int, top: int = TOP_PAIRS) -> pd.DataFrame:
+    """The most frequent pairs in the training text after k merges, in training's order.
+
+    Row 0 is the pair merge k+1 takes (``next`` is True for it).
+    """
+    counts = trace.pair_counts(tok, k, top=top)
+    vocab = tok.vocab
+    labels = []
+    for pc in counts:
+        label = pair_label(tok, pc.pair)
+        while label in labels:  # two pairs that look alike: keep both bars
+            label += " "
+        labels.append(label)
+    return pd.DataFrame(
+        {
+            "pair": labels,
+            "count": [pc.count for pc in counts],
+            "merges into": [visible(vocab[pc.pair[0]] + vocab[pc.pair[1]]) for pc in counts],
+            "next": [i == 0 and k < tok.num_merges for i in range(len(counts))],
+        }
+    )
+
+
+# ----------------------------------------------------------------------------- encoding mode
+
+
+@dataclass(frozen=True)
+class EncodingView:
+    """Encoding mode after j steps: the spans and the step that made them."""
+
+    j: int
+    n: int
+    spans: list[Span]
+    highlight: set[int]
+    cuts: set[int]
+    step: EncodeStep | None  # step j, None at j = 0
+    upcoming: EncodeStep | None  # step j + 1
+
+
+def encoding_view(trace: EncodeTrace, j: int) -> EncodingView:
+    n = len(trace.steps)
+    j = max(0, min(j, n))
+    spans = trace.spans_at(j)
+    step = trace.steps[j - 1] if j else None
+    return EncodingView(
+        j, n, spans, new_token_highlight(spans, step), chunk_cuts(spans, trace), step, trace.steps[j] if j < n else None
+    )
+
+
+def steps_frame(tok: Tokenizer, trace: EncodeTrace) -> pd.DataFrame:
+    """One row per encode step: rank, pair, new token, how many places, tokens after."""
+    vocab = tok.vocab
+    return pd.DataFrame(
+        {
+            "step": [s.step for s in trace.steps],
+            "rank": [s.rank for s in trace.steps],
+            "left": [visible(vocab[s.pair[0]]) for s in trace.steps],
+            "right": [visible(vocab[s.pair[1]]) for s in trace.steps],
+            "new token": [visible(s.token) for s in trace.steps],
+            "id": [s.new_id for s in trace.steps],
+            "places": [s.count for s in trace.steps],
+            "tokens after": [s.n_tokens for s in trace.steps],
+        }
+    )
+
+
+def encode_length_frame(trace: EncodeTrace) -> pd.DataFrame:
+    """``step, tokens`` from 0 (the bytes) to the end."""
+    start = trace.initial_count
+    return pd.DataFrame({"step": [0] + [s.step for s in trace.steps], "tokens": [start] + [s.n_tokens for s in trace.steps]})
+
+
+def word_ladder(tok: Tokenizer, word: str) -> list[tuple[str, list[Span], set[int]]]:
+    """How one word is built, from its bytes to its tokens: ``(what happened, spans after it, new spans)`` per step.
+
+    The rows ``ui.render.cards.ladder_html`` draws.
+
+    >>> from tokenizer import train
+    >>> [(what, len(spans), new) for what, spans, new in word_ladder(train("aaabdaaabac", 259, pattern=None), "aaab")]
+    [('bytes', 4, set()), ('rank 0: a + a', 3, {0}), ('rank 1: aa + a', 2, {0}), ('rank 2: aaa + b', 1, {0})]
+    """
+    trace = tok.encode_trace(word)
+    vocab = tok.vocab
+    out: list[tuple[str, list[Span], set[int]]] = [("bytes", trace.spans_at(0), set())]
+    for j, step in enumerate(trace.steps, 1):
+        spans = trace.spans_at(j)
+        what = f"rank {step.rank:,}: {visible(vocab[step.pair[0]])} + {visible(vocab[step.pair[1]])}"
+        out.append((what, spans, new_token_highlight(spans, step)))
+    return out

@@ -1,0 +1,267 @@
+"""What the Tokenize page computes, as plain data (no Streamlit): the chat format, the
+token and bytes tables, and the lines that explain the special-token switch.
+
+Chat mode renders system/user/assistant messages in the chat format of the chosen
+model, from the registry's data (``registry.ChatFormat``, rendered by
+``tokenizer.chat``). For cl100k and o200k that is Tiktokenizer's (dqbd/tiktokenizer,
+``src/sections/ChatGPTEditor.tsx``, ``getChatGPTEncoding`` for gpt-4/gpt-4o)::
+
+    <|im_start|>system<|im_sep|>You are a helpful assistant<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|><|im_start|>assistant<|im_sep|>
+
+Llama 3 and 4 use header tokens, Qwen ChatML with newlines, Mistral ``[INST]``,
+gpt-oss harmony's ``<|start|>role<|message|>``. The framing tokens are always
+special tokens; what the messages say follows the page's special-token switch (as
+text, like the API treats user content, or recognised).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from tokenizer import chat, clean_text, registry, visible
+from tokenizer.bpe import special_regex
+from tokenizer.registry import ChatFormat
+from tokenizer.trace import Span
+from ui.common.text import Counts, encode
+
+#: Spans drawn as HTML; counts, ids and tables cover every token.
+SPAN_LIMIT = 2_500
+#: Rows in the bytes view (one per character).
+BYTES_ROWS = 2_000
+
+MODE_CHOICES = {"text": "Text", "chat": "Chat"}
+SPECIAL_CHOICES = {"text": "Special tokens are text", "recognise": "Recognise special tokens"}
+
+ROLES = chat.ROLES
+DEFAULT_MESSAGES = (
+    {"role": "system", "content": "You are a helpful assistant"},
+    {"role": "user", "content": "Hello 你好! How many tokens does this chat take? 🤔"},
+)
+
+Message = Mapping[str, str]
+
+
+@dataclass
+class Input:
+    """What the user asked for on this run."""
+
+    key: str
+    mode: str  # "text" or "chat"
+    text: str  # the text box, or the chat rendered into one string
+    recognise: bool
+    messages: list[dict] | None = None
+    dropped: int = 0  # characters cut off above ui.common.text.MAX_CHARS
+
+
+@dataclass
+class Result:
+    """The input's tokens, and what the page says about them."""
+
+    tok: object
+    ids: list[int]
+    spans: list[Span]
+    counts: Counts
+    special_in_text: list[str] = field(default_factory=list)  # special-token strings counted as text
+
+
+# ---------------------------------------------------------------- chat
+
+
+def chat_format(key: str) -> ChatFormat | None:
+    """The chat format of a registered encoding (None for the others).
+
+    >>> chat_format("llama3").label, chat_format("r50k_base"), chat_format("user:x")
+    ('Llama 3 header tokens', None, None)
+    """
+    names = set(registry.names())
+    return registry.spec(key).chat if key in names else None
+
+
+def _format_tokens(key: str) -> dict[str, int]:
+    s = registry.spec(key)
+    return {**s.special_tokens, **s.chat_tokens}
+
+
+def chat_pieces(messages: Sequence[Message], key: str = "cl100k_base") -> list[tuple[str, bool]]:
+    """The chat format of encoding ``key`` as ``(text, is_special)`` pieces, ending with the assistant's turn.
+
+    >>> chat_pieces([{"role": "user", "content": "Hi"}])[:4]
+    [('<|im_start|>', True), ('user', False), ('<|im_sep|>', True), ('Hi', False)]
+    """
+    return chat.pieces(messages, registry.spec(key).chat, _format_tokens(key))
+
+
+def chat_text(messages: Sequence[Message], key: str = "cl100k_base") -> str:
+    """The whole conversation as one string (what the model reads, specials spelled out).
+
+    >>> chat_text([])
+    '<|im_start|>assistant<|im_sep|>'
+    >>> chat_text([{"role": "user", "content": "Hi"}], "tekken")
+    '<s>[INST]Hi[/INST]'
+    """
+    return "".join(text for text, _ in chat_pieces(messages, key))
+
+
+def encode_chat(tok, messages: Sequence[Message], *, key: str = "cl100k_base", recognise_special: bool = False) -> list[int]:
+    """Ids of the conversation: framing tokens by id, role names and contents as text.
+
+    ``tok`` must know the format's tokens (``ui.common.tokenizers.chat``). Each text
+    piece is encoded on its own, as the model packages do; for cl100k/o200k that is
+    tiktoken's ``encode(chat_text(messages), allowed_special=<chat tokens>)`` when the
+    contents hold no special-token strings.
+    """
+    return chat.encode(tok, messages, registry.spec(key).chat, encode_text=lambda t: encode(tok, t, recognise_special=recognise_special))
+
+
+def next_role(messages: Sequence[Message]) -> str:
+    """The role of a message added at the end: system first, then user and assistant in turn.
+
+    >>> next_role([]), next_role([{"role": "system", "content": ""}]), next_role([{"role": "user", "content": ""}])
+    ('system', 'user', 'assistant')
+    """
+    if not messages:
+        return "system"
+    return "assistant" if messages[-1]["role"] == "user" else "user"
+
+
+# ---------------------------------------------------------------- special tokens
+
+
+#: placeholder names (Llama's reserved tokens, Tekken's fillers, Qwen's extras) that lists summarise
+_PLACEHOLDER = re.compile(r"reserved|^<SPECIAL_\d+>$|^<\|extra_\d+\|>$")
+HELP_LIMIT = 24
+
+
+def named_specials(names: Mapping[str, int]) -> dict[str, int]:
+    """The special tokens that are not numbered placeholders, in id order.
+
+    >>> named_specials({"<|begin_of_text|>": 128000, "<|reserved_special_token_0|>": 128002, "<SPECIAL_20>": 20})
+    {'<|begin_of_text|>': 128000}
+    """
+    return {s: i for s, i in sorted(names.items(), key=lambda kv: kv[1]) if not _PLACEHOLDER.search(s)}
+
+
+def special_help(names: Mapping[str, int]) -> str:
+    """The special-token switch's help: the tokenizer's special tokens (placeholders counted, not listed).
+
+    >>> special_help({"<|endoftext|>": 50256})
+    'Special tokens of this tokenizer:\\n\\n- `<|endoftext|>` = 50256'
+    """
+    if not names:
+        return "This tokenizer has no special tokens."
+    named = named_specials(names)
+    lines = [f"- `{s}` = {i}" for s, i in list(named.items())[:HELP_LIMIT]]
+    rest = len(names) - len(lines)
+    if rest:
+        lines.append(f"- … and {rest:,} more ({len(names) - len(named):,} of them numbered placeholders); the Vocabulary page lists them all")
+    return "Special tokens of this tokenizer:\n\n" + "\n".join(lines)
+
+
+def special_note(names: Mapping[str, int], *, recognise: bool, mode: str) -> str:
+    """The one line that says what the special-token switch does right now.
+
+    >>> special_note({"<|endoftext|>": 100257}, recognise=True, mode="text")
+    'Each special-token string in the text becomes its single id (`<|endoftext|>` = 100257), as Tiktokenizer counts it.'
+    """
+    if not names:
+        return "This tokenizer has no special tokens, so both settings give the same tokens."
+    items = list(names.items())
+    listed = ", ".join(f"`{s}` = {i}" for s, i in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
+    if recognise:
+        return f"Each special-token string in the text becomes its single id ({listed}), as Tiktokenizer counts it."
+    return (
+        "A special-token string such as `<|endoftext|>` is encoded as ordinary text (several tokens), "
+        "as OpenAI's tokenizer page and the API do with text people type."
+        + (" The chat framing tokens stay special." if mode == "chat" else "")
+    )
+
+
+def specials_in_text(names: Mapping[str, int], text: str) -> list[str]:
+    """The special-token strings that occur in the text (counted as text when not recognised).
+
+    >>> specials_in_text({"<|endoftext|>": 1, "<|fim|>": 2}, "a<|endoftext|>b")
+    ['<|endoftext|>']
+    """
+    if not names or not text:
+        return []
+    found = set(special_regex(tuple(sorted(names))).findall(text))  # one pass, also for Llama 4's 2,048 names
+    return [s for s in names if s in found]
+
+
+# ---------------------------------------------------------------- tables
+
+
+def spaced_hex(data: bytes, limit: int = 64) -> str:
+    """``b"\\xe4\\xbd\\xa0"`` -> ``"E4 BD A0"`` (long tokens end with ``…``).
+
+    >>> spaced_hex("你".encode()), spaced_hex(b"abc", limit=2)
+    ('E4 BD A0', '61 62 …')
+    """
+    out = " ".join(f"{b:02X}" for b in data[:limit])
+    return out + (" …" if len(data) > limit else "")
+
+
+def token_table(spans: Sequence[Span]) -> pd.DataFrame:
+    """One row per token: index, id, visible text, bytes (hex), and what kind it is.
+
+    >>> from tokenizer.trace import make_spans
+    >>> token_table(make_spans([(1, b" hi"), (2, b"<|x|>")], {2})).to_dict("records")[1]
+    {'index': 1, 'id': 2, 'text': '<|x|>', 'bytes': '3C 7C 78 7C 3E', 'kind': 'special'}
+    """
+    return pd.DataFrame(
+        {
+            "index": [s.index for s in spans],
+            "id": [s.id for s in spans],
+            "text": [visible(s.bytes) for s in spans],
+            "bytes": [spaced_hex(s.bytes) for s in spans],
+            "kind": ["special" if s.special else ("part of a character" if s.partial else "") for s in spans],
+        }
+    )
+
+
+def bytes_table(text: str, limit: int = BYTES_ROWS) -> pd.DataFrame:
+    """One row per character (code point): what it is and its UTF-8 bytes.
+
+    >>> bytes_table("a你").to_dict("list")["utf-8 bytes"]
+    ['61', 'E4 BD A0']
+    """
+    rows = {"char": [], "code point": [], "utf-8 bytes": [], "n bytes": [], "byte offset": []}
+    offset = 0
+    for i, ch in enumerate(clean_text(text)):
+        data = ch.encode("utf-8")
+        if i < limit:
+            rows["char"].append(visible(data))
+            rows["code point"].append(f"U+{ord(ch):04X}")
+            rows["utf-8 bytes"].append(spaced_hex(data))
+            rows["n bytes"].append(len(data))
+            rows["byte offset"].append(offset)
+        offset += len(data)
+    return pd.DataFrame(rows)
+
+
+def byte_histogram(text: str) -> dict[int, int]:
+    """How many characters take 1, 2, 3 and 4 UTF-8 bytes.
+
+    >>> byte_histogram("Hello 你好😄")
+    {1: 6, 2: 0, 3: 2, 4: 1}
+    """
+    out = {1: 0, 2: 0, 3: 0, 4: 0}
+    for ch in clean_text(text):
+        out[len(ch.encode("utf-8"))] += 1
+    return out
+
+
+def bytes_summary(text: str) -> str:
+    """The bytes view's headline: characters against UTF-8 bytes, by bytes per character.
+
+    >>> bytes_summary("a你😄")
+    '**3 characters (code points) → 8 UTF-8 bytes**: 1 × 1 byte, 1 × 3 bytes, 1 × 4 bytes'
+    """
+    hist = byte_histogram(text)
+    text = clean_text(text)
+    parts = [f"{n:,} × {k} byte{'s' if k > 1 else ''}" for k, n in hist.items() if n]
+    return f"**{len(text):,} characters (code points) → {len(text.encode('utf-8')):,} UTF-8 bytes**: " + (", ".join(parts) or "nothing")

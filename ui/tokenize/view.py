@@ -1,0 +1,270 @@
+"""The Tokenize page's parts: input (text or chat), tokenizing, and what is drawn.
+
+``pages/tokenize.py`` calls these in order. Computing lives in ``model``; HTML in
+``ui.render.spans``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.common import cache, errors, samples, state, urlstate
+from ui.common import text as textmod
+from ui.common import tokenizers as tk
+from ui.render.spans import render_spans
+
+from . import model
+from .model import Input, Result
+
+STATE = state.PageState(
+    "tokenize",
+    {
+        "mode": "text",  # "text" or "chat"
+        "special": "text",  # "text" or "recognise"
+        "whitespace": False,
+        "chat": [dict(m, id=i) for i, m in enumerate(model.DEFAULT_MESSAGES)],  # messages, each with a stable id for its widget keys
+        "chat_next": len(model.DEFAULT_MESSAGES),
+    },
+    widgets=("tokenizer", "text", "sample"),
+)
+URL = ("tokenizer", "text")
+
+
+# ---------------------------------------------------------------- input
+
+
+def restore_link() -> None:
+    """Apply a link's tokenizer and text (see ui.common.urlstate); warn about what it names but this server lacks."""
+    asked = urlstate.incoming(STATE.page, URL)
+    if "text" in asked:
+        state.set_text(asked["text"], STATE)
+    key = asked.get("tokenizer")
+    if key is not None:
+        if key in tk.options():
+            STATE["tokenizer"] = key
+            st.session_state[state.TOKENIZER] = key
+        else:
+            st.warning(f"The link names tokenizer {key!r}, which is not available here; pick another one.", icon="🔗")
+
+
+def choose_tokenizer() -> str:
+    return tk.select(
+        "Tokenizer",
+        STATE.key("tokenizer"),
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), loaded once per server; tokenizers you trained or "
+        "uploaded; two baselines. Type in the menu to search by family or name.",
+    )
+
+
+def input_panel(key: str) -> Input:
+    """Text box or chat editor, the sample menu and the special-token switch."""
+    if tk.chat_capable(key):
+        st.segmented_control(
+            "Input", list(model.MODE_CHOICES), format_func=model.MODE_CHOICES.get, key=STATE.key("mode"), required=True,
+            persist_state="session", label_visibility="collapsed",
+        )
+        mode = STATE["mode"] or "text"
+    else:
+        mode = "text"
+    messages = None
+    if mode == "chat":
+        fmt = model.chat_format(key)
+        st.caption(f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens.")
+        messages = chat_editor()
+        text = model.chat_text(messages, key)
+    else:
+        text = state.shared_text_area(
+            "Text", STATE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
+        )
+        state.sample_menu(STATE, samples.SAMPLES)
+    st.segmented_control(
+        "Special tokens", list(model.SPECIAL_CHOICES), format_func=model.SPECIAL_CHOICES.get, key=STATE.key("special"),
+        required=True, persist_state="session", help=_special_help(key),
+    )
+    recognise = STATE["special"] == "recognise"
+    st.caption(_special_note(key, recognise, mode))
+    text, dropped = textmod.clip(text)
+    return Input(key, mode, text, recognise, messages, dropped)
+
+
+def _special_names(key: str, with_chat: bool) -> dict[str, int]:
+    try:
+        return dict(_tokenizer_for(key, with_chat).special_tokens)
+    except ValueError:
+        return {}
+
+
+def _special_help(key: str) -> str:
+    try:
+        names = _tokenizer_for(key, True).special_tokens
+    except ValueError:
+        return "This tokenizer cannot be loaded."
+    return model.special_help(names)
+
+
+def _special_note(key: str, recognise: bool, mode: str) -> str:
+    return model.special_note(_special_names(key, recognise or mode == "chat"), recognise=recognise, mode=mode)
+
+
+# ---------------------------------------------------------------- chat editor
+
+
+def _add_message() -> None:
+    msgs = STATE["chat"]
+    n = STATE["chat_next"]
+    STATE["chat_next"] = n + 1
+    msgs.append({"role": model.next_role(msgs), "content": "", "id": n})
+
+
+def _remove_message(mid: int) -> None:
+    STATE["chat"] = [m for m in STATE["chat"] if m["id"] != mid]
+
+
+def chat_editor() -> list[dict]:
+    """One row per message (role, content, remove) and an "Add message" button.
+
+    The messages live in ``tokenize.chat`` (a plain key, so they survive a page
+    switch); each widget starts from its message whenever it appears.
+    """
+    msgs = STATE["chat"]
+    for m in msgs:
+        rkey, ckey = STATE.key("chat", m["id"], "role"), STATE.key("chat", m["id"], "content")
+        st.session_state.setdefault(rkey, m["role"])
+        st.session_state.setdefault(ckey, m["content"])
+        c_role, c_text, c_del = st.columns([2.9, 6, 0.8], vertical_alignment="top")
+        m["role"] = c_role.selectbox("Role", model.ROLES, key=rkey, label_visibility="collapsed")
+        m["content"] = c_text.text_area("Content", key=ckey, height=68, label_visibility="collapsed", placeholder="Message")
+        c_del.button(
+            "", icon=":material/close:", key=STATE.key("chat", m["id"], "remove"), help="Remove this message",
+            on_click=_remove_message, args=(m["id"],),
+        )
+    st.button("Add message", key=STATE.key("chat", "add"), on_click=_add_message, icon=":material/add:")
+    return [{"role": m["role"], "content": m["content"]} for m in msgs]
+
+
+# ---------------------------------------------------------------- tokenizing
+
+
+def _tokenizer_for(key: str, with_chat: bool):
+    # cl100k/o200k also know the chat tokens when specials are recognised (Tiktokenizer's gpt-4/gpt-4o);
+    # the open models define theirs among their special tokens
+    if with_chat and tk.chat_capable(key):
+        return tk.chat(key)
+    return tk.get(key)
+
+
+def tokenize(inp: Input) -> Result | None:
+    """Encode the input; a core error is shown with st.error and gives None."""
+    with errors.shown():
+        tok = _tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
+        if inp.mode == "chat":
+            ids = model.encode_chat(tok, inp.messages or [], key=inp.key, recognise_special=inp.recognise)
+        else:
+            ids = textmod.encode(tok, inp.text, recognise_special=inp.recognise)
+        found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []
+        return Result(tok, ids, tok.spans(ids), textmod.counts(inp.text, ids), found)
+    return None
+
+
+# ---------------------------------------------------------------- output
+
+
+def empty_state() -> None:
+    st.info(
+        "Nothing to tokenize yet. Type or paste some text on the left, or load a sample text.",
+        icon="✍️",
+    )
+
+
+def show_counts(inp: Input, res: Result) -> None:
+    c = res.counts
+    cols = st.columns(4)
+    cols[0].metric("Tokens", f"{c.tokens:,}", border=True)
+    cols[1].metric("Characters", f"{c.characters:,}", border=True)
+    cols[2].metric("UTF-8 bytes", f"{c.bytes:,}", border=True)
+    cols[3].metric("Chars/token", f"{c.chars_per_token:.2f}", border=True)
+    if inp.dropped:
+        st.warning(
+            f"The text is {len(inp.text) + inp.dropped:,} characters long; only the first "
+            f"{textmod.MAX_CHARS:,} are tokenized (the page's limit, about 200 kB of English). "
+            "Tokenize the rest separately, or use `python -m tokenizer` for whole files.",
+            icon="✂️",
+        )
+    if res.special_in_text:
+        names = ", ".join(f"`{s}`" for s in res.special_in_text[:4])
+        st.caption(f"Your text contains {names}: counted here as ordinary text. Choose “Recognise special tokens” to count each as one token.")
+
+
+def show_spans(inp: Input, res: Result) -> None:
+    ws = st.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
+    st.html(render_spans(res.spans, show_whitespace=ws, limit=model.SPAN_LIMIT))
+    note = "Hover a token to see its id, bytes and text. The colour belongs to the token id: the same token looks the same everywhere."
+    if len(res.spans) > model.SPAN_LIMIT:
+        note += f" Only the first {model.SPAN_LIMIT:,} tokens are drawn, to keep the page fast; the ids and tables below have all {len(res.spans):,}."
+    st.caption(note)
+
+
+def show_ids(res: Result) -> None:
+    st.markdown("**Token ids**")
+    body = "[" + ", ".join(map(str, res.ids)) + "]"
+    st.code(body, language=None, wrap_lines=True, height=160 if len(res.ids) > 120 else "content")
+
+
+def show_details(inp: Input, res: Result) -> None:
+    t_tokens, t_bytes, t_share = st.tabs(["Token table", "Bytes view", "Share"])
+    with t_tokens:
+        st.dataframe(
+            model.token_table(res.spans), hide_index=True, height=320, width="stretch",
+            column_config={
+                "index": st.column_config.NumberColumn("#", width="small"),
+                "id": st.column_config.NumberColumn("id", format="%d", width="small"),
+                "text": st.column_config.TextColumn("text", help="· is a space, ↵ a newline; <F0 9F> are bytes of a split character"),
+                "bytes": st.column_config.TextColumn("bytes (hex)"),
+            },
+        )
+    with t_bytes:
+        show_bytes_view(inp.text)
+    with t_share:
+        show_share(inp)
+
+
+def show_bytes_view(text: str) -> None:
+    # the same for every tokenizer: kept for this session's last few texts
+    summary, df = cache.for_session("tokenize.bytes_view", text, lambda: (model.bytes_summary(text), model.bytes_table(text)), maxsize=4)
+    st.markdown(
+        summary
+        + ". ASCII takes one byte, most European letters two, CJK three, emoji four (some emoji are several code points)."
+        " A byte-level BPE starts from these bytes and merges them; the *UTF-8 bytes* tokenizer shows them unmerged."
+    )
+    st.dataframe(df, hide_index=True, height=300, width="stretch")
+    n_chars = textmod.counts(text, []).characters
+    if n_chars > len(df):
+        st.caption(f"Showing the first {len(df):,} of {n_chars:,} characters.")
+
+
+def link_params(inp: Input) -> dict[str, str]:
+    return urlstate.params(inp.text if inp.mode == "text" and not inp.dropped else "", tokenizer=inp.key)
+
+
+def publish_link(inp: Input) -> None:
+    """Keep the address bar a link to this view (every run, also for empty text)."""
+    urlstate.publish(STATE.page, URL, link_params(inp))
+
+
+def show_share(inp: Input) -> None:
+    wanted = link_params(inp)
+    url = urlstate.link(wanted)
+    if inp.mode == "chat":
+        st.caption("The link holds the tokenizer; chat messages are not put into links.")
+    elif urlstate.TEXT not in wanted and inp.text:
+        st.caption(f"The link holds the tokenizer only: texts longer than {urlstate.MAX_TEXT:,} characters stay out of links.")
+    else:
+        st.caption("The address bar is a link to this view: it holds the tokenizer and the text.")
+    if url:
+        st.code(url, language=None, wrap_lines=True)
+
+
+def show_chat_text(inp: Input) -> None:
+    if inp.mode == "chat":
+        with st.expander("What the model reads (the chat format as one string)"):
+            st.code(inp.text, language=None, wrap_lines=True)

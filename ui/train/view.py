@@ -1,0 +1,423 @@
+"""The Train page's sections: corpus, settings, training with a progress bar, your
+tokenizers (rename, delete, download, upload) and the results of the chosen one.
+
+``pages/train.py`` calls these in order. Computing lives in ``model`` (and
+``ui.common.corpora``, ``ui.common.upload``, ``ui.common.workspace``); this module
+lays out widgets and draws what they return; charts come from ``ui.render.charts``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from tokenizer import train
+from tokenizer.trace import make_spans
+from ui.common import cache, corpora, errors, state, upload, workspace
+from ui.common.tokenizers import USER
+from ui.render import charts
+from ui.render.spans import render_spans
+
+from . import model
+
+SOURCES = {"sample": "Built-in sample", "paste": "Paste text", "upload": "Upload a file"}
+
+STATE = state.PageState(
+    "train",
+    {
+        "source": "sample",
+        "sample": "stdlib-docstrings",
+        "paste": "",
+        "replace": False,
+        "vocab_size": corpora.CORPORA["stdlib-docstrings"].vocab_size,
+        "pattern": "gpt4",
+        "custom_pattern": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+""",
+        "specials": "",
+        "name": "",
+        "upload_pattern": "gpt4",
+        "selected": None,  # workspace key whose results are shown
+        "last": None,  # {"key", "name", "merges", "asked", "seconds", "wall"} of the last training
+        "flash": None,  # ("success" | "error", message) left by a callback
+        "confirm_delete": None,  # workspace key waiting for "Yes, delete"
+        "rename_for": None,  # workspace key the rename box was filled for
+    },
+    widgets=("corpus_file", "go", "tokenizer_file", "rename", "rename_go", "delete", "delete_yes", "drop", "dl",
+             "merge_start", "merges_table"),
+)
+
+
+# ----------------------------------------------------------------------------- corpus
+
+
+@st.cache_data(show_spinner="Reading the Python standard library…", max_entries=8)
+def _sample_text(key: str) -> str:
+    """A built-in corpus (the same for every session)."""
+    return corpora.text(key)
+
+
+def _on_sample_change() -> None:
+    c = corpora.CORPORA.get(STATE["sample"])
+    if c is not None:
+        STATE["vocab_size"] = c.vocab_size
+        STATE["pattern"] = c.pattern or "none"
+
+
+def corpus_section() -> tuple[str | None, str]:
+    """The corpus picker; returns ``(text or None, short title for the default name)``."""
+    st.subheader("1 · Corpus")
+    source = st.segmented_control(
+        "Where the training text comes from", list(SOURCES), format_func=SOURCES.get, key=STATE.key("source"),
+        required=True, persist_state="session",
+    )
+    if source == "sample":
+        key = st.selectbox(
+            "Sample", list(corpora.CORPORA), format_func=corpora.label, key=STATE.key("sample"),
+            on_change=_on_sample_change, persist_state="session",
+            help="Picking a sample also sets a vocab size and split pattern that suit it.",
+        )
+        c = corpora.CORPORA[key]
+        with errors.shown():
+            text = _sample_text(key)
+            st.caption(f"{c.note} {model.size_label(text)}.")
+            with st.expander("Preview"):
+                st.text(text[:1500] + ("…" if len(text) > 1500 else ""))
+            return text, c.title
+        return None, c.title
+    if source == "paste":
+        text = st.text_area(
+            "Training text", key=STATE.key("paste"), height=220, persist_state="session",
+            placeholder="Paste the text to train on (up to 10 MB)…",
+        )
+        if text:
+            st.caption(model.size_label(text))
+        return text, "pasted text"
+    f = st.file_uploader(
+        f"A text file, UTF-8, up to {upload.MAX_UPLOAD_MB} MB", type=upload.CORPUS_TYPES, key=STATE.key("corpus_file"),
+        max_upload_size=upload.MAX_UPLOAD_MB,
+    )
+    if f is None:
+        st.caption("Any plain-text file: prose, code, logs. Files in other encodings can be decoded with replacement characters.")
+        return None, "upload"
+    try:
+        upload.check_size(f.size, f.name)
+    except ValueError as e:
+        st.error(str(e), icon="⚠️")
+        return None, f.name
+    decoded = upload.decode_corpus(f.getvalue(), f.name, replace=STATE["replace"])
+    if decoded.problem:
+        st.error(decoded.problem, icon="⚠️")
+    if decoded.can_replace:
+        st.checkbox("Decode anyway, replacing undecodable bytes with �", key=STATE.key("replace"))
+    if decoded.text is None:
+        return None, f.name
+    note = f" ({decoded.replaced:,} bytes replaced by �)" if decoded.replaced else ""
+    st.caption(f"{f.name}: {model.size_label(decoded.text)}{note}")
+    return decoded.text, f.name.rsplit(".", 1)[0]
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+def _validate(pattern: str, head: str) -> tuple[list[str] | None, str | None]:
+    """``model.validate_custom``, kept for this session (a catastrophic pattern takes 2 s to fail)."""
+    with st.spinner("Trying the pattern…"):
+        return cache.for_session("train.validate", (pattern, head), lambda: model.validate_custom(pattern, head), maxsize=16)
+
+
+def settings_section(text: str | None, title: str) -> dict | None:
+    """Vocab size, split pattern, special tokens and name; None (with a message) when not ready."""
+    st.subheader("2 · Settings")
+    problems: list[str] = []
+    vocab = st.number_input(
+        "Vocab size", key=STATE.key("vocab_size"), step=64, format="%d", persist_state="session",
+        help=f"256 byte tokens plus the merges to learn: {model.MIN_VOCAB} to {model.MAX_VOCAB:,} (GPT-2's size). "
+        "Training stops early when no pair is left to merge.",
+    )
+    try:
+        vocab = model.check_vocab_size(vocab)
+    except ValueError as e:
+        st.error(str(e), icon="⚠️")
+        problems.append(str(e))
+    choice = st.selectbox(
+        "Split pattern", list(model.PATTERN_CHOICES), format_func=model.PATTERN_CHOICES.get,
+        key=STATE.key("pattern"), persist_state="session",
+        help="The text is first cut into chunks with this regex; merges never cross a chunk boundary.",
+    )
+    if choice == "custom":
+        pattern = st.text_input(
+            "Custom split regex", key=STATE.key("custom_pattern"), live="600ms", persist_state="session",
+            help="Python `regex` syntax (\\p{L} is any letter). Checked as you type, with a 2-second timeout.",
+        )
+        chunks, err = _validate(pattern, (text or "")[:2000])
+        if err:
+            st.error(err, icon="⚠️")
+            problems.append(err)
+        else:
+            st.caption("How it cuts a test sentence:")
+            st.html(render_spans(_chunk_spans(chunks), show_whitespace=True))
+    st.text_input(
+        "Special tokens", key=STATE.key("specials"), placeholder="<|endoftext|>", persist_state="session",
+        help="Comma-separated. They are cut out of the training text and get the ids after the merges.",
+    )
+    st.text_input(
+        "Name", key=STATE.key("name"), persist_state="session",
+        placeholder=model.default_name(title, vocab if isinstance(vocab, int) else 0, choice),
+    )
+    if problems:
+        return None
+    return {
+        "vocab_size": vocab,
+        "choice": choice,
+        "pattern": model.pattern_for(choice, STATE["custom_pattern"]),
+        "specials": model.parse_special_tokens(STATE["specials"]),
+        "name": STATE["name"].strip() or model.default_name(title, vocab, choice),
+    }
+
+
+def _chunk_spans(chunks: list[str]):
+    return make_spans([(i, c.encode("utf-8")) for i, c in enumerate(chunks)])
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def train_section(text: str | None, settings: dict | None) -> None:
+    """The Train button, the progress bar while it runs, and the final time."""
+    clicked = st.button("Train", type="primary", icon="🏋️", key=STATE.key("go"), disabled=settings is None)
+    if settings is None:
+        st.caption("Fix the settings marked in red to train.")
+    if clicked:
+        with errors.shown():
+            model.check_corpus(text or "")
+            _train(text, settings)
+    last = STATE["last"]
+    if last and not clicked:
+        _last_message(last)
+
+
+def _train(text: str, s: dict) -> None:
+    t0 = time.perf_counter()
+    bar = st.progress(0.0, text="Counting pairs…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / total) if total else 1.0, text=f"Merging: {done:,} of {total:,} merges")
+
+    tok = train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress, name=s["name"])
+    key = workspace.store().add(tok, corpus=text)
+    wall = time.perf_counter() - t0
+    bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
+    last = {
+        "key": key, "name": tok.name, "merges": tok.num_merges, "asked": s["vocab_size"] - 256,
+        "seconds": float(tok.metadata["seconds"]), "wall": wall,
+    }
+    STATE["last"] = last
+    STATE["selected"] = key
+    st.session_state[state.TOKENIZER] = USER + key  # the other pages offer it first
+    _last_message(last)
+
+
+def _last_message(last: dict) -> None:
+    early = (
+        f" It stopped after {last['merges']:,} of {last['asked']:,} merges: no pair was left to merge." if last["merges"] < last["asked"] else ""
+    )
+    st.success(
+        f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
+        f"({last['wall']:.2f} s with saving).{early}",
+        icon="✅",
+    )
+
+
+# ----------------------------------------------------------------------------- your tokenizers
+
+
+def _flash() -> None:
+    msg = STATE.get("flash")
+    if msg:
+        kind, text = msg
+        (st.success if kind == "success" else st.error)(text, icon="✅" if kind == "success" else "⚠️")
+        STATE["flash"] = None
+
+
+def _on_upload_tokenizer() -> None:
+    f = STATE.get("tokenizer_file")
+    if f is None:
+        return
+    try:
+        key = workspace.store().import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
+    except ValueError as e:
+        STATE["flash"] = ("error", str(e))
+        return
+    STATE["selected"] = key
+    st.session_state[state.TOKENIZER] = USER + key
+    STATE["flash"] = ("success", f"Uploaded {f.name}: it is now in your tokenizers and on every page.")
+
+
+def _on_rename(key: str) -> None:
+    try:
+        workspace.store().rename(key, STATE["rename"])
+    except ValueError as e:
+        STATE["flash"] = ("error", str(e))
+        return
+    STATE["flash"] = ("success", f"Renamed to {STATE['rename'].strip()}.")
+
+
+def _on_delete(key: str, name: str) -> None:
+    workspace.store().delete(key)
+    STATE["confirm_delete"] = None
+    if STATE.get("selected") == key:
+        STATE["selected"] = None
+    last = STATE.get("last")
+    if last and last["key"] == key:
+        STATE["last"] = None
+    STATE["flash"] = ("success", f"Deleted {name}.")
+
+
+def _ask_delete(key: str) -> None:
+    STATE["confirm_delete"] = key
+
+
+def _on_delete_damaged(key: str) -> None:
+    workspace.store().delete(key)
+
+
+def workspace_section() -> str | None:
+    """Your tokenizers: pick one, rename, delete, download; upload one. Returns the chosen key."""
+    st.subheader("3 · Your tokenizers")
+    st.caption(workspace.describe() + " Each one is also offered on the Tokenize, Compare, Step through and Vocabulary pages.")
+    store = workspace.store()
+    for bad in store.damaged():
+        c1, c2 = st.columns([5, 1], vertical_alignment="center")
+        c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
+        c2.button("Delete the file", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
+    _flash()
+    entries = {e.key: e for e in store.entries()}
+    with st.expander("Upload a tokenizer file", icon="📤", expanded=not entries):
+        st.file_uploader(
+            f"BPE Lab JSON, Hugging Face tokenizer.json, a tiktoken rank file or a minbpe .model (up to {upload.MAX_UPLOAD_MB} MB)",
+            type=upload.TOKENIZER_TYPES, key=STATE.key("tokenizer_file"), on_change=_on_upload_tokenizer,
+            max_upload_size=upload.MAX_UPLOAD_MB,
+        )
+        st.selectbox(
+            "Split pattern for tiktoken files (they do not store one)", ["gpt4", "gpt2", "o200k"],
+            format_func=model.PATTERN_CHOICES.get, key=STATE.key("upload_pattern"), persist_state="session",
+        )
+    if not entries:
+        st.info("Nothing trained yet: pick a corpus and press **Train**.", icon="🏋️")
+        return None
+    keys = list(entries)[::-1]  # newest first
+    if STATE.get("selected") not in entries:
+        STATE["selected"] = keys[0]
+    key = st.selectbox(
+        "Results for", keys, key=STATE.key("selected"), persist_state="session",
+        format_func=lambda k: f"{entries[k].name} · {entries[k].vocab_size:,} tokens · {entries[k].pattern} · {entries[k].source} {entries[k].created.replace('T', ' ')}",
+    )
+    entry = entries[key]
+    _actions(key, entry)
+    return key
+
+
+def _actions(key: str, entry: workspace.Entry) -> None:
+    with errors.shown():
+        tok = workspace.store().get(key)
+        if STATE.get("rename_for") != key:
+            STATE["rename"] = entry.name
+            STATE["rename_for"] = key
+        c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
+        c1.text_input("Name", key=STATE.key("rename"))
+        c2.button("Rename", key=STATE.key("rename_go"), on_click=_on_rename, args=(key,), width="stretch", icon="✏️")
+        if STATE.get("confirm_delete") == key:
+            c3.button("Yes, delete", type="primary", key=STATE.key("delete_yes"), on_click=_on_delete, args=(key, entry.name), width="stretch")
+        else:
+            c3.button("Delete", key=STATE.key("delete"), icon="🗑️", width="stretch",
+                      on_click=_ask_delete, args=(key,))
+        if STATE.get("confirm_delete") == key:
+            st.warning(f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️")
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.markdown("**Download**")
+            for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2):
+                if ex.data is None:
+                    st.button(ex.label, disabled=True, help=ex.problem, key=STATE.key("dl", ex.label), icon="⬇️")
+                else:
+                    st.download_button(ex.label, ex.data, file_name=ex.file_name, mime=ex.mime, on_click="ignore",
+                                       key=STATE.key("dl", ex.label), icon="⬇️")
+        problems = [ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2) if ex.problem]
+        for ex in problems:
+            st.caption(f"No {ex.label} download: {ex.problem}")
+
+
+# ----------------------------------------------------------------------------- results
+
+
+def results_section(key: str) -> None:
+    """Headline numbers, the merges table and the two charts of one tokenizer."""
+    store = workspace.store()
+    with errors.shown():
+        tok = store.get(key)
+        cols = st.columns(len(model.summary(tok)))
+        for col, (label, value) in zip(cols, model.summary(tok).items()):
+            col.metric(label, value, border=True)
+        left, right = st.columns([5, 4], gap="large")
+        with left:
+            _merges_table(tok)
+        with right:
+            if any(m.count is not None for m in tok.merge_list[:1]):
+                st.vega_lite_chart(cache.for_tokenizer(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))), width="stretch")
+            trace = _trace(store, key)
+            if trace is None:
+                st.info(
+                    "No training text is stored with this tokenizer (it was uploaded), so there is no compression curve. "
+                    "The Vocabulary and Step through (encoding mode) pages work with it.",
+                    icon="ℹ️",
+                )
+            else:
+                frame = cache.for_tokenizer(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
+                vocab = int(tok.metadata.get("vocab_size") or 256 + tok.num_merges)
+                st.vega_lite_chart(cache.for_tokenizer(tok, "compression_chart", vocab, lambda: charts.compression(frame, vocab_size=vocab)), width="stretch")
+                st.caption(
+                    f"Bytes per token falls from 1.00 (raw bytes) to {frame['bytes per token'].iloc[-1]:.2f} after {tok.num_merges:,} merges. "
+                    "The dashed line marks the vocab size you asked for."
+                )
+                _step_link(key)
+
+
+def _trace(store: workspace.TokenizerStore, key: str):
+    with st.spinner("Rebuilding the training record from the stored corpus…"):
+        return store.training_trace(key)
+
+
+def _step_link(key: str) -> None:
+    try:
+        st.page_link("pages/step.py", label="Step through this training, merge by merge", icon="👣",
+                     query_params={"mode": "training", "tokenizer": USER + key, "step": "0"})
+    except Exception:  # the page runs on its own (AppTest.from_file): there is no navigation to link into
+        pass
+
+
+def _merges_table(tok) -> None:
+    n = tok.num_merges
+    start = 0
+    if n > model.MERGE_ROWS:
+        start = st.number_input(
+            f"First step shown (of {n:,})", min_value=1, max_value=n, value=1, step=model.MERGE_ROWS, key=STATE.key("merge_start")
+        ) - 1
+    df = cache.for_tokenizer(tok, "merges_frame", start, lambda: model.merges_frame(tok, start))
+    st.dataframe(
+        df,
+        hide_index=True,
+        height=420,
+        column_config={
+            "step": st.column_config.NumberColumn("step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width="small"),
+            "left": st.column_config.TextColumn("left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)"),
+            "right": st.column_config.TextColumn("right"),
+            "new token": st.column_config.TextColumn("new token"),
+            "count": st.column_config.NumberColumn("count", help="How often the pair occurred when it was merged", format="localized"),
+            "id": st.column_config.NumberColumn("id", width="small"),
+            "left id": None,
+            "right id": None,
+            "bytes": st.column_config.NumberColumn("bytes", width="small"),
+        },
+        key=STATE.key("merges_table"),
+    )
+    shown = len(df)
+    st.caption(f"Merges {start + 1:,}–{start + shown:,} of {n:,}." if shown < n else f"All {n:,} merges.")
