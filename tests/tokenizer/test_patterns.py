@@ -9,11 +9,23 @@ from corpus import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sam
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, Tokenizer, train, validate_pattern
+from tokenizer import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    O200K_PATTERN,
+    PATTERNS,
+    Splitter,
+    Tokenizer,
+    registry,
+    time_limit,
+    train,
+    validate_pattern,
+)
 from tokenizer.pattern_syntax import bmp_twin
-from tokenizer.patterns import resolve_pattern
+from tokenizer.patterns import BUILTIN_PATTERNS, resolve_pattern
 
-BUILTIN = ["gpt2", "gpt4", "o200k"]
+# every pattern a registered encoding uses: OpenAI's and the open models'
+BUILTIN = sorted(BUILTIN_PATTERNS)
 pieces = st.sampled_from(["a", "B", "1", " ", "  ", "\n", "\n\n", " \n", "\r\n", "\t", "!", "'s", "😄", "你", "x\ny", "é", ".\n"])
 
 
@@ -26,16 +38,16 @@ def test_patterns_are_tiktokens():
 @pytest.mark.parametrize("name", BUILTIN)
 def test_split_is_findall_and_lossless(name):
     text = MULTILINGUAL + stdlib_sample(20_000)
-    chunks = Splitter(name).split(text)
-    assert chunks == regex.findall(PATTERNS[name], text)
+    chunks = Splitter(BUILTIN_PATTERNS[name]).split(text)
+    assert chunks == regex.findall(BUILTIN_PATTERNS[name], text)
     assert "".join(chunks) == text
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 @given(st.lists(pieces, max_size=200).map("".join), st.integers(1, 40))
 def test_safe_windows_give_the_same_chunks(name, text, window):
-    whole = regex.findall(PATTERNS[name], text)
-    windowed = [c for piece in Splitter(name).pieces([text], window=window) for c in regex.findall(PATTERNS[name], piece)]
+    whole = regex.findall(BUILTIN_PATTERNS[name], text)
+    windowed = [c for piece in Splitter(BUILTIN_PATTERNS[name]).pieces([text], window=window) for c in regex.findall(BUILTIN_PATTERNS[name], piece)]
     assert windowed == whole
 
 
@@ -43,10 +55,25 @@ def test_safe_windows_give_the_same_chunks(name, text, window):
 def test_safe_windows_on_real_text(name):
     text = code_and_prose(400_000)
     blocks = [text[i : i + 7_000] for i in range(0, len(text), 7_000)]
-    pieces = list(Splitter(name).pieces(blocks, window=10_000))
+    pieces = list(Splitter(BUILTIN_PATTERNS[name]).pieces(blocks, window=10_000))
     assert len(pieces) > 30
-    windowed = [c for piece in pieces for c in regex.findall(PATTERNS[name], piece)]
-    assert windowed == regex.findall(PATTERNS[name], text)
+    windowed = [c for piece in pieces for c in regex.findall(BUILTIN_PATTERNS[name], piece)]
+    assert windowed == regex.findall(BUILTIN_PATTERNS[name], text)
+
+
+def test_every_registered_pattern_is_trusted():
+    """An encoding's pattern runs without the time limit of a user's regex (a long text must not fail)
+    and gets the fast path; an open model's pattern is as trusted as OpenAI's."""
+    patterns = {s.pattern for s in registry.specs() if s.pattern is not None}
+    assert patterns <= set(BUILTIN_PATTERNS.values())
+    text = code_and_prose(300_000)
+    for pattern in patterns:
+        splitter = Splitter(pattern)
+        assert splitter.builtin and splitter.budget() is None and splitter.cuts is not None and splitter._twin is not None
+        with time_limit(1e-6):  # a user's pattern would be stopped at once
+            assert splitter.split(text) == regex.findall(pattern, text)
+    with pytest.raises(ValueError, match="longer than"), time_limit(1e-6):
+        Splitter(BUILTIN_PATTERNS["llama3"] + "|(?:x)").split(text)
 
 
 def test_user_pattern_keeps_unmatched_text():
@@ -112,13 +139,13 @@ def test_astral_characters_go_to_regex_and_the_rest_to_the_twin(name, text):
     from tokenizer import patterns
 
     with mock.patch.object(patterns, "TWIN_FROM", 0), mock.patch.object(patterns, "ASTRAL_MARGIN", 8):  # short texts take the twin too
-        assert Splitter(name).split(text) == regex.findall(PATTERNS[name], text)
+        assert Splitter(BUILTIN_PATTERNS[name]).split(text) == regex.findall(BUILTIN_PATTERNS[name], text)
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_mixed_text_takes_both_paths_and_matches(name):
     text = (stdlib_sample(60_000) + MULTILINGUAL) * 3  # ASCII pieces and non-ASCII pieces
-    assert Splitter(name).split(text) == regex.findall(PATTERNS[name], text)
+    assert Splitter(BUILTIN_PATTERNS[name]).split(text) == regex.findall(BUILTIN_PATTERNS[name], text)
 
 
 def test_reverse_patterns_are_refused_with_the_reason():
