@@ -430,6 +430,13 @@ class LongChunkTables:
         self.new_id[values[:, 0]] = values[:, 1]  # by rank
         self.pair_by_rank = np.empty((len(ranks), 2), dtype=np.int64)
         self.pair_by_rank[values[:, 0]] = pairs
+        # ranks whose new token is an input of a merge of lower rank (tiktoken-style vocabularies,
+        # see Tokenizer): such a merge can apply between two occurrences of this one, so these
+        # ranks are not merged all at once
+        first_use = np.full(self.width, len(ranks), dtype=np.int64)
+        np.minimum.at(first_use, pairs[:, 0], values[:, 0])
+        np.minimum.at(first_use, pairs[:, 1], values[:, 0])
+        self.feeds_lower = first_use[self.new_id] < np.arange(len(ranks))
 
     def initial(self, data: bytes):
         """A chunk's bytes as the array of their ids."""
@@ -460,7 +467,9 @@ def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]]
     left to right (in a run ``a a a`` of the pair ``(a, a)``, the first two), in whole
     arrays; only the pairs next to a merge are looked up again. A million repeated
     characters take a few dozen steps. When a rank merges only a few places in a long
-    sequence (varied text), the rest is handed to ``bpe_heap``, which is cheaper then.
+    sequence (varied text), the rest is handed to ``bpe_heap``, which is cheaper then;
+    so it is when the rank's new token feeds a merge of lower rank (a merge that builds
+    on a later one), which may apply between two of its occurrences.
 
     >>> r = {(1, 1): (0, 9), (9, 9): (1, 10)}
     >>> bpe_long([1] * 9, LongChunkTables(r), r, 2)
@@ -475,7 +484,7 @@ def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]]
             break
         hits = np.flatnonzero(rk == best)
         n = len(seq)
-        if len(hits) * _SPARSE < n:
+        if len(hits) * _SPARSE < n or tables.feeds_lower[best]:
             return bpe_heap(seq.tolist(), ranks, limit)
         a, b = tables.pair_by_rank[best]
         if a == b and len(hits) > 1:

@@ -266,3 +266,17 @@ def test_tiktoken_style_vocabulary_encodes_as_tiktoken(text):
     tok = Tokenizer.from_ranks(ranks, pattern=None)
     assert tok.encode(text) == _tiktoken_reference(ranks, [text] if text else [])
     assert tok.encode_trace(text).final == tok.encode(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "x", "y", "z", "ab", "ba", "abc", "xyz"]), min_size=1, max_size=8).map("".join),
+    st.integers(1, 3000),
+)
+def test_a_long_chunk_of_a_tiktoken_style_vocabulary_encodes_as_tiktoken(piece, repeat):
+    # "aba" ranks before "ab" and is built as ab + a: it may apply between two occurrences of
+    # ab, so a long chunk (engine_py.bpe_long, LONG_CHUNK) cannot merge every ab at once
+    ranks = _toy_ranks([b"aba", b"ab", b"abc", b"bc", b"bab", b"ba", b"xyz", b"xy", b"cab", b"abca", b"yz", b"abab"])
+    tok = Tokenizer.from_ranks(ranks, pattern=None)
+    text = piece * repeat
+    assert tok.encode(text) == _tiktoken_reference(ranks, [text])
