@@ -6,12 +6,13 @@ from collections import Counter
 
 import pytest
 import regex
-from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
+from corpus import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
 from reference import naive_encode, naive_train, reference_split
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, TrainingTrace, count_chunks, patterns, time_limit, train
+from tokenizer.patterns import BUILTIN_PATTERNS
 
 SEED_000_TEXT = "Hi there! What are you doing? Do you know what the weather is like today? If you do, where would you go?"
 
@@ -179,7 +180,10 @@ def _reference_counts(pattern, text, specials):
     return counts
 
 
-@pytest.mark.parametrize("pattern", [GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, r"\p{L}+", r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s+"])
+@pytest.mark.parametrize(
+    "pattern",
+    dict.fromkeys([*BUILTIN_PATTERNS.values(), *OPEN_MODEL_PATTERNS.values(), r"\p{L}+", r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s+"]),
+)
 def test_counts_of_a_text_read_in_blocks_are_those_of_the_whole_text(pattern, monkeypatch):
     monkeypatch.setattr(patterns, "WINDOW", 3_000)  # many pieces
     specials = ["<|endoftext|>", "<|fim_prefix|>"]
@@ -190,11 +194,13 @@ def test_counts_of_a_text_read_in_blocks_are_those_of_the_whole_text(pattern, mo
     assert list(streamed.items()) == list(_reference_counts(pattern, text, specials).items())
 
 
-def test_training_on_blocks_equals_training_on_the_whole_text(monkeypatch):
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_training_on_blocks_equals_training_on_the_whole_text(name, monkeypatch):
     monkeypatch.setattr(patterns, "WINDOW", 2_000)
     text = code_and_prose(120_000)
-    whole = train(text, 700, pattern="o200k")
-    streamed = train([iter([text[i : i + 1_000] for i in range(0, len(text), 1_000)])], 700, pattern="o200k")
+    pattern = BUILTIN_PATTERNS[name]
+    whole = train(text, 700, pattern=pattern)
+    streamed = train([iter([text[i : i + 1_000] for i in range(0, len(text), 1_000)])], 700, pattern=pattern)
     assert streamed.merge_list == whole.merge_list
 
 
