@@ -22,11 +22,18 @@ def valid_files():
     shuffled = load_encoding("gpt2").truncated(120)  # official byte ids are a permutation
     small_ranks = formats.to_tiktoken_ranks(shuffled)
     gpt2 = gpt2_files_from_ranks(small_ranks)
+    # a tiktoken-style vocabulary as Llama 3's: merges that build on later ones, whole tokens
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({t: 256 + i for i, t in enumerate([b"aba", b"ab", b"abc", b"bc", b"xyz", b"yzx", b"Hel", b"He", b"llo", b"ll"])})
+    tiktoken_style = Tokenizer.from_ranks(ranks, pattern="gpt4", special_tokens={"<|endoftext|>": 300})
+    assert tiktoken_style.whole_tokens and tiktoken_style._order is not None
     return {
         "json": formats.dumps(trained).encode(),
         "json-shuffled": formats.dumps(shuffled).encode(),
+        "json-whole": formats.dumps(tiktoken_style).encode(),
         "minbpe": formats.dumps_minbpe(trained).encode(),
         "tiktoken": formats.dumps_tiktoken(trained),
+        "tiktoken-whole": formats.dumps_tiktoken(tiktoken_style),
         "encoder.json": gpt2["encoder.json"],
         "vocab.bpe": gpt2["vocab.bpe"],
     }
@@ -46,6 +53,7 @@ def works(tok: Tokenizer) -> None:
     assert tok.encode_trace(SAMPLE[:24]).final == tok.encode(SAMPLE[:24], disallowed_special=())
     again = formats.loads(formats.dumps(tok))
     assert again.merges == tok.merges and again.special_tokens == tok.special_tokens and again.byte_ids == tok.byte_ids
+    assert again.whole_tokens == tok.whole_tokens and again.encode(SAMPLE, disallowed_special=()) == ids
 
 
 # ----------------------------------------------------------------------------- mutations
@@ -130,7 +138,7 @@ def _load_or_refuse(load, *args, **kwargs):
     works(tok)
 
 
-@pytest.mark.parametrize("kind", ["json", "json-shuffled"])
+@pytest.mark.parametrize("kind", ["json", "json-shuffled", "json-whole"])
 @FUZZ
 @given(data=st.data())
 def test_bpe_lab_json(valid_files, kind, data):
@@ -155,10 +163,11 @@ def test_minbpe_model(valid_files, data):
     _load_or_refuse(formats.loads_minbpe, text)
 
 
+@pytest.mark.parametrize("kind", ["tiktoken", "tiktoken-whole"])
 @FUZZ
 @given(data=st.data())
-def test_tiktoken_ranks(valid_files, data):
-    blob = data.draw(mutated(valid_files["tiktoken"]))
+def test_tiktoken_ranks(valid_files, kind, data):
+    blob = data.draw(mutated(valid_files[kind]))
     _load_or_refuse(formats.load_bytes, blob, pattern="gpt4")
 
     def parse_then_build(b):
@@ -179,7 +188,7 @@ def test_gpt2_files(valid_files, tmp_path, data, which):
 
 
 def test_valid_files_load_and_work(valid_files, tmp_path):
-    for kind in ("json", "json-shuffled", "minbpe", "tiktoken"):
+    for kind in ("json", "json-shuffled", "json-whole", "minbpe", "tiktoken", "tiktoken-whole"):
         works(formats.load_bytes(valid_files[kind]))
     (tmp_path / "e.json").write_bytes(valid_files["encoder.json"])
     (tmp_path / "v.bpe").write_bytes(valid_files["vocab.bpe"])
