@@ -43,7 +43,6 @@ def stdlib_sample(max_chars: int = 200_000) -> str:
     return "".join(out)[:max_chars]
 
 
-
 # C and JavaScript, where o200k's ` ?[^\s\p{L}\p{N}]+[\r\n/]*` runs from `}` over the newline into `//`
 C_LIKE = """\
 /* {n}: parse the header, then the body */

@@ -142,7 +142,9 @@ def decode_utf8(data: bytes, what: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{what} is not UTF-8 text (bad byte at offset {e.start}): it is not a tokenizer file or is damaged") from None
+        raise ValueError(
+            f"{what} is not UTF-8 text (bad byte at offset {e.start}): it is not a tokenizer file or is damaged"
+        ) from None
 
 
 def check_output_path(path: object, what: str = "output file") -> Path:

@@ -359,7 +359,11 @@ def parse(pattern: str) -> Parsed:
 
 def _every_code_point() -> str:
     """U+0000 to U+10FFFF in order, surrogates included (4.5 MB; built in ~40 ms, not kept)."""
-    return array.array("I", range(MAX_CODE_POINT + 1)).tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be", "surrogatepass")
+    return (
+        array.array("I", range(MAX_CODE_POINT + 1))
+        .tobytes()
+        .decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be", "surrogatepass")
+    )
 
 
 _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a"}
@@ -472,7 +476,7 @@ def _glushkov(node, looks_are_items: bool, extra: set):
         return True, set(), set(), set()
     if kind in ("end", "endz", "look"):
         if kind == "look":
-            _, f, l, pairs = _glushkov(node[1], looks_are_items, extra)
+            _, f, _last, pairs = _glushkov(node[1], looks_are_items, extra)
             extra |= pairs
         if looks_are_items:
             item = ("l", id(node))
@@ -483,31 +487,31 @@ def _glushkov(node, looks_are_items: bool, extra: set):
     if kind == "alt":
         nullable, first, last, pairs = False, set(), set(), set()
         for child in node[1]:
-            n, f, l, p = _glushkov(child, looks_are_items, extra)
+            n, f, lst, p = _glushkov(child, looks_are_items, extra)
             nullable |= n
             first |= f
-            last |= l
+            last |= lst
             pairs |= p
         return nullable, first, last, pairs
     if kind == "seq":
         nullable, first, last, pairs = True, set(), set(), set()
         for child in node[1]:
-            n, f, l, p = _glushkov(child, looks_are_items, extra)
+            n, f, lst, p = _glushkov(child, looks_are_items, extra)
             pairs |= p
             pairs |= {(a, b) for a in last for b in f}
             if nullable:
                 first |= f
-            last = (last | l) if n else set(l)
+            last = (last | lst) if n else set(lst)
             nullable = nullable and n
         return nullable, first, last, pairs
     if kind == "rep":
         _, child, lo, hi, _mode = node
-        n, f, l, p = _glushkov(child, looks_are_items, extra)
+        n, f, lst, p = _glushkov(child, looks_are_items, extra)
         if hi is None or hi > 1:
-            p = p | {(a, b) for a in l for b in f}
+            p = p | {(a, b) for a in lst for b in f}
         if hi == 0:
             return True, set(), set(), set()
-        return n or lo == 0, f, l, p
+        return n or lo == 0, f, lst, p
     raise AssertionError(f"unknown node {kind}")
 
 
@@ -540,6 +544,7 @@ class SafeCuts:
     def symbol_of(self, char: str) -> int:
         """The index of the symbol ``char`` belongs to."""
         import numpy as np  # imported where used (a module attribute would stop SafeCuts pickling)
+
         return int(self._symbol_at[np.searchsorted(self._starts, ord(char), side="right") - 1])
 
     def is_cut(self, text: str, i: int) -> bool:
@@ -553,6 +558,7 @@ class SafeCuts:
         2
         """
         import numpy as np  # imported where used (a module attribute would stop SafeCuts pickling)
+
         pos = max(start, 1)
         n = len(text)
         span = 256

@@ -89,7 +89,7 @@ def test_heap_encoder_equals_rescan_encoder(ids, n_merges, rnd):
     # random merge tables over a tiny alphabet, including pairs that never occur
     ranks = {}
     known = list(range(6))
-    for r in range(n_merges):
+    for _ in range(n_merges):
         pair = (rnd.choice(known), rnd.choice(known))
         if pair in ranks:
             continue

@@ -104,9 +104,41 @@ def test_tiktoken_compatible_exception_types(tok):
 # ----------------------------------------------------------------------------- every public function
 
 JUNK = [
-    None, True, 0, -1, 1.5, float("nan"), 2**40, 10**100, "", "x", "\ud800", b"x", bytearray(b"ab"), [], [1, "a"], [[1]],
-    [-5], [2.0], (1, 2), {}, {"a": "b"}, {"<|x|>": -1}, {(1, 2): 3}, {b"a": "b"}, object(), iter([1, 2]), print, "(?r)\\w+",
-    "[unclosed", "all", "al", {"a"}, frozenset({1}), [None], ["ok", 3],
+    None,
+    True,
+    0,
+    -1,
+    1.5,
+    float("nan"),
+    2**40,
+    10**100,
+    "",
+    "x",
+    "\ud800",
+    b"x",
+    bytearray(b"ab"),
+    [],
+    [1, "a"],
+    [[1]],
+    [-5],
+    [2.0],
+    (1, 2),
+    {},
+    {"a": "b"},
+    {"<|x|>": -1},
+    {(1, 2): 3},
+    {b"a": "b"},
+    object(),
+    iter([1, 2]),
+    print,
+    "(?r)\\w+",
+    "[unclosed",
+    "all",
+    "al",
+    {"a"},
+    frozenset({1}),
+    [None],
+    ["ok", 3],
 ]
 junk = st.sampled_from(JUNK)
 
@@ -120,11 +152,29 @@ def _public_calls(tok, tmp_path):
     trace = tok.training
     enc_trace = tok.encode_trace("hello world")
     calls = {
-        "train": (train, [arg("some text here", ["doc one", "doc two"]), arg(260, 300), arg("gpt4", None, "gpt2")], {"special_tokens": arg(["<|e|>"], None), "progress": arg(None, lambda d, t: None), "name": arg("n")}),
+        "train": (
+            train,
+            [arg("some text here", ["doc one", "doc two"]), arg(260, 300), arg("gpt4", None, "gpt2")],
+            {"special_tokens": arg(["<|e|>"], None), "progress": arg(None, lambda d, t: None), "name": arg("n")},
+        ),
         "count_chunks": (tokenizer.count_chunks, [arg("a text", ["x", "y"]), arg("gpt2", None), arg((), ["<|x|>"])], {}),
-        "Tokenizer": (Tokenizer, [arg({(97, 98): 256}, ())], {"pattern": arg(None, "gpt2"), "special_tokens": arg({"<|e|>": 300}, None), "byte_ids": arg(None, list(range(256))), "name": arg(""), "metadata": arg(None, {"k": 1})}),
+        "Tokenizer": (
+            Tokenizer,
+            [arg({(97, 98): 256}, ())],
+            {
+                "pattern": arg(None, "gpt2"),
+                "special_tokens": arg({"<|e|>": 300}, None),
+                "byte_ids": arg(None, list(range(256))),
+                "name": arg(""),
+                "metadata": arg(None, {"k": 1}),
+            },
+        ),
         "from_ranks": (Tokenizer.from_ranks, [arg({bytes([b]): b for b in range(256)})], {"pattern": arg(None, "gpt4")}),
-        "encode": (tok.encode, [arg("hi <|x|>")], {"allowed_special": arg("all", frozenset(), {"<|x|>"}), "disallowed_special": arg("all", (), {"<|x|>"})}),
+        "encode": (
+            tok.encode,
+            [arg("hi <|x|>")],
+            {"allowed_special": arg("all", frozenset(), {"<|x|>"}), "disallowed_special": arg("all", (), {"<|x|>"})},
+        ),
         "encode_ordinary": (tok.encode_ordinary, [arg("hi")], {}),
         "encode_batch": (tok.encode_batch, [arg(["a", "b"])], {"num_threads": arg(2), "allowed_special": arg("all")}),
         "encode_ordinary_batch": (tok.encode_ordinary_batch, [arg(["a"])], {}),
@@ -169,7 +219,11 @@ def _public_calls(tok, tmp_path):
         "to_tiktoken_ranks": (formats.to_tiktoken_ranks, [arg(tok)], {}),
         "dumps_tiktoken": (formats.dumps_tiktoken, [arg(tok)], {}),
         "to_tiktoken": (formats.to_tiktoken, [arg(tok)], {}),
-        "save": (formats.save, [arg(tok), arg(tmp_path / "t.json", str(tmp_path / "u.json"), tmp_path, tmp_path / "no" / "t.json")], {}),
+        "save": (
+            formats.save,
+            [arg(tok), arg(tmp_path / "t.json", str(tmp_path / "u.json"), tmp_path, tmp_path / "no" / "t.json")],
+            {},
+        ),
         "load": (formats.load, [arg(tmp_path / "t.json", tmp_path, tmp_path / "missing")], {"pattern": arg("gpt4")}),
         "load_minbpe": (formats.load_minbpe, [arg(tmp_path / "missing.model")], {}),
         "load_gpt2_files": (load_gpt2_files, [arg(tmp_path / "e.json"), arg(tmp_path / "v.bpe")], {"name": arg("gpt2")}),
@@ -188,10 +242,31 @@ def _public_calls(tok, tmp_path):
 
 def test_every_public_function_is_in_the_table(tok, tmp_path):
     # a new public name must be added to the table above (or this list of the harmless)
-    harmless = {"configure", "registry", "EncodingSpec", "FileSource", "Merge", "Span", "EncodeStep", "EncodeTrace", "PairCount", "MergeTree",
-                "TimeBudget", "GPT2_PATTERN", "GPT4_PATTERN", "O200K_PATTERN", "PATTERNS", "to_hf_json", "load_gpt2_files"}
+    harmless = {
+        "configure",
+        "registry",
+        "EncodingSpec",
+        "FileSource",
+        "Merge",
+        "Span",
+        "EncodeStep",
+        "EncodeTrace",
+        "PairCount",
+        "MergeTree",
+        "TimeBudget",
+        "GPT2_PATTERN",
+        "GPT4_PATTERN",
+        "O200K_PATTERN",
+        "PATTERNS",
+        "to_hf_json",
+        "load_gpt2_files",
+    }
     table = _public_calls(tok, tmp_path)
-    missing = [n for n in tokenizer.__all__ if n not in harmless and n not in table and n not in ("Tokenizer", "TrainingTrace", "Splitter")]
+    missing = [
+        n
+        for n in tokenizer.__all__
+        if n not in harmless and n not in table and n not in ("Tokenizer", "TrainingTrace", "Splitter")
+    ]
     assert missing == []
 
 

@@ -90,8 +90,15 @@ def byte_mutation(draw, data: bytes) -> bytes:
 
 
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([2**31, 2**63, 10**30, 255, 256, 1000]), st.floats(allow_nan=True),
-              st.text(max_size=6), st.sampled_from(["\ud800", "<|endoftext|>", "(?r)\\w+", "[", "gpt2"])),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 3),
+        st.sampled_from([2**31, 2**63, 10**30, 255, 256, 1000]),
+        st.floats(allow_nan=True),
+        st.text(max_size=6),
+        st.sampled_from(["\ud800", "<|endoftext|>", "(?r)\\w+", "[", "gpt2"]),
+    ),
     lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=4), children, max_size=3)),
     max_leaves=6,
 )
@@ -126,7 +133,9 @@ def mutated(data: bytes, structured: bool = False):
     return st.one_of(*strategies)
 
 
-FUZZ = settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
+FUZZ = settings(
+    max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None
+)
 
 
 def _load_or_refuse(load, *args, **kwargs):

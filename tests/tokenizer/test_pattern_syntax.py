@@ -22,10 +22,75 @@ PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "o200k": O200K_PATTERN, 
 
 # characters from every class these patterns tell apart, and the sequences that matter
 PIECES = [
-    "a", "s", "t", "S", "T", "l", "ve", "re", "m", "d", "A", "Ab", "aB", "é", "e\u0301", "Ǆ", "ʰ", "ǅ",
-    "1", "22", "333", "4444", "١", "Ⅻ", "'", "'s", "'T", "'re", "'ll", " ", "  ", "\t", "\n", "\r", "\r\n", "\n\n",
-    " \n", "\x0b", "\x1c", "\x85", "\xa0", "\u2028", "/", "//", "}", "*", ".", ",", "!", "-", "_", "`", "~", "$",
-    "你", "好", "ア", "ぁ", "한", "😄", "🤚🏾", "\u200d", "#", "@", "[", "\\", "}\n//", " */\n/*", "x\n/",
+    "a",
+    "s",
+    "t",
+    "S",
+    "T",
+    "l",
+    "ve",
+    "re",
+    "m",
+    "d",
+    "A",
+    "Ab",
+    "aB",
+    "é",
+    "e\u0301",
+    "Ǆ",
+    "ʰ",
+    "ǅ",
+    "1",
+    "22",
+    "333",
+    "4444",
+    "١",
+    "Ⅻ",
+    "'",
+    "'s",
+    "'T",
+    "'re",
+    "'ll",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "\n\n",
+    " \n",
+    "\x0b",
+    "\x1c",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "/",
+    "//",
+    "}",
+    "*",
+    ".",
+    ",",
+    "!",
+    "-",
+    "_",
+    "`",
+    "~",
+    "$",
+    "你",
+    "好",
+    "ア",
+    "ぁ",
+    "한",
+    "😄",
+    "🤚🏾",
+    "\u200d",
+    "#",
+    "@",
+    "[",
+    "\\",
+    "}\n//",
+    " */\n/*",
+    "x\n/",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
 
@@ -50,7 +115,7 @@ def test_pieces_give_the_chunks_of_the_whole_text(name, text, window, breaks):
 
 def test_o200k_never_cuts_between_a_closing_brace_and_a_comment():
     # the issue's example: `}\n//` is one chunk's worth of text under o200k (` ?[^\s\p{L}\p{N}]+[\r\n/]*`)
-    text = ("if (x) {\n  y();\n}\n// note é\n/* a */\n/* b */\n" * 3000)
+    text = "if (x) {\n  y();\n}\n// note é\n/* a */\n/* b */\n" * 3000
     chunks = chunks_in_pieces(Splitter("o200k"), [text], 64)
     assert chunks == regex.findall(O200K_PATTERN, text)
     assert "}\n//" in chunks and " */\n/" in chunks  # both run over the newline
@@ -102,7 +167,26 @@ def test_alphabet_groups_code_points_by_their_classes():
 
 # ----------------------------------------------------------------------------- generated patterns
 
-ATOMS = ["a", "b", " ", r"\n", r"\s", r"\S", r"\w", r"\d", "[ab]", r"[^a\s]", r"\p{L}", r"\p{N}", ".", "(?i:a)", "é", r"\.", "$", r"\Z"]
+ATOMS = [
+    "a",
+    "b",
+    " ",
+    r"\n",
+    r"\s",
+    r"\S",
+    r"\w",
+    r"\d",
+    "[ab]",
+    r"[^a\s]",
+    r"\p{L}",
+    r"\p{N}",
+    ".",
+    "(?i:a)",
+    "é",
+    r"\.",
+    "$",
+    r"\Z",
+]
 QUANTIFIERS = ["*", "+", "?", "{1,3}", "{2}", "*?", "+?", "??", "++", "*+", "?+", "{1,3}+", "{,2}"]
 
 
@@ -125,7 +209,9 @@ any_pattern = st.one_of(
     generated.map(lambda p: "(?r)" + p),  # reverse searching: refused
     st.tuples(st.sampled_from(["(?<=a)", r"\b", "^", "(?i)", "(?s)", "(?m)"]), generated).map("".join),
 )
-small_texts = st.lists(st.sampled_from(["a", "b", "ab", " ", "  ", "\n", "1", "é", ".", "-", "A", "\t"]), max_size=30).map("".join)
+small_texts = st.lists(st.sampled_from(["a", "b", "ab", " ", "  ", "\n", "1", "é", ".", "-", "A", "\t"]), max_size=30).map(
+    "".join
+)
 
 
 @settings(max_examples=1000)

@@ -14,7 +14,17 @@ from references import TIKTOKEN_MODELS, tiktoken_reference
 from tokenizer import Tokenizer, load_encoding
 
 # OpenAI's special tokens, and the open models' (Llama 3/4, Qwen, gpt-oss)
-SPECIALS = ["<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "<|im_start|>", "<|begin_of_text|>", "<|eot_id|>", "<|eot|>", "<|start|>", "<|return|>"]
+SPECIALS = [
+    "<|endoftext|>",
+    "<|fim_prefix|>",
+    "<|endofprompt|>",
+    "<|im_start|>",
+    "<|begin_of_text|>",
+    "<|eot_id|>",
+    "<|eot|>",
+    "<|start|>",
+    "<|return|>",
+]
 SPECIAL_NAMES = [*SPECIALS, "<|nope|>", "hello"]
 texts_with_specials = st.lists(st.sampled_from(["hello", " world", *SPECIALS, "<|nope|>", "\n", "你好"]), max_size=8).map("".join)
 # tiktoken wants a set for allowed_special (we take any collection of strings)
