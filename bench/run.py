@@ -5,15 +5,21 @@
 Prints (medians of several runs, ours and the reference run alternately, ratios as the
 median of per-round ratios; these machines are noisy, so read the ratios):
 - training time: ours vs the naive recount reference (tests/reference.py, minbpe's
-  algorithm) and vs Hugging Face tokenizers (BpeTrainer, same GPT-4 split then ByteLevel,
-  one thread), on taylorswift.txt to vocab 512 and on a 10 MB corpus to vocab 8192;
-- peak memory of `python -m tokenizer train` on the 10 MB corpus (a fresh process);
-- encode throughput: ours vs tiktoken for r50k_base, cl100k_base, o200k_base.
+  algorithm) and vs Hugging Face tokenizers (BpeTrainer, same GPT-4 split then ByteLevel),
+  on taylorswift.txt to vocab 512 and on a 10 MB corpus to vocab 8192: ours in one
+  process and on every core (chunks counted in parallel), HF on one thread and on every
+  thread (a second process, since rayon's thread count is fixed when it starts);
+- peak memory (VmHWM) of a fresh process training the 10 MB corpus: our CLI in one
+  process and on every core (its worker processes' peak too), HF on one and on every thread;
+- encode throughput: ours vs tiktoken for r50k_base, cl100k_base, o200k_base on the 10 MB
+  corpus and on 2 M characters in many scripts, and on single very long chunks (a million
+  repeated characters).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -64,40 +70,112 @@ def paired(fn_a, fn_b, repeat: int, warmup: bool = False) -> tuple[float, float,
     return statistics.median(ta), statistics.median(tb), statistics.median(a / b for a, b in zip(ta, tb))
 
 
+class HFAllThreads:
+    """HF tokenizers on every thread, in a second process (rayon reads its thread count
+    once): it trains when asked and answers with the seconds it took, so it can
+    alternate with ours like any other reference."""
+
+    SCRIPT = (
+        "import sys, time\n"
+        "sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench']\n"
+        "from corpus import large, small\n"
+        "from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers\n"
+        "from tokenizer.formats import hf_pattern\n"
+        "from tokenizer.patterns import GPT4_PATTERN\n"
+        "def hf_train(text, vocab_size):\n"
+        "    tok = Tokenizer(models.BPE())\n"
+        "    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(hf_pattern(GPT4_PATTERN)), behavior='isolated'),\n"
+        "        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])\n"
+        "    trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)\n"
+        "    tok.train_from_iterator([text], trainer)\n"
+        "texts = {'small': small()[1], 'large': large()[1]}\n"
+        "for line in sys.stdin:\n"
+        "    which, vocab = line.split()\n"
+        "    t0 = time.perf_counter(); hf_train(texts[which], int(vocab)); print(time.perf_counter() - t0, flush=True)\n"
+    )
+
+    @staticmethod
+    def env() -> dict:
+        return {k: v for k, v in os.environ.items() if k not in ("RAYON_NUM_THREADS", "TOKENIZERS_PARALLELISM")}
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-c", self.SCRIPT, str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=self.env())
+
+    def train(self, which: str, vocab: int) -> float:
+        self.proc.stdin.write(f"{which} {vocab}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def paired_timed(fn_a, timed_b, repeat: int) -> tuple[float, float, float]:
+    """``paired`` where b reports its own seconds (it runs in another process)."""
+    ta, tb = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn_a()
+        ta.append(time.perf_counter() - t0)
+        tb.append(timed_b())
+    return statistics.median(ta), statistics.median(tb), statistics.median(a / b for a, b in zip(ta, tb))
+
+
 def bench_training(quick: bool) -> list[tuple]:
+    """Rows ``(corpus, ours label, HF label, ours s, HF s, ours / HF, naive s or None)``."""
     rows = []
-    name, text = small()
-    ours, hf, ratio = paired(lambda: tokenizer.train(text, 512, pattern="gpt4"), lambda: hf_reference.hf_train(text, 512), 9, warmup=True)
-    naive = median_time(lambda: naive_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
-    rows.append((f"{name}, vocab 512", ours, hf, ratio, naive))
-    if not quick:
-        name, text = large()
-        ours, hf, ratio = paired(lambda: tokenizer.train(text, 8192, pattern="gpt4"), lambda: hf_reference.hf_train(text, 8192), 3)
-        rows.append((f"{name}, vocab 8192", ours, hf, ratio, None))
+    hf_all = HFAllThreads()
+    try:
+        name, text = small()
+        ours, hf, ratio = paired(lambda: tokenizer.train(text, 512, pattern="gpt4"), lambda: hf_reference.hf_train(text, 512), 9, warmup=True)
+        naive = median_time(lambda: naive_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
+        rows.append((f"{name}, vocab 512", "one process", "1 thread", ours, hf, ratio, naive))
+        if not quick:
+            name, text = large()
+            label = f"{name}, vocab 8192"
+            for workers, ours_label in ((1, "one process"), (None, "all cores")):
+                ours, hf, ratio = paired(
+                    lambda w=workers: tokenizer.train(text, 8192, pattern="gpt4", workers=w), lambda: hf_reference.hf_train(text, 8192), 5
+                )
+                rows.append((label, ours_label, "1 thread", ours, hf, ratio, None))
+            hf_all.train("large", 8192)  # warm-up
+            ours, hf, ratio = paired_timed(lambda: tokenizer.train(text, 8192, pattern="gpt4"), lambda: hf_all.train("large", 8192), 5)
+            rows.append((label, "all cores", "all threads", ours, hf, ratio, None))
+    finally:
+        hf_all.close()
     return rows
 
 
 _PEAK = (
-    "import sys\n"
+    "import resource, sys\n"
     "from tokenizer.cli import main\n"
     "rc = main(sys.argv[1:])\n"
     "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
-    "print(int(peak) // 1024)\n"
+    "print(int(peak) // 1024, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
 )
+_VMHWM = "print(int([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]) // 1024)\n"
 
 
-def bench_memory() -> tuple[int, int]:
-    """Peak RSS (MB, VmHWM of a fresh process) of the CLI training the 10 MB corpus to 8192,
-    and of the same process doing nothing but importing the package."""
+def _run(code: str, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT, env=env, input=stdin)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def bench_memory() -> dict[str, str]:
+    """Peak RSS (MB, VmHWM of a fresh process) of training the 10 MB corpus to 8192: our CLI
+    in one process and on every core (with its worker processes' peak), the interpreter
+    with the package imported, and HF on one thread and on every thread."""
     with tempfile.TemporaryDirectory() as tmp:
         path = write_large(Path(tmp) / "corpus.txt")
         args = ["train", str(path), "--vocab-size", "8192", "-q", "-o", str(Path(tmp) / "t.json")]
-        out = subprocess.run([sys.executable, "-c", _PEAK, *args], capture_output=True, text=True, check=True, cwd=ROOT)
-        base = subprocess.run(
-            [sys.executable, "-c", "import tokenizer.cli\nprint(int([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]) // 1024)"],
-            capture_output=True, text=True, check=True, cwd=ROOT,
-        )
-        return int(out.stdout.strip().splitlines()[-1]), int(base.stdout.strip())
+        one = _run(_PEAK, *args, "--workers", "1").split()
+        every = _run(_PEAK, *args).split()
+        base = _run("import tokenizer.cli\n" + _VMHWM)
+        hf = HFAllThreads.SCRIPT + _VMHWM
+        hf_one = _run(hf, str(ROOT), env={**os.environ, "RAYON_NUM_THREADS": "1"}, stdin="large 8192\n")
+        hf_all = _run(hf, str(ROOT), env=HFAllThreads.env(), stdin="large 8192\n")
+        return {"ours_one": one[0], "ours_all": every[0], "ours_workers": every[1], "base": base, "hf_one": hf_one, "hf_all": hf_all}
 
 
 def multilingual(n_chars: int = 2_000_000) -> str:
@@ -123,12 +201,41 @@ def bench_encoding(quick: bool, text: str | None = None) -> list[tuple]:
         ref = tiktoken.get_encoding(name)
         assert ours.encode_ordinary(text[:200_000]) == ref.encode_ordinary(text[:200_000])
 
-        def cold():
+        def cold(ours=ours):
             ours.clear_cache()  # no help from earlier runs: every chunk is encoded afresh
             ours.encode_ordinary(text)
 
-        t_ours, t_ref, ratio = paired(cold, lambda: ref.encode_ordinary(text), 5, warmup=True)
+        t_ours, t_ref, ratio = paired(cold, lambda ref=ref: ref.encode_ordinary(text), 5, warmup=True)
         rows.append((name, mb / t_ours, mb / t_ref, ratio))
+    return rows
+
+
+def long_chunks() -> dict[str, str]:
+    n = 1_000_000
+    return {"1 M 'a'": "a" * n, "1 M spaces": " " * n, "1 M newlines": "\n" * n}
+
+
+def bench_long_chunks() -> list[tuple]:
+    """A single very long chunk: ours (cold cache) vs tiktoken, same ids checked."""
+    rows = []
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        ours = tokenizer.load_encoding(name)
+        ref = tiktoken.get_encoding(name)
+        for label, text in long_chunks().items():
+            def cold(t=text, ours=ours):
+                ours.clear_cache()
+                return ours.encode_ordinary(t)
+            try:
+                want = ref.encode_ordinary(text)
+            except BaseException as e:  # tiktoken's Rust regex can overflow its stack (a PanicException)
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                t_ours = median_time(cold, 3)
+                rows.append((label, name, t_ours, None, None))
+                continue
+            assert cold() == want
+            t_ours, t_ref, ratio = paired(cold, lambda t=text, ref=ref: ref.encode_ordinary(t), 3)
+            rows.append((label, name, t_ours, t_ref, ratio))
     return rows
 
 
@@ -136,20 +243,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
     args = ap.parse_args()
-    print(f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, tokenizers {hf_reference.Tokenizer.__module__.split('.')[0]} {__import__('tokenizers').__version__}")
+    print(f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, tokenizers {__import__('tokenizers').__version__}, {os.cpu_count()} cores")
     print()
     print("## Training (median seconds; lower is better)")
-    print("| corpus | BPE Lab | HF tokenizers | ours / HF | naive recount | naive / ours |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, ours, hf, ratio, naive in bench_training(args.quick):
-        naive_s = f"{naive:.2f}" if naive is not None else "(hours)"
+    print("| corpus | BPE Lab | HF tokenizers | BPE Lab s | HF s | ours / HF | naive recount s | naive / ours |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for name, ours_label, hf_label, ours, hf, ratio, naive in bench_training(args.quick):
+        naive_s = f"{naive:.2f}" if naive is not None else "-"
         naive_r = f"{naive / ours:.0f}x" if naive is not None else "-"
-        print(f"| {name} | {ours:.3f} | {hf:.3f} | {ratio:.2f} | {naive_s} | {naive_r} |")
+        print(f"| {name} | {ours_label} | {hf_label} | {ours:.3f} | {hf:.3f} | {ratio:.2f} | {naive_s} | {naive_r} |")
     if not args.quick:
-        peak, base = bench_memory()
+        mem = bench_memory()
         print()
-        print(f"Peak memory (VmHWM) of `python -m tokenizer train` on the 10 MB corpus to vocab 8192: {peak} MB "
-              f"(the same interpreter after importing the package: {base} MB)")
+        print("Peak memory (VmHWM, MB) training the 10 MB corpus to vocab 8192 in a fresh process: "
+              f"BPE Lab CLI one process {mem['ours_one']}, all cores {mem['ours_all']} (+ each worker process up to {mem['ours_workers']}); "
+              f"HF tokenizers one thread {mem['hf_one']}, all threads {mem['hf_all']}; "
+              f"the interpreter with the package imported: {mem['base']}")
     print()
     print("## Encoding (cold chunk cache; MB/s, higher is better)")
     print("| text | encoding | BPE Lab MB/s | tiktoken MB/s | time ours / tiktoken |")
@@ -159,6 +268,15 @@ def main() -> None:
         print(f"| {name.split(' (')[0]} corpus | {enc} | {ours:.1f} | {ref:.1f} | {ratio:.2f} |")
     for enc, ours, ref, ratio in bench_encoding(True, multilingual()):
         print(f"| 2 M chars, many scripts | {enc} | {ours:.1f} | {ref:.1f} | {ratio:.2f} |")
+    print()
+    print("## One very long chunk (cold chunk cache; seconds)")
+    print("| text | encoding | BPE Lab s | tiktoken s | time ours / tiktoken |")
+    print("|---|---|---:|---:|---:|")
+    for label, enc, ours, ref, ratio in bench_long_chunks():
+        if ref is None:
+            print(f"| {label} | {enc} | {ours:.3f} | fails (stack overflow) | - |")
+        else:
+            print(f"| {label} | {enc} | {ours:.3f} | {ref:.3f} | {ratio:.2f} |")
 
 
 if __name__ == "__main__":

@@ -71,3 +71,20 @@ def naive_encode(text, merges, pattern=None, byte_ids=None):
             ids = merge(ids, pair, merges[pair])
         out.extend(ids)
     return out
+
+
+def reference_split(pattern: str | None, text: str) -> list[str]:
+    """A whole text's chunks, with no cut for speed: every non-empty match of the pattern
+    and the text between matches (which BPE Lab keeps as chunks of their own)."""
+    if pattern is None:
+        return [text] if text else []
+    out, pos = [], 0
+    for m in regex.finditer(pattern, text):
+        if m.end() > m.start():
+            if m.start() > pos:
+                out.append(text[pos : m.start()])
+            out.append(m.group())
+            pos = m.end()
+    if pos < len(text):
+        out.append(text[pos:])
+    return out

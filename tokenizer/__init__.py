@@ -14,7 +14,7 @@ from .bpe import Tokenizer, clean_text
 from .display import gpt2_form, hex_bytes, visible
 from .fetch import configure
 from .formats import from_json, load, load_minbpe, save, to_hf_json, to_json, to_tiktoken, to_tiktoken_ranks
-from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, validate_pattern
+from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, TimeBudget, time_limit, validate_pattern
 from .pretrained import load_encoding, load_gpt2_files
 from .registry import EncodingSpec, FileSource
 from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, PairCount, Span
@@ -47,6 +47,8 @@ __all__ = [
     "MergeTree",
     "Splitter",
     "validate_pattern",
+    "time_limit",
+    "TimeBudget",
     "visible",
     "hex_bytes",
     "gpt2_form",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .bpe import Tokenizer, clean_text
+from .bpe import Tokenizer, _error_handler, clean_text
+from .errors import check_ids
 from .trace import Span, make_spans
 
 
@@ -39,8 +40,8 @@ class CharTokenizer:
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         out = []
-        for i in ids:
-            if not isinstance(i, int) or not 0 <= i < 0x110000:
+        for i in check_ids(ids):
+            if not 0 <= i < 0x110000:
                 raise ValueError(f"cannot decode {i!r}: character ids are code points from 0 to 1114111")
             out.append(chr(i).encode("utf-8", "surrogatepass"))
         return out
@@ -49,16 +50,17 @@ class CharTokenizer:
         return b"".join(self.decode_tokens_bytes(ids))
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        return self.decode_bytes(ids).decode("utf-8", errors=_error_handler(errors))
 
     def spans(self, ids: Sequence[int]) -> list[Span]:
+        ids = check_ids(ids)
         return make_spans(list(zip(ids, self.decode_tokens_bytes(ids))))
 
     def encode_spans(self, text: str, **special_args) -> list[Span]:
         return self.spans(self.encode(text))
 
     def split(self, text: str) -> list[str]:
-        return [text] if text else []
+        return [text] if clean_text(text) else []
 
     def __repr__(self) -> str:
         return "<CharTokenizer>"

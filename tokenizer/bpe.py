@@ -7,7 +7,9 @@ The API follows tiktoken's ``Encoding`` where one exists (``encode``,
 
 from __future__ import annotations
 
+import codecs
 import functools
+import json
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -15,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import regex
 
 from . import engine_py
-from .patterns import Splitter, pattern_name, resolve_pattern
+from .errors import MAX_ID, InvalidType, UnknownToken, check_bytes, check_ids, check_int, check_str, check_utf8, type_name
+from .patterns import Splitter, pattern_name, resolve_pattern, using
 from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
 
 if TYPE_CHECKING:  # annotations only: trainer.py imports this module
@@ -44,8 +47,7 @@ class MergeTable(NamedTuple):
 
 def clean_text(text: str) -> str:
     """Replace lone surrogates with U+FFFD, exactly as tiktoken does before encoding."""
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a str, not {type(text).__name__}")
+    check_str(text, "text")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -94,24 +96,21 @@ class Tokenizer:
         whole_tokens: Mapping[int, bytes] | None = None,
         pipeline: Pipeline | None = None,
     ):
-        if isinstance(merges, MergeTable):
-            table = merges
-        elif isinstance(merges, Mapping):
-            table = MergeTable([(int(a), int(b)) for a, b in merges], [int(v) for v in merges.values()])
-        else:
-            merges = list(merges)
-            counts = [m.count for m in merges]
-            table = MergeTable([(m.pair[0], m.pair[1]) for m in merges], [m.new_id for m in merges], counts if any(c is not None for c in counts) else None)
+        table = _merge_table(merges)
         self._pairs: list[Pair] = table.pairs
         self._ids: list[int] = table.new_ids
         self._counts: list[int | None] | None = table.counts
-        self.byte_ids: tuple[int, ...] = tuple(byte_ids) if byte_ids is not None else _IDENTITY
+        self.byte_ids: tuple[int, ...] = _byte_ids(byte_ids)
         self.pattern: str | None = resolve_pattern(pattern)
-        self.special_tokens: dict[str, int] = dict(special_tokens or {})
-        self.name = name
-        self.metadata: dict[str, Any] = dict(metadata or {})
+        if self.pattern is not None:
+            check_utf8(self.pattern, "the split pattern")
+        self.special_tokens: dict[str, int] = _special_tokens(special_tokens)
+        self.name = check_utf8(check_str(name, "name"), "name")
+        self.metadata: dict[str, Any] = _metadata(metadata)
+        if training is not None and not hasattr(training, "length_at"):
+            raise InvalidType(f"training must be a TrainingTrace or None, not {type_name(training)}")
         self.training = training  # a TrainingTrace when this tokenizer was just trained
-        self.whole_tokens: dict[int, bytes] = dict(whole_tokens or {})  # id -> bytes of tokens no merge builds
+        self.whole_tokens: dict[int, bytes] = _whole_tokens(whole_tokens)  # id -> bytes of tokens no merge builds
         # merge indices with every merge after the ones it builds on; None when the list already is in that order
         self._order: list[int] | None = None
         # tokenizer.json: what the file does to text before BPE (hf_pipeline.Pipeline), or None
@@ -146,6 +145,7 @@ class Tokenizer:
         >>> Tokenizer.from_ranks(ranks, pattern=None).encode("abcab")
         [257, 256]
         """
+        ranks = _ranks(ranks)
         byte_ids = byte_ids_of(ranks)
         if merges is None:
             multi = sorted(((t, r) for t, r in ranks.items() if len(t) > 1), key=lambda tr: tr[1])
@@ -170,8 +170,6 @@ class Tokenizer:
     # ------------------------------------------------------------------ model
 
     def _check(self) -> None:
-        if len(self.byte_ids) != 256 or len(set(self.byte_ids)) != 256:
-            raise ValueError("byte_ids must give 256 different ids, one for each byte value")
         if len(self._pairs) != len(self._ids) or (self._counts is not None and len(self._counts) != len(self._ids)):
             raise ValueError("merges, their ids and their counts must be lists of the same length")
         known = set(self.byte_ids)  # every id taken so far
@@ -194,10 +192,6 @@ class Tokenizer:
                 raise ValueError(f"whole token {tid} must be at least two bytes, got {data!r}")
             known.add(tid)
         for tok, tid in self.special_tokens.items():
-            if not isinstance(tok, str) or not tok:
-                raise ValueError(f"special token {tok!r} must be a non-empty string")
-            if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0:
-                raise ValueError(f"special token {tok!r} needs a whole-number id, got {tid!r}")
             if tid in known:
                 free = max(known) + 1
                 raise ValueError(
@@ -307,7 +301,7 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
-        return f"<Tokenizer{label}: {256 + self.num_merges} tokens, pattern={self.pattern_name}, {len(self.special_tokens)} special>"
+        return f"<Tokenizer{label}: n_vocab={self.n_vocab}, {self.num_merges} merges, pattern={self.pattern_name}, {len(self.special_tokens)} special>"
 
     def truncated(self, k: int) -> Tokenizer:
         """This tokenizer after only its first ``k`` merges (same pattern and specials).
@@ -316,8 +310,7 @@ class Tokenizer:
         ``k`` merges. A merge among them that builds on a later one is left out (it
         cannot apply without it), and so are the whole tokens unless ``k`` takes every merge.
         """
-        if not isinstance(k, int) or not 0 <= k <= self.num_merges:
-            raise ValueError(f"k must be a whole number from 0 to {self.num_merges}, got {k!r}")
+        k = check_int(k, "k", 0, self.num_merges)
         counts = self._counts[:k] if self._counts is not None else None
         table = MergeTable(self._pairs[:k], self._ids[:k], counts)
         if self._order is not None and k < self.num_merges:
@@ -338,6 +331,7 @@ class Tokenizer:
 
         The two share one encoder and its chunk cache: their merges are the same.
         """
+        extra = _special_tokens(extra, "extra")
         return Tokenizer._derived(
             self.merge_table,
             pattern=self.pattern,
@@ -391,11 +385,10 @@ class Tokenizer:
         >>> tok.encode_bytes(b"aaa"), tok.encode_bytes(b"aaa", max_rank=1)
         ([257], [256, 97])
         """
+        data = check_bytes(data, "data")
         if max_rank is None:
-            return self._engine().encode_bytes(bytes(data))
-        if isinstance(max_rank, bool) or not isinstance(max_rank, int) or not 0 <= max_rank <= self.num_merges:
-            raise ValueError(f"max_rank must be None or a whole number from 0 to {self.num_merges}, got {max_rank!r}")
-        return self._engine().encode_bytes(bytes(data), max_rank)
+            return self._engine().encode_bytes(data)
+        return self._engine().encode_bytes(data, check_int(max_rank, "max_rank", 0, self.num_merges))
 
     def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
         """The merges that encoding ``data`` as one chunk applies, in order: ``(rank, position, new_id)``.
@@ -405,7 +398,7 @@ class Tokenizer:
         >>> Tokenizer({(97, 97): 256, (256, 97): 257}).merge_events(b"aaa")
         [(0, 0, 256), (1, 0, 257)]
         """
-        return self._engine().merge_events(bytes(data))
+        return self._engine().merge_events(check_bytes(data, "data"))
 
     def clear_cache(self) -> None:
         """Forget every chunk encoded so far (benchmarks time cold encoding this way).
@@ -436,34 +429,88 @@ class Tokenizer:
 
         Text equal to a special token raises ValueError unless the token is in
         ``allowed_special`` (encoded as the special id) or left out of
-        ``disallowed_special`` (encoded as ordinary text).
+        ``disallowed_special`` (encoded as ordinary text). Names in ``allowed_special``
+        that are not special tokens are ignored; ``disallowed_special=()`` turns the
+        check off; a string in ``disallowed_special`` that is found in the text raises
+        even if it is not a special token (all as tiktoken does).
+
+        >>> tok = Tokenizer(special_tokens={"<|end|>": 256})
+        >>> tok.encode("a<|end|>", allowed_special={"<|end|>"})
+        [97, 256]
+        >>> tok.encode("a<|end|>", disallowed_special=())
+        [97, 60, 124, 101, 110, 100, 124, 62]
         """
         text = clean_text(text)
         if self.pipeline is not None:
             allowed = self._allowed_special(text, allowed_special, disallowed_special)
             return self.pipeline.encode(self._engine(), text, allowed)
+        pieces = self._pieces(text, allowed_special, disallowed_special)
         out: list[int] = []
-        for piece, special in self._pieces(text, allowed_special, disallowed_special):
+        budget = self._splitter.budget()  # one time limit for the whole call
+        for piece, special in pieces:
             if special is not None:
                 out.append(special)
             else:
-                out.extend(self._engine().encode_chunks(self._splitter.split(piece)))
+                out.extend(self._engine().encode_chunks(self._splitter.split(piece, budget)))
         return out
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ):
+        """``encode`` as a numpy array of uint32 (tiktoken's ``encode_to_numpy``)."""
+        import numpy as np
+
+        return np.array(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32)
+
+    def encode_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[list[int]]:
+        """``encode`` each text of a list (tiktoken's ``encode_batch``; ``num_threads`` is
+        accepted for compatibility: the texts are encoded one after the other).
+
+        >>> Tokenizer().encode_batch(["hi", "yo"])
+        [[104, 105], [121, 111]]
+        """
+        texts = _texts(text)
+        check_int(num_threads, "num_threads", 1)
+        self._special_sets(allowed_special, disallowed_special)  # bad arguments fail before any work
+        with using(self._splitter.budget()):  # one time limit for the whole batch
+            return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
+
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
+        """``encode_ordinary`` each text of a list (tiktoken's ``encode_ordinary_batch``)."""
+        texts = _texts(text)
+        check_int(num_threads, "num_threads", 1)
+        with using(self._splitter.budget()):
+            return [self.encode_ordinary(t) for t in texts]
+
+    def _special_sets(self, allowed_special, disallowed_special) -> tuple[set[str], set[str]]:
+        """``(allowed, disallowed)`` special-token strings, with tiktoken's semantics."""
+        specials = set(self.special_tokens)
+        if isinstance(allowed_special, str) and allowed_special == "all":
+            allowed = specials
+        else:
+            allowed = _string_set(allowed_special, "allowed_special") & specials  # tiktoken ignores unknown names
+        if isinstance(disallowed_special, str) and disallowed_special == "all":
+            disallowed = specials - allowed
+        elif not disallowed_special:  # (), set(), None: no check, as in tiktoken
+            disallowed = set()
+        else:
+            disallowed = {s for s in _string_set(disallowed_special, "disallowed_special") if s}
+        return allowed, disallowed
 
     def _pieces(self, text, allowed_special, disallowed_special):
         """Cut text at allowed special tokens: ``[(piece, special_id or None), ...]``."""
-        specials = set(self.special_tokens)
-        if allowed_special == "all":
-            allowed = specials
-        else:
-            allowed = set(allowed_special)
-            unknown = allowed - specials
-            if unknown:
-                raise ValueError(
-                    f"allowed_special names {sorted(unknown)!r}, which this tokenizer does not have; "
-                    f"its special tokens are {sorted(specials)!r}"
-                )
-        disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
+        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
         if disallowed:
             m = special_regex(tuple(sorted(disallowed))).search(text)
             if m:
@@ -486,15 +533,55 @@ class Tokenizer:
         self._pieces(text, allowed_special, disallowed_special)  # raises tiktoken's error for a disallowed one
         return frozenset(self.special_tokens) if allowed_special == "all" else frozenset(allowed_special) & frozenset(self.special_tokens)
 
-    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
-        """The id of a token given its exact text or bytes; KeyError if there is none."""
-        data = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
-        if isinstance(text_or_bytes, str) and text_or_bytes in self.special_tokens:
-            return self.special_tokens[text_or_bytes]
+    # ------------------------------------------------------------------ tiktoken's names
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special tokens' strings (tiktoken's ``special_tokens_set``; a fresh set each time)."""
+        return set(self.special_tokens)
+
+    @property
+    def eot_token(self) -> int:
+        """The id of ``<|endoftext|>`` (tiktoken's ``eot_token``); KeyError/ValueError if there is none."""
         try:
-            return self._bytes_to_id[data]
+            return self.special_tokens["<|endoftext|>"]
         except KeyError:
-            raise KeyError(f"{text_or_bytes!r} is not a single token of this tokenizer") from None
+            raise UnknownToken(f"{self.name or 'this tokenizer'} has no <|endoftext|> special token") from None
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id (tiktoken's ``max_token_value``); ``n_vocab`` is one more."""
+        return self.n_vocab - 1
+
+    def is_special_token(self, token: int) -> bool:
+        """Whether ``token`` is the id of a special token (tiktoken's ``is_special_token``)."""
+        return check_int(token, "token") in self.special_ids
+
+    def token_byte_values(self) -> list[bytes]:
+        """The bytes of every ordinary token, sorted (tiktoken's ``token_byte_values``)."""
+        specials = self.special_ids
+        return sorted(b for i, b in self.vocab.items() if i not in specials)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of a token given its exact text or bytes, special tokens included (as in
+        tiktoken); KeyError (also a ValueError) if there is none.
+
+        >>> Tokenizer(special_tokens={"<|end|>": 256}).encode_single_token(b"<|end|>")
+        256
+        """
+        if isinstance(text_or_bytes, str):
+            data = text_or_bytes.encode("utf-8", "surrogatepass")
+        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            data = bytes(text_or_bytes)
+        else:
+            raise InvalidType(f"encode_single_token takes a str or bytes, not {type_name(text_or_bytes)}")
+        tid = self._bytes_to_id.get(data)
+        if tid is not None:
+            return tid
+        try:
+            return self.special_tokens[data.decode("utf-8")]
+        except (KeyError, UnicodeDecodeError):
+            raise UnknownToken(f"{text_or_bytes!r} is not a single token of this tokenizer; use encode() for longer text") from None
 
     @functools.cached_property
     def _bytes_to_id(self) -> dict[bytes, int]:
@@ -514,29 +601,63 @@ class Tokenizer:
         [b'h', b'i']
         """
         vocab = self.vocab
+        ids = check_ids(ids)
         try:
             return [vocab[i] for i in ids]
-        except (KeyError, TypeError):
-            pass
-        for i in ids:
-            if not isinstance(i, int) or i not in vocab:
-                raise ValueError(
-                    f"cannot decode token id {i!r}: this tokenizer has ids 0 to {self.n_vocab - 1} "
-                    f"({len(vocab)} in use); check that the ids came from the same tokenizer"
-                ) from None
-        raise AssertionError("unreachable")
+        except KeyError as e:
+            raise UnknownToken(
+                f"cannot decode token id {e.args[0]!r}: this tokenizer has ids 0 to {self.n_vocab - 1} "
+                f"({len(vocab)} in use); check that the ids came from the same tokenizer"
+            ) from None
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token (tiktoken's ``decode_single_token_bytes``); KeyError (also a
+        ValueError) for an unknown id."""
+        return self.decode_tokens_bytes([check_int(token, "token")])[0]
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         return b"".join(self.decode_tokens_bytes(ids))
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Decode ids to text; invalid UTF-8 becomes U+FFFD unless ``errors`` says otherwise."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        return self.decode_bytes(ids).decode("utf-8", errors=_error_handler(errors))
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """The text and, for each token, the index of the character where it starts (a
+        token that starts inside a character gets that character's index), as tiktoken's
+        ``decode_with_offsets``; the text must be valid UTF-8.
+
+        >>> Tokenizer().decode_with_offsets([104, 105])
+        ('hi', [0, 1])
+        """
+        token_bytes = self.decode_tokens_bytes(tokens)
+        text_len = 0
+        offsets = []
+        for token in token_bytes:
+            offsets.append(max(0, text_len - (0x80 <= token[0] < 0xC0)))
+            text_len += sum(1 for c in token if not 0x80 <= c < 0xC0)
+        try:
+            text = b"".join(token_bytes).decode("utf-8", errors="strict")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"the tokens are not valid UTF-8 text (byte {e.start}), so they have no character offsets; use decode_tokens_bytes") from None
+        return text, offsets
+
+    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+        """``decode`` each list of ids (tiktoken's ``decode_batch``)."""
+        check_int(num_threads, "num_threads", 1)
+        errors = _error_handler(errors)
+        return [self.decode(ids, errors=errors) for ids in _batch(batch)]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
+        """``decode_bytes`` each list of ids (tiktoken's ``decode_bytes_batch``)."""
+        check_int(num_threads, "num_threads", 1)
+        return [self.decode_bytes(ids) for ids in _batch(batch)]
 
     # ------------------------------------------------------------------ display data
 
     def spans(self, ids: Sequence[int]) -> list[Span]:
         """One ``Span`` per token, with character and byte offsets in the decoded text."""
+        ids = check_ids(ids)
         return make_spans(list(zip(ids, self.decode_tokens_bytes(ids))), self.special_ids)
 
     def encode_spans(self, text: str, **special_args) -> list[Span]:
@@ -578,8 +699,9 @@ class Tokenizer:
         per_chunk: dict[str, list[tuple[int, int, int]]] = {}
         char_pos = 0
         byte_pos = 0
+        budget = self._splitter.budget()
         for piece, special in self._pieces(text, allowed_special, disallowed_special):
-            pieces = [piece] if special is not None else self._splitter.split(piece)
+            pieces = [piece] if special is not None else self._splitter.split(piece, budget)
             for chunk in pieces:
                 cb = chunk.encode("utf-8")
                 chunks.append((char_pos, char_pos + len(chunk)))
@@ -614,8 +736,9 @@ class Tokenizer:
     def merge_tree(self, token_id: int) -> MergeTree:
         """How ``token_id`` was built, recursively down to bytes."""
         vocab = self.vocab
+        token_id = check_int(token_id, "token_id")
         if token_id not in vocab:
-            raise ValueError(f"no token with id {token_id}: ids go from 0 to {self.n_vocab - 1}")
+            raise UnknownToken(f"no token with id {token_id}: ids go from 0 to {self.n_vocab - 1}")
         parents = self.parents
 
         def build(tid: int) -> MergeTree:
@@ -642,6 +765,168 @@ def _without_missing_inputs(table: MergeTable, byte_ids: Sequence[int]) -> Merge
                 changed = True
     counts = [c for c, k in zip(table.counts, keep) if k] if table.counts is not None else None
     return MergeTable([p for p, k in zip(table.pairs, keep) if k], [n for n, k in zip(table.new_ids, keep) if k], counts)
+
+
+# ----------------------------------------------------------------------------- checks at the boundary
+
+
+def _merge_table(merges) -> MergeTable:
+    """The merges as a MergeTable, whatever form they came in; ValueError for anything else."""
+    if isinstance(merges, MergeTable):
+        pairs, new_ids, counts = merges
+        if not isinstance(pairs, list) or not isinstance(new_ids, list) or not (counts is None or isinstance(counts, list)):
+            raise InvalidType("a MergeTable holds lists: pairs, new_ids and counts (or None)")
+        for rank, pair in enumerate(pairs):
+            if type(pair) is not tuple or len(pair) != 2 or type(pair[0]) is not int or type(pair[1]) is not int:
+                raise InvalidType(f"merge #{rank}: a pair must be a tuple of two int ids, got {pair!r}")
+        _check_ids_list(new_ids, "merge")
+        if counts is not None:
+            for rank, c in enumerate(counts):
+                if c is not None and (type(c) is not int or c < 0):
+                    raise ValueError(f"merge #{rank}: its count must be a whole number of at least 0 or None, got {c!r}")
+        return merges
+    if isinstance(merges, Mapping):
+        pairs, new_ids = [], []
+        for rank, (pair, new_id) in enumerate(merges.items()):
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise InvalidType(f"merge #{rank}: a key must be a pair (left id, right id), got {pair!r}")
+            pairs.append((check_int(pair[0], f"merge #{rank}'s left id", 0, MAX_ID), check_int(pair[1], f"merge #{rank}'s right id", 0, MAX_ID)))
+            new_ids.append(check_int(new_id, f"merge #{rank}'s new id", 0, MAX_ID))
+        return MergeTable(pairs, new_ids)
+    if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
+        raise InvalidType(f"merges must be a dict {{(left, right): new_id}}, Merge records or a MergeTable, not {type_name(merges)}")
+    records = list(merges)
+    for rank, m in enumerate(records):
+        if not isinstance(m, Merge):
+            raise InvalidType(f"merge #{rank} is {type_name(m)}: give Merge records, or a dict {{(left, right): new_id}}")
+    counts = [m.count for m in records]
+    for rank, c in enumerate(counts):
+        if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 0):
+            raise ValueError(f"merge #{rank}: its count must be a whole number of at least 0 or None, got {c!r}")
+    table = MergeTable(
+        [(check_int(m.pair[0], f"merge #{r}'s left id", 0, MAX_ID), check_int(m.pair[1], f"merge #{r}'s right id", 0, MAX_ID)) if isinstance(m.pair, tuple) and len(m.pair) == 2 else _bad_pair(r, m.pair) for r, m in enumerate(records)],
+        [check_int(m.new_id, f"merge #{r}'s new id", 0, MAX_ID) for r, m in enumerate(records)],
+        counts if any(c is not None for c in counts) else None,
+    )
+    return table
+
+
+def _ranks(ranks) -> Mapping[bytes, int]:
+    """tiktoken-style ``{token bytes: rank}``, checked: non-empty bytes, distinct whole-number ranks."""
+    if not isinstance(ranks, Mapping):
+        raise InvalidType(f"ranks must be a dict {{token bytes: rank}}, not {type_name(ranks)}")
+    seen: dict[int, bytes] = {}
+    for token, rank in ranks.items():
+        if not isinstance(token, bytes) or not token:
+            raise InvalidType(f"every token in ranks must be non-empty bytes, found {token!r}")
+        if type(rank) is not int or not 0 <= rank <= MAX_ID:
+            rank = check_int(rank, f"the rank of {token!r}", 0, MAX_ID)
+        if rank in seen:
+            raise ValueError(f"tokens {seen[rank]!r} and {token!r} have the same rank {rank}; every token needs its own rank")
+        seen[rank] = token
+    return ranks
+
+
+def _bad_pair(rank: int, pair) -> tuple[int, int]:
+    raise InvalidType(f"merge #{rank}: a pair must be (left id, right id), got {pair!r}")
+
+
+def _check_ids_list(ids: list, what: str) -> None:
+    for i, x in enumerate(ids):
+        if type(x) is not int or not 0 <= x <= MAX_ID:
+            raise ValueError(f"{what} #{i}: an id must be a whole number from 0 to {MAX_ID}, got {x!r}")
+
+
+def _byte_ids(byte_ids) -> tuple[int, ...]:
+    if byte_ids is None:
+        return _IDENTITY
+    if isinstance(byte_ids, (str, bytes, Mapping)) or not isinstance(byte_ids, Iterable):
+        raise InvalidType(f"byte_ids must be None or a sequence of 256 ids, not {type_name(byte_ids)}")
+    ids = tuple(check_int(x, f"byte_ids[{b}]", 0, MAX_ID) for b, x in enumerate(byte_ids))
+    if len(ids) != 256 or len(set(ids)) != 256:
+        raise ValueError(f"byte_ids must give 256 different ids, one for each byte value (got {len(ids)} ids, {len(set(ids))} different)")
+    return ids
+
+
+def _special_tokens(special_tokens, what: str = "special_tokens") -> dict[str, int]:
+    if special_tokens is None:
+        return {}
+    if not isinstance(special_tokens, Mapping):
+        raise InvalidType(f"{what} must be a dict {{token string: id}}, not {type_name(special_tokens)}")
+    out = {}
+    for tok, tid in special_tokens.items():
+        if not isinstance(tok, str) or not tok:
+            raise ValueError(f"special token {tok!r} must be a non-empty string")
+        check_utf8(tok, f"special token {tok!r}")
+        out[tok] = check_int(tid, f"the id of special token {tok!r}", 0, MAX_ID)
+    return out
+
+
+def _whole_tokens(whole_tokens) -> dict[int, bytes]:
+    if whole_tokens is None:
+        return {}
+    if not isinstance(whole_tokens, Mapping):
+        raise InvalidType(f"whole_tokens must be a dict {{id: token bytes}}, not {type_name(whole_tokens)}")
+    out = {}
+    for tid, data in whole_tokens.items():
+        tid = check_int(tid, "the id of a whole token", 0, MAX_ID)
+        if not isinstance(data, bytes) or len(data) < 2:
+            raise ValueError(f"whole token {tid} must be at least two bytes, got {data!r}")
+        out[tid] = data
+    return out
+
+
+def _metadata(metadata) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping) or not all(isinstance(k, str) for k in metadata):
+        raise InvalidType(f"metadata must be a dict with string keys, not {type_name(metadata)}")
+    metadata = dict(metadata)
+    try:
+        json.dumps(metadata, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as e:
+        reason = "it is nested too deeply" if isinstance(e, RecursionError) else str(e)
+        raise ValueError(f"metadata must hold only JSON values (str, numbers, bools, None, lists, dicts): {reason}") from None
+    return metadata
+
+
+def _string_set(value, what: str) -> set[str]:
+    """A collection of strings as a set (``allowed_special``/``disallowed_special``)."""
+    if isinstance(value, str):
+        raise InvalidType(f"{what} must be 'all' or a collection of special-token strings, e.g. {{'<|endoftext|>'}}, not the string {value!r}")
+    if value is None or not isinstance(value, Iterable):
+        raise InvalidType(f"{what} must be 'all' or a collection of special-token strings, not {type_name(value)}")
+    out = set()
+    for x in value:
+        if not isinstance(x, str):
+            raise InvalidType(f"{what} must hold special-token strings, found {x!r}")
+        out.add(x)
+    return out
+
+
+def _texts(text) -> list[str]:
+    if isinstance(text, str) or not isinstance(text, Iterable):
+        raise InvalidType(f"give a list of texts, not {type_name(text)} (for one text, use encode)")
+    texts = list(text)
+    for i, t in enumerate(texts):
+        check_str(t, f"text[{i}]")
+    return texts
+
+
+def _batch(batch) -> list:
+    if isinstance(batch, (str, bytes)) or not isinstance(batch, Iterable):
+        raise InvalidType(f"give a list of id lists, not {type_name(batch)}")
+    return list(batch)
+
+
+def _error_handler(errors) -> str:
+    """A codec error handler name for ``bytes.decode`` ('replace', 'strict', 'ignore', ...)."""
+    check_str(errors, "errors")
+    try:
+        codecs.lookup_error(errors)
+    except LookupError:
+        raise ValueError(f"errors={errors!r} is not a codec error handler; use 'replace', 'strict', 'ignore' or 'backslashreplace'") from None
+    return errors
 
 
 def byte_ids_of(ranks: Mapping[bytes, int]) -> list[int]:

@@ -7,60 +7,125 @@ Examples::
     python -m tokenizer decode --tokenizer my.json 72 101 108 108 111
     python -m tokenizer compare --file README.md gpt2 cl100k_base o200k_base my.json
 
-Training reads the corpus in blocks: with a built-in split pattern, memory grows
-with the number of unique chunks, not with the size of the file.
+Training reads the corpus in blocks and cuts it only where the split pattern allows,
+so memory grows with the number of unique chunks, not with the size of the file.
+
+Every failure is one line on stderr (``error: ...``, on a line of its own, after any
+progress bar) and a non-zero exit: 2 for bad input, 1 for anything unexpected (set
+``BPE_LAB_DEBUG=1`` to see its traceback), 130 when interrupted. Paths are checked
+before any long work.
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
+import os
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from tqdm import tqdm
 
 from . import formats, registry
 from .bpe import Tokenizer
 from .display import visible
+from .errors import check_output_path, decode_utf8, read_file
 from .fetch import configure
-from .patterns import Splitter, iter_safe_pieces
 from .pretrained import load_encoding
 from .provision import ESSENTIAL, provision_all
-from .trainer import train
+from .trainer import check_vocab_size, train
 
-BLOCK_CHARS = 1 << 20
+BLOCK_BYTES = 1 << 20
 
 
-class ProgressBar:
-    """A one-line text progress bar on stderr (no dependency, works without a tty)."""
+class CliError(ValueError):
+    """A failure the CLI reports as one line and exit status 2."""
 
-    def __init__(self, label: str, stream=None, width: int = 30):
-        self.label, self.stream, self.width = label, stream or sys.stderr, width
-        self.t0 = time.perf_counter()
-        self.last = -1.0
+
+class NotUtf8(CliError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away)."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+class TrainingProgress:
+    """Two progress bars on stderr (tqdm: rates, time left, and it copes without a tty):
+    bytes of the corpus read, then merges made. ``close`` ends any open bar's line, so
+    whatever is printed next starts on a line of its own."""
+
+    def __init__(self, corpus_bytes: int, quiet: bool):
+        self.quiet = quiet
+        self.reading = tqdm(total=corpus_bytes, desc="reading", unit="B", unit_scale=True, file=sys.stderr, disable=quiet, leave=True)
+        self.merging: tqdm | None = None
+
+    def read(self, n_bytes: int) -> None:
+        self.reading.update(n_bytes)
 
     def __call__(self, done: int, total: int) -> None:
-        frac = 1.0 if total <= 0 else min(1.0, done / total)
-        now = time.perf_counter()
-        if frac < 1.0 and now - self.last < 0.1:
-            return
-        self.last = now
-        bar = "#" * int(frac * self.width)
-        self.stream.write(f"\r{self.label} [{bar:<{self.width}}] {done}/{total} merges  {now - self.t0:5.1f}s")
-        if frac >= 1.0:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def read_blocks(path: Path, errors: str = "strict") -> Iterator[str]:
-    """The file's text in blocks of about a million characters."""
-    with open(path, encoding="utf-8", errors=errors, newline="") as f:
-        while True:
-            block = f.read(BLOCK_CHARS)
-            if not block:
+        if self.merging is None:
+            if done == 0:  # training starts: the corpus is still being read
                 return
-            yield block
+            self.reading.close()
+            self.merging = tqdm(total=total, desc="merging", unit="merge", file=sys.stderr, disable=self.quiet, leave=True)
+        self.merging.update(done - self.merging.n)
+
+    def close(self) -> None:
+        self.reading.close()
+        if self.merging is not None:
+            self.merging.close()
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def read_blocks(path: Path, errors: str = "strict", on_bytes=None) -> Iterator[str]:
+    """The file's text in blocks of about a megabyte, decoded as UTF-8 as it is read.
+
+    Invalid UTF-8 raises ``NotUtf8`` naming the byte offset in the file (unless
+    ``errors="replace"``); a character split between two blocks is decoded whole.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    offset = 0  # bytes of the file before the current block
+    with open(path, "rb") as f:
+        while True:
+            raw = f.read(BLOCK_BYTES)
+            final = not raw
+            try:
+                text = decoder.decode(raw, final)
+            except UnicodeDecodeError as e:
+                carried = len(e.object) - len(raw)  # undecoded bytes left from the block before
+                raise NotUtf8(
+                    f"{path} is not UTF-8 text (invalid byte at offset {offset - carried + e.start}); "
+                    "pass --replace-errors to decode it with replacement characters (U+FFFD)"
+                ) from None
+            offset += len(raw)
+            if on_bytes is not None and raw:
+                on_bytes(len(raw))
+            if text:
+                yield text
+            if final:
+                return
+
+
+def corpus_path(name: str) -> Path:
+    path = Path(name)
+    if not path.exists():
+        raise CliError(f"corpus file {path} does not exist")
+    if path.is_dir():
+        raise CliError(f"corpus {path} is a folder; give a text file (concatenate the files you want to train on)")
+    if not os.access(path, os.R_OK):
+        raise CliError(f"cannot read corpus file {path}: permission denied")
+    return path
 
 
 def resolve_tokenizer(name: str) -> Tokenizer:
@@ -70,50 +135,68 @@ def resolve_tokenizer(name: str) -> Tokenizer:
     except ValueError:
         path = Path(name)
         if not path.exists():
-            raise ValueError(f"{name!r} is neither an encoding ({', '.join(registry.names())}) nor an existing tokenizer file") from None
+            raise CliError(f"{name!r} is neither an encoding ({', '.join(registry.names())}) nor an existing tokenizer file") from None
         return formats.load(path)
     return load_encoding(name)
 
 
 def _text_arg(args) -> str:
     if args.file:
-        return Path(args.file).read_text(encoding="utf-8")
+        path, data = read_file(args.file, "text file")
+        return decode_utf8(data, str(path))
     if args.text is None:
         if sys.stdin.isatty():
-            raise ValueError("give the text as an argument, with --file, or on standard input")
+            raise CliError("give the text as an argument, with --text, with --file, or on standard input")
         return sys.stdin.read()
     return args.text
 
 
+def _write(path: Path, data: str | bytes) -> None:
+    try:
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data, encoding="utf-8")
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+# ----------------------------------------------------------------------------- commands
+
+
 def cmd_train(args) -> int:
-    path = Path(args.corpus)
-    if not path.exists():
-        raise ValueError(f"corpus file {path} does not exist")
+    vocab_size = check_vocab_size(args.vocab_size)
+    path = corpus_path(args.corpus)
+    out = check_output_path(args.output or f"{path.stem}-{vocab_size}.json", "output file")  # before any work
+    size = path.stat().st_size
+    if size == 0:
+        raise CliError(f"{path} is empty: there is nothing to learn from; give a corpus with some text")
     errors = "replace" if args.replace_errors else "strict"
     pattern = None if args.pattern == "none" else args.pattern
-    if Splitter(pattern).builtin:
-        text = iter_safe_pieces(read_blocks(path, errors))  # exact: cuts only where every built-in pattern cuts
-    else:
-        text = path.read_text(encoding="utf-8", errors=errors)  # a custom regex might chunk across any cut
-    bar = ProgressBar("training") if not args.quiet else None
+    progress = TrainingProgress(size, args.quiet)
     try:
-        tok = train(text, args.vocab_size, pattern=pattern, special_tokens=args.special or None, progress=bar, name=args.name or path.stem)
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 (byte {e.start} of a block); pass --replace-errors to decode with replacement characters") from None
-    out = Path(args.output or f"{path.stem}-{args.vocab_size}.json")
-    formats.save(tok, out)
+        text = [read_blocks(path, errors, progress.read)]  # one document, read in blocks
+        tok = train(
+            text, vocab_size, pattern=pattern, special_tokens=args.special or None, progress=progress, name=args.name or path.stem, workers=args.workers
+        )
+    finally:
+        progress.close()
     md = tok.metadata
+    if md["corpus_bytes"] == 0:
+        raise CliError(f"{path} holds no text once the special tokens are cut out: there is nothing to learn from")
+    formats.save(tok, out)
+    note = "" if not md["stopped_early"] else f" (stopped early: no pair of tokens is left to merge after {md['merges_learned']} merges)"
     print(
         f"saved {out}: {md['merges_learned']} merges on {md['corpus_bytes']:,} bytes "
         f"({md['unique_chunks']:,} unique chunks) in {md['seconds']:.2f}s; "
-        f"{md['tokens_before']:,} -> {md['tokens_after']:,} tokens ({md['tokens_before'] / max(1, md['tokens_after']):.2f}x)"
+        f"{md['tokens_before']:,} -> {md['tokens_after']:,} tokens ({md['tokens_before'] / max(1, md['tokens_after']):.2f}x){note}"
     )
     return 0
 
 
 def cmd_encode(args) -> int:
-    tok = resolve_tokenizer(args.tokenizer)
     text = _text_arg(args)
+    tok = resolve_tokenizer(args.tokenizer)
     allowed = "all" if args.allow_special else set()
     ids = tok.encode(text, allowed_special=allowed, disallowed_special=())
     if args.tokens:
@@ -125,24 +208,24 @@ def cmd_encode(args) -> int:
 
 
 def cmd_decode(args) -> int:
-    tok = resolve_tokenizer(args.tokenizer)
     ids = []
     for x in args.ids:
         for part in x.replace(",", " ").replace("[", " ").replace("]", " ").split():
-            if not part.lstrip("-").isdigit():
-                raise ValueError(f"{part!r} is not a token id: give whole numbers, e.g. 15339 1917")
+            if not part.isascii() or not part.isdigit():
+                raise CliError(f"{part!r} is not a token id: give whole numbers, e.g. 15339 1917")
             ids.append(int(part))
+    tok = resolve_tokenizer(args.tokenizer)
     sys.stdout.write(tok.decode(ids) + ("\n" if not args.raw else ""))
     return 0
 
 
 def cmd_compare(args) -> int:
     text = _text_arg(args)
+    toks = [(spec, resolve_tokenizer(spec)) for spec in args.tokenizers]
     n_chars = len(text)
     n_bytes = len(text.encode("utf-8", "surrogatepass"))
     rows = []
-    for spec in args.tokenizers:
-        tok = resolve_tokenizer(spec)
+    for spec, tok in toks:
         ids = tok.encode(text, disallowed_special=())
         rows.append((spec, len(ids), n_chars / max(1, len(ids)), n_bytes / max(1, len(ids)), len(set(ids))))
     print(f"{'tokenizer':<24}{'tokens':>10}{'chars/tok':>11}{'bytes/tok':>11}{'unique':>9}")
@@ -152,16 +235,16 @@ def cmd_compare(args) -> int:
 
 
 def cmd_export(args) -> int:
+    out = check_output_path(args.output, "output file")
     tok = resolve_tokenizer(args.tokenizer)
-    out = Path(args.output)
     if args.format == "json":
         formats.save(tok, out)
     elif args.format == "tiktoken":
-        out.write_bytes(formats.dumps_tiktoken(tok))
+        _write(out, formats.dumps_tiktoken(tok))
     elif args.format == "hf":
-        out.write_text(json.dumps(formats.to_hf_json(tok), ensure_ascii=False), encoding="utf-8")
+        _write(out, json.dumps(formats.to_hf_json(tok), ensure_ascii=False))
     elif args.format == "minbpe":
-        out.write_text(formats.dumps_minbpe(tok), encoding="utf-8")
+        _write(out, formats.dumps_minbpe(tok))
     print(f"wrote {out}")
     return 0
 
@@ -172,14 +255,13 @@ def cmd_provision(args) -> int:
         return 0
     essential = [n for n in failed if n in ESSENTIAL]
     if essential or args.strict:
-        print(f"error: {', '.join(failed)} could not be provisioned (see the warnings above)", file=sys.stderr)
-        return 1
+        return _fail(f"{', '.join(failed)} could not be provisioned (see the warnings above)", 1)
     print(f"set-up goes on without {', '.join(failed)}: the app shows {'it' if len(failed) == 1 else 'them'} as unavailable", file=sys.stderr)
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tokenizer", description="BPE Lab's byte-level BPE tokenizer")
+    p = _Parser(prog="python -m tokenizer", description="BPE Lab's byte-level BPE tokenizer")
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a tokenizer on a UTF-8 text file")
@@ -188,9 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--pattern", default="gpt4", help="none, gpt2, gpt4, o200k or a regex (default gpt4)")
     t.add_argument("--special", action="append", help="a special token, e.g. '<|endoftext|>' (repeatable)")
     t.add_argument("--name", help="a name stored in the file")
-    t.add_argument("-o", "--output", help="output file (BPE Lab JSON)")
+    t.add_argument("-o", "--output", help="output file (BPE Lab JSON; default <corpus>-<vocab size>.json here)")
     t.add_argument("--replace-errors", action="store_true", help="decode invalid UTF-8 as U+FFFD instead of failing")
-    t.add_argument("-q", "--quiet", action="store_true")
+    t.add_argument("--workers", type=int, help="processes counting chunks of a large corpus (default: one per core)")
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     t.set_defaults(func=cmd_train)
 
     for name, func, helptext in (("encode", cmd_encode, "text to ids"), ("compare", cmd_compare, "token counts under several tokenizers")):
@@ -227,6 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _fail(message: str, status: int) -> int:
+    sys.stdout.flush()
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)  # one line, whatever the message held
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     configure()
     args = build_parser().parse_args(argv)
@@ -234,9 +323,16 @@ def main(argv: list[str] | None = None) -> int:
         args.text = args.positional_text
     try:
         return args.func(args)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except ValueError as e:  # bad input, whatever raised it: the message says what to do
+        return _fail(str(e), 2)
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
+        return _fail("interrupted", 130)
+    except BrokenPipeError:  # the reader went away (| head): not our failure, nothing to say
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (so the interpreter's own flush stays quiet)
+        return 1
+    except OSError as e:
+        return _fail(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}", 2)
+    except Exception as e:
+        if os.environ.get("BPE_LAB_DEBUG"):
+            raise
+        return _fail(f"unexpected {type(e).__name__}: {e} (set BPE_LAB_DEBUG=1 to see the traceback, and please report it)", 1)

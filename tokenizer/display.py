@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import functools
 
+from .errors import check_bytes, check_str
+
 #: Glyphs for whitespace when it is made visible.
 WHITESPACE_GLYPHS = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
 
 def hex_bytes(data: bytes) -> str:
     """``b"\\xf0\\x9f"`` -> ``"<F0 9F>"``"""
+    data = check_bytes(data, "data")
     return "<" + " ".join(f"{b:02X}" for b in data) + ">"
 
 
@@ -23,6 +26,7 @@ def decode_parts(data: bytes) -> list[tuple[str, bool]]:
     >>> decode_parts("a😄".encode()[:3])
     [('a', True), ('<F0 9F>', False)]
     """
+    data = check_bytes(data, "data")
     parts: list[tuple[str, bool]] = []
     i = 0
     n = len(data)
@@ -73,6 +77,7 @@ def visible(data: bytes, *, whitespace: bool = True) -> str:
 
 def is_partial(data: bytes) -> bool:
     """True if the bytes are not a whole number of UTF-8 characters."""
+    data = check_bytes(data, "data")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -106,12 +111,13 @@ def gpt2_form(data: bytes) -> str:
     'Ġthe'
     """
     table = bytes_to_unicode()
-    return "".join(table[b] for b in data)
+    return "".join(table[b] for b in check_bytes(data, "data"))
 
 
 def from_gpt2_form(text: str) -> bytes:
     """Inverse of ``gpt2_form``; ValueError for a character that is not in the table."""
     table = unicode_to_bytes()
+    check_str(text, "text")
     try:
         return bytes(table[c] for c in text)
     except KeyError as e:

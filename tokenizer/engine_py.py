@@ -22,6 +22,9 @@ Progress = Callable[[int, int], object] | None
 # Chunks shorter than this are encoded by rescanning (fast for short words); longer
 # ones with a heap over positions, which stays O(n log n) for a 100 kB chunk.
 SHORT_CHUNK = 48
+# Chunks at least this long (a million spaces, a base64 blob, a text with no split
+# pattern) are encoded a merge rank at a time with numpy (``bpe_long``).
+LONG_CHUNK = 4096
 
 
 # ----------------------------------------------------------------------------- training
@@ -57,146 +60,152 @@ def train_merges(
     """
     words = [list(c) for c in chunks]
     tok_len = [1] * 256
-    counts: dict[Pair, int] = {}
-    where: dict[Pair, list[int]] = {}  # chunk indices in increasing order (may be stale)
-    first: dict[Pair, tuple[int, int]] = {}
+    # a pair (a, b) is the int a * K + b: cheaper to build and hash than a tuple
+    K = 1 << max(9, (256 + num_merges).bit_length())
+    counts: dict[int, int] = {}
+    where: dict[int, list[int]] = {}  # chunk indices in increasing order (may be stale)
+    first: dict[int, tuple[int, int]] = {}  # (chunk index, byte offset) of the first occurrence
     counts_get = counts.get
     for ci, w in enumerate(words):
         wt = weights[ci]
-        for off, pair in enumerate(zip(w, w[1:])):  # off: tokens are single bytes here
-            c = counts_get(pair)
-            if c is None:
-                counts[pair] = wt
-                where[pair] = [ci]
-                first[pair] = (ci, off)
-            else:
-                counts[pair] = c + wt
-                lst = where[pair]
-                if lst[-1] != ci:
-                    lst.append(ci)
-    heap = [(-c, first[p], p) for p, c in counts.items()]
+        prev = -1
+        for off, x in enumerate(w):
+            if prev >= 0:
+                key = prev * K + x
+                c = counts_get(key)
+                if c is None:
+                    counts[key] = wt
+                    where[key] = [ci]
+                    first[key] = (ci, off - 1)
+                else:
+                    counts[key] = c + wt
+                    lst = where[key]
+                    if lst[-1] != ci:
+                        lst.append(ci)
+            prev = x
+    heap = [(-c, first[k], k) for k, c in counts.items()]
     heapq.heapify(heap)
-    cursor: dict[Pair, int] = {}
+    cursor = {}
 
-    def first_occurrence(pair: Pair) -> tuple[int, int]:
-        lst = where[pair]
-        k = cursor.get(pair, 0)
-        a, b = pair
+    def first_occurrence(key):
+        lst = where[key]
+        k = cursor.get(key, 0)
+        a, b = divmod(key, K)
         while k < len(lst):
-            ci = lst[k]
-            w = words[ci]
+            w = words[lst[k]]
             off = 0
             for i in range(len(w) - 1):
                 if w[i] == a and w[i + 1] == b:
-                    cursor[pair] = k
-                    return (ci, off)
+                    cursor[key] = k
+                    return (lst[k], off)
                 off += tok_len[w[i]]
-            k += 1  # the pair is gone from this chunk for good
-        cursor[pair] = k
+            k += 1
+        cursor[key] = k
         return (1 << 62, 0)
 
     merges: list[tuple[int, int, int, int]] = []
     every = max(1, every)
+    heappop, heappush = heapq.heappop, heapq.heappush
     while len(merges) < num_merges and heap:
-        negc, key, pair = heapq.heappop(heap)
-        c = counts.get(pair, 0)
+        negc, _, key = heappop(heap)
+        c = counts_get(key, 0)
         if c <= 0:
             continue
         if c != -negc:
-            heapq.heappush(heap, (-c, first_occurrence(pair), pair))
+            heappush(heap, (-c, first_occurrence(key), key))
             continue
         new_id = 256 + len(merges)
-        tok_len.append(tok_len[pair[0]] + tok_len[pair[1]])
-        new_pairs: dict[Pair, None] = {}
-        replaced = _apply_merge(words, weights, pair, new_id, where[pair], counts, where, first, tok_len, new_pairs)
-        merges.append((pair[0], pair[1], c, replaced))
-        del counts[pair]
-        for p in new_pairs:
-            heapq.heappush(heap, (-counts[p], first[p], p))
-        if progress is not None and (len(merges) % every == 0 or len(merges) == num_merges):
-            progress(len(merges), num_merges)
-    return merges
-
-
-def _apply_merge(words, weights, pair, new_id, chunk_list, counts, where, first, tok_len, new_pairs):
-    """Merge ``pair`` in every word of ``chunk_list``, updating counts where it changed.
-
-    Only the pairs next to a merge change: ``(left, a)`` becomes ``(left, new)`` and
-    ``(b, right)`` becomes ``(new, right)``; in a run such as ``a b a b`` the middle
-    ``(b, a)`` becomes ``(new, new)``. Pairs holding ``new_id`` are brand new (first
-    seen here), so they get their chunk list and first occurrence now. Returns how
-    many occurrences were replaced, weighted by chunk frequency.
-    """
-    a, b = pair
-    replaced = 0
-    seen = -1
-    counts_get = counts.get
-    # The new-pair bookkeeping below is written out for the left and the right
-    # neighbour on purpose: this is the trainer's innermost loop, and a helper
-    # function call per occurrence cost about a third of training time.
-    for ci in chunk_list:
-        if ci == seen:
-            continue
-        seen = ci
-        w = words[ci]
-        n = len(w)
-        # jump to the first occurrence (the chunk list may be stale for this chunk)
-        i = -1
-        try:
+        a, b = divmod(key, K)
+        tok_len.append(tok_len[a] + tok_len[b])
+        # Merge every occurrence, chunk by chunk. Only the pairs next to a merge change:
+        # (left, a) becomes (left, new) and (b, right) becomes (new, right); in a run
+        # such as a b a b the middle (b, a) becomes (new, new). Pairs holding new_id are
+        # brand new (first seen here), so they get their chunk list and first occurrence
+        # now. Written out in one loop on purpose: this is the trainer's innermost code.
+        new_keys = []
+        replaced = 0
+        seen = -1
+        bK = b * K
+        newK = new_id * K
+        for ci in where[key]:
+            if ci == seen:
+                continue
+            seen = ci
+            w = words[ci]
+            n = len(w)
+            last = n - 1
+            i = -1  # the first occurrence (the chunk list may be stale for this chunk)
             while True:
-                i = w.index(a, i + 1)
-                if i + 1 < n and w[i + 1] == b:
+                if a not in w[i + 1 : last]:
+                    i = -1
                     break
-        except ValueError:
-            continue
-        wt = weights[ci]
-        out = w[:i]
-        off = sum(map(tok_len.__getitem__, out))  # byte offset of w[i] in the chunk
-        while i < n:
-            x = w[i]
-            if x == a and i + 1 < n and w[i + 1] == b:
+                i = w.index(a, i + 1, last)
+                if w[i + 1] == b:
+                    break
+            if i < 0:
+                continue
+            wt = weights[ci]
+            out = w[:i]
+            while True:
                 if out:
                     left = out[-1]
                     if left != new_id:  # else the (b, a) between two merges was removed already
-                        counts[(left, a)] -= wt
-                    p = (left, new_id)
-                    c = counts_get(p)
-                    if c is None:
+                        counts[left * K + a] -= wt
+                    p = left * K + new_id
+                    cc = counts_get(p)
+                    if cc is None:
                         counts[p] = wt
                         where[p] = [ci]
-                        first[p] = (ci, off - tok_len[left])
-                        new_pairs[p] = None
+                        first[p] = (ci, sum(map(tok_len.__getitem__, out)) - tok_len[left])
+                        new_keys.append(p)
                     else:
-                        counts[p] = c + wt
+                        counts[p] = cc + wt
                         lst = where[p]
                         if lst[-1] != ci:
                             lst.append(ci)
-                if i + 2 < n:
-                    right = w[i + 2]
-                    counts[(b, right)] -= wt
-                    if not (right == a and i + 3 < n and w[i + 3] == b):  # else merged next: see left
-                        p = (new_id, right)
-                        c = counts_get(p)
-                        if c is None:
+                j = i + 2
+                nxt = -1
+                if j < n:
+                    right = w[j]
+                    counts[bK + right] -= wt
+                    if right == a and j < last and w[j + 1] == b:
+                        nxt = j  # merged next: its left side is handled there
+                    else:
+                        p = newK + right
+                        cc = counts_get(p)
+                        if cc is None:
                             counts[p] = wt
                             where[p] = [ci]
-                            first[p] = (ci, off)
-                            new_pairs[p] = None
+                            first[p] = (ci, sum(map(tok_len.__getitem__, out)))
+                            new_keys.append(p)
                         else:
-                            counts[p] = c + wt
+                            counts[p] = cc + wt
                             lst = where[p]
                             if lst[-1] != ci:
                                 lst.append(ci)
                 out.append(new_id)
-                off += tok_len[new_id]
                 replaced += wt
-                i += 2
-            else:
-                out.append(x)
-                off += tok_len[x]
-                i += 1
-        words[ci] = out
-    return replaced
+                if nxt < 0:
+                    k = j
+                    while k < last and a in w[k:last]:
+                        k = w.index(a, k, last)
+                        if w[k + 1] == b:
+                            nxt = k
+                            break
+                        k += 1
+                    if nxt < 0:
+                        out += w[j:]
+                        break
+                out += w[j:nxt]
+                i = nxt
+            words[ci] = out
+        merges.append((a, b, c, replaced))
+        del counts[key]
+        for p in new_keys:
+            heappush(heap, (-counts[p], first[p], p))
+        if progress is not None and (len(merges) % every == 0 or len(merges) == num_merges):
+            progress(len(merges), num_merges)
+    return merges
 
 
 # ----------------------------------------------------------------------------- encoding
@@ -223,11 +232,17 @@ class PyEncoder:
         self.ranks: Mapping[Pair, tuple[int, int]] = ranks if ranks is not None else {}  # kept, not copied
         self.whole: Mapping[bytes, int] = whole if whole is not None else {}
         self.cache = ChunkCache(self._encode_chunk)
+        self._long: LongChunkTables | None = None  # built on the first long chunk
 
     def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
         """One chunk's ids with the merges of rank below ``max_rank`` (all when negative)."""
         limit = max_rank if max_rank >= 0 else len(self.ranks)
         table = self._byte_table
+        if len(data) >= LONG_CHUNK and self.ranks:
+            long = self._long
+            if long is None:
+                long = self._long = LongChunkTables(self.ranks, self.byte_ids)  # a race builds it twice, harmlessly
+            return bpe_long(long.initial(data), long, self.ranks, limit)
         ids = list(data.translate(table)) if table is not None else [self.byte_ids[b] for b in data]
         if len(ids) < SHORT_CHUNK:
             return bpe_short(ids, self.ranks, limit)
@@ -391,6 +406,103 @@ def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) ->
         if i < len(rs):
             rs[i] = get((new, ids[i + 1]), _NO_RANK)
     return ids
+
+
+class LongChunkTables:
+    """The merges as sorted numpy arrays, for looking up the ranks of many pairs at once.
+
+    A pair ``(a, b)`` is the key ``a * width + b``; ``keys`` are sorted, ``rank`` and
+    ``new_id`` follow them.
+    """
+
+    def __init__(self, ranks: Mapping[Pair, tuple[int, int]], byte_ids: Sequence[int] = range(256)):
+        import numpy as np
+
+        self.byte_ids = np.array(byte_ids, dtype=np.int64)
+        self.width = 1 + max(max(max(a, b), n) for (a, b), (_, n) in ranks.items())
+        pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
+        values = np.array(list(ranks.values()), dtype=np.int64).reshape(-1, 2)
+        keys = pairs[:, 0] * self.width + pairs[:, 1]
+        order = np.argsort(keys)
+        self.keys = keys[order]
+        self.rank = values[order, 0]
+        self.new_id = np.empty(len(ranks), dtype=np.int64)
+        self.new_id[values[:, 0]] = values[:, 1]  # by rank
+        self.pair_by_rank = np.empty((len(ranks), 2), dtype=np.int64)
+        self.pair_by_rank[values[:, 0]] = pairs
+        # ranks whose new token is an input of a merge of lower rank (tiktoken-style vocabularies,
+        # see Tokenizer): such a merge can apply between two occurrences of this one, so these
+        # ranks are not merged all at once
+        first_use = np.full(self.width, len(ranks), dtype=np.int64)
+        np.minimum.at(first_use, pairs[:, 0], values[:, 0])
+        np.minimum.at(first_use, pairs[:, 1], values[:, 0])
+        self.feeds_lower = first_use[self.new_id] < np.arange(len(ranks))
+
+    def initial(self, data: bytes):
+        """A chunk's bytes as the array of their ids."""
+        import numpy as np
+        return self.byte_ids[np.frombuffer(data, dtype=np.uint8)]
+
+    def ranks_of(self, left, right, limit: int):
+        """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``."""
+        import numpy as np
+        keys = left * self.width + right
+        at = np.searchsorted(self.keys, keys)
+        at[at == len(self.keys)] = 0
+        found = self.keys[at] == keys
+        out = np.where(found, self.rank[at], limit)
+        out[out > limit] = limit
+        return out
+
+
+# Below this many merges per rank (as a share of the sequence), a heap beats a pass over
+# the whole sequence per rank, and bpe_long hands over to bpe_heap.
+_SPARSE = 512
+
+
+def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]], limit: int) -> list[int]:
+    """Encode one long chunk: the same result as ``bpe_heap``, a merge rank at a time with numpy.
+
+    Each step takes the lowest rank present and merges every occurrence of its pair,
+    left to right (in a run ``a a a`` of the pair ``(a, a)``, the first two), in whole
+    arrays; only the pairs next to a merge are looked up again. A million repeated
+    characters take a few dozen steps. When a rank merges only a few places in a long
+    sequence (varied text), the rest is handed to ``bpe_heap``, which is cheaper then;
+    so it is when the rank's new token feeds a merge of lower rank (a merge that builds
+    on a later one), which may apply between two of its occurrences.
+
+    >>> r = {(1, 1): (0, 9), (9, 9): (1, 10)}
+    >>> bpe_long([1] * 9, LongChunkTables(r), r, 2)
+    [10, 10, 1]
+    """
+    import numpy as np
+    seq = np.array(ids, dtype=np.int64)  # a list, or an array (copied: merges change it)
+    rk = tables.ranks_of(seq[:-1], seq[1:], limit)
+    while len(rk):
+        best = int(rk.min())
+        if best >= limit:
+            break
+        hits = np.flatnonzero(rk == best)
+        n = len(seq)
+        if len(hits) * _SPARSE < n or tables.feeds_lower[best]:
+            return bpe_heap(seq.tolist(), ranks, limit)
+        a, b = tables.pair_by_rank[best]
+        if a == b and len(hits) > 1:
+            # overlapping occurrences in runs: keep the 1st, 3rd, ... of each run of consecutive hits
+            starts = np.ones(len(hits), dtype=bool)
+            starts[1:] = hits[1:] != hits[:-1] + 1
+            run_start = np.maximum.accumulate(np.where(starts, np.arange(len(hits)), 0))
+            hits = hits[(np.arange(len(hits)) - run_start) % 2 == 0]
+        seq[hits] = tables.new_id[best]
+        keep = np.ones(n, dtype=bool)
+        keep[hits + 1] = False
+        seq = seq[keep]
+        rk = rk[keep[1:]]  # the pair starting at a deleted token goes; the merged one is looked up below
+        at = hits - np.arange(len(hits))  # where the merged tokens are now
+        around = np.concatenate((at - 1, at))
+        around = around[(around >= 0) & (around < len(rk))]
+        rk[around] = tables.ranks_of(seq[around], seq[around + 1], limit)
+    return seq.tolist()
 
 
 def merge(ids: list[int], pair: Pair, idx: int) -> list[int]:

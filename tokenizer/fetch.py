@@ -93,6 +93,8 @@ def store(source: FileSource, data: bytes) -> Path:
 
 def read_verified(what: EncodingSpec | FileSource) -> bytes:
     """The stored file of an encoding (or of a source), or a ValueError that says how to get it."""
+    if not isinstance(what, (EncodingSpec, FileSource)):
+        raise ValueError(f"read_verified takes an EncodingSpec or a FileSource (registry.spec(name)), not {type(what).__name__}")
     source = what.source if isinstance(what, EncodingSpec) else what
     label = f"The {what.name} file ({source.filename})" if isinstance(what, EncodingSpec) else f"The file {source.filename}"
     path = path_of(source)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .bpe import MergeTable, Tokenizer
 from .display import from_gpt2_form, gpt2_form
+from .errors import MAX_ID, check_str, decode_utf8, read_file
 from .fetch import data_dir, read_verified
 from .formats import parse_tiktoken_ranks
 from .hf import from_hf_json
@@ -242,39 +243,57 @@ def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: st
 
     ``encoder.json`` maps each token, spelled with GPT-2's byte characters (``Ġthe``),
     to its id; ``vocab.bpe`` lists the merges in order after a ``#version`` line.
+    ValueError naming the file and the entry or line for anything else.
     """
+    check_str(name, "name")
+    enc_path, enc_data = read_file(encoder_json, "encoder.json file")
+    bpe_path, bpe_data = read_file(vocab_bpe, "vocab.bpe file")
     try:
-        encoder = json.loads(Path(encoder_json).read_text(encoding="utf-8"))
+        encoder = json.loads(decode_utf8(enc_data, enc_path.name))
     except json.JSONDecodeError as e:
-        raise ValueError(f"{encoder_json}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        raise ValueError(f"{enc_path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{enc_path}: the JSON is nested too deeply to read: it is not an encoder.json") from None
     if not isinstance(encoder, dict):
-        raise ValueError(f"{encoder_json}: expected a JSON object of token -> id")
-    specials = {k: v for k, v in encoder.items() if k.startswith("<|") and k.endswith("|>")}
+        raise ValueError(f"{enc_path}: expected a JSON object of token -> id")
+    specials = {}
     by_bytes: dict[bytes, int] = {}
     for k, v in encoder.items():
-        if k in specials:
+        if type(v) is not int or not 0 <= v <= MAX_ID:
+            raise ValueError(f"{enc_path}: the id of {k!r} should be a whole number from 0 to {MAX_ID}, got {v!r}")
+        if k.startswith("<|") and k.endswith("|>"):
+            specials[k] = v
             continue
-        by_bytes[from_gpt2_form(k)] = v
+        try:
+            by_bytes[from_gpt2_form(k)] = v
+        except ValueError as e:
+            raise ValueError(f"{enc_path}: {e}") from None
     try:
         byte_ids = [by_bytes[bytes([b])] for b in range(256)]
     except KeyError as e:
-        raise ValueError(f"{encoder_json}: no entry for the single byte {e.args[0]!r}") from None
+        raise ValueError(f"{enc_path}: no entry for the single byte {e.args[0]!r}") from None
     merges: list[Merge] = []
-    lines = Path(vocab_bpe).read_text(encoding="utf-8").split("\n")
+    lines = decode_utf8(bpe_data, bpe_path.name).split("\n")
     for lineno, line in enumerate(lines, 1):
         if not line.strip() or (lineno == 1 and line.startswith("#")):
             continue
         parts = line.split()
         if len(parts) != 2:
-            raise ValueError(f"{vocab_bpe}, line {lineno}: expected two tokens separated by a space, got {line!r}")
-        a, b = (from_gpt2_form(p) for p in parts)
+            raise ValueError(f"{bpe_path}, line {lineno}: expected two tokens separated by a space, got {line!r}")
+        try:
+            a, b = (from_gpt2_form(p) for p in parts)
+        except ValueError as e:
+            raise ValueError(f"{bpe_path}, line {lineno}: {e}") from None
         try:
             pair = (by_bytes[a], by_bytes[b])
             new_id = by_bytes[a + b]
         except KeyError as e:
-            raise ValueError(f"{vocab_bpe}, line {lineno}: {e.args[0]!r} is not in {Path(encoder_json).name}") from None
+            raise ValueError(f"{bpe_path}, line {lineno}: {e.args[0]!r} is not in {enc_path.name}") from None
         merges.append(Merge(len(merges), pair, new_id))
-    return Tokenizer(merges, pattern=GPT2_PATTERN, special_tokens=specials, byte_ids=byte_ids, name=name)
+    try:
+        return Tokenizer(merges, pattern=GPT2_PATTERN, special_tokens=specials, byte_ids=byte_ids, name=name)
+    except ValueError as e:
+        raise ValueError(f"{enc_path.name} and {bpe_path.name} do not make a tokenizer: {e}") from None
 
 
 def gpt2_files_from_ranks(ranks: Mapping[bytes, int]) -> dict[str, bytes]:

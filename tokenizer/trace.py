@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .display import is_partial
+from .errors import check_int
 
 # UTF-8 continuation bytes (10xxxxxx): deleting them leaves one byte per character.
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -127,8 +128,7 @@ class EncodeTrace:
 
     def boundaries_at(self, k: int) -> list[tuple[int, int, int]]:
         """``[(byte_start, byte_end, id), ...]`` of the tokens after ``k`` steps."""
-        if not 0 <= k <= len(self.steps):
-            raise ValueError(f"step must be between 0 and {len(self.steps)}, got {k}")
+        k = check_int(k, "step", 0, len(self.steps))
         n = len(self.data)
         node_end = [0] * n
         node_id = [-1] * n
@@ -170,6 +170,7 @@ class EncodeTrace:
 
     def char_offset(self, byte_offset: int) -> int:
         """The character index holding byte ``byte_offset`` of the text."""
+        byte_offset = check_int(byte_offset, "byte_offset", 0)
         starts = self._char_starts
         if starts is None:
             starts = []

@@ -68,8 +68,8 @@ def test_special_tokens_follow_tiktoken_rules(tok):
     # allowing one special still forbids the other
     with pytest.raises(ValueError, match="fim_prefix"):
         tok.encode("<|fim_prefix|><|endoftext|>", allowed_special={"<|endoftext|>"})
-    with pytest.raises(ValueError, match="does not have"):
-        tok.encode("x", allowed_special={"<|nope|>"})
+    # as in tiktoken: names in allowed_special that are not special tokens are ignored
+    assert tok.encode("x<|nope|>", allowed_special={"<|nope|>"}) == tok.encode_ordinary("x<|nope|>")
 
 
 def test_special_spans_are_marked(tok):
@@ -80,7 +80,7 @@ def test_special_spans_are_marked(tok):
 def test_decode_unknown_id_says_what_to_do(tok):
     with pytest.raises(ValueError, match="cannot decode token id 999999"):
         tok.decode([1, 999999])
-    with pytest.raises(ValueError, match="cannot decode"):
+    with pytest.raises(ValueError, match=r"ids\[1\] is 'x', not a token id"):
         tok.decode([1, "x"])
 
 
@@ -148,7 +148,7 @@ def test_encode_bytes_with_max_rank_equals_the_truncated_tokenizer(tok, text, k)
 
 @pytest.mark.parametrize("bad", [-1, 501, 2.0, "3", True])
 def test_encode_bytes_refuses_a_bad_max_rank(tok, bad):
-    with pytest.raises(ValueError, match="max_rank must be None or a whole number from 0 to 500"):
+    with pytest.raises(ValueError, match="max_rank must be a whole number from 0 to 500"):
         tok.encode_bytes(b"abc", max_rank=bad)
 
 
@@ -266,3 +266,17 @@ def test_tiktoken_style_vocabulary_encodes_as_tiktoken(text):
     tok = Tokenizer.from_ranks(ranks, pattern=None)
     assert tok.encode(text) == _tiktoken_reference(ranks, [text] if text else [])
     assert tok.encode_trace(text).final == tok.encode(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "x", "y", "z", "ab", "ba", "abc", "xyz"]), min_size=1, max_size=8).map("".join),
+    st.integers(1, 3000),
+)
+def test_a_long_chunk_of_a_tiktoken_style_vocabulary_encodes_as_tiktoken(piece, repeat):
+    # "aba" ranks before "ab" and is built as ab + a: it may apply between two occurrences of
+    # ab, so a long chunk (engine_py.bpe_long, LONG_CHUNK) cannot merge every ab at once
+    ranks = _toy_ranks([b"aba", b"ab", b"abc", b"bc", b"bab", b"ba", b"xyz", b"xy", b"cab", b"abca", b"yz", b"abab"])
+    tok = Tokenizer.from_ranks(ranks, pattern=None)
+    text = piece * repeat
+    assert tok.encode(text) == _tiktoken_reference(ranks, [text])

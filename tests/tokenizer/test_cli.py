@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from corpus import MULTILINGUAL, stdlib_sample
 
 from tokenizer import cli, formats, load_encoding, train
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -20,7 +23,7 @@ def corpus(tmp_path):
 
 
 def test_train_streams_blocks_and_equals_in_memory_training(corpus, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "BLOCK_CHARS", 4_096)  # many blocks, many cuts
+    monkeypatch.setattr(cli, "BLOCK_BYTES", 4_096)  # many blocks, many cuts
     out = tmp_path / "tok.json"
     assert cli.main(["train", str(corpus), "--vocab-size", "600", "-o", str(out), "--special", "<|endoftext|>"]) == 0
     got = formats.load(out)
@@ -29,7 +32,8 @@ def test_train_streams_blocks_and_equals_in_memory_training(corpus, tmp_path, mo
     assert got.special_tokens == want.special_tokens
     captured = capsys.readouterr()
     assert "saved" in captured.out and "344 merges" in captured.out
-    assert "[" in captured.err and "344/344" in captured.err  # the progress bar
+    assert "merging" in captured.err and "344/344" in captured.err  # the progress bars
+    assert "reading" in captured.err
 
 
 def test_encode_decode_compare(corpus, capsys):
@@ -54,18 +58,93 @@ def test_export_formats(corpus, tmp_path, capsys):
         assert formats.load(out, pattern=tok.pattern).merges == tok.merges
 
 
-def test_errors_exit_2_with_a_message(tmp_path, capsys):
+def one_error_line(err: str) -> str:
+    """The error is the last line of stderr, a whole line of its own (not glued to a progress bar)."""
+    lines = err.split("\n")
+    assert lines[-1] == ""
+    last = lines[-2]
+    assert last.startswith("error: ") and "\r" not in last
+    assert sum(line.startswith("error: ") for line in lines) == 1
+    return last
+
+
+def test_errors_exit_2_with_a_message(tmp_path, capsys, monkeypatch):
     assert cli.main(["train", str(tmp_path / "missing.txt"), "--vocab-size", "300"]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "does not exist" in one_error_line(capsys.readouterr().err)
     bad = tmp_path / "latin1.txt"
-    bad.write_bytes("café".encode("latin-1"))
-    assert cli.main(["train", str(bad), "--vocab-size", "300"]) == 2
-    assert "--replace-errors" in capsys.readouterr().err
+    bad.write_bytes(b"plain text, then " + "café".encode("latin-1"))
+    for pattern in ("gpt4", r"\w+|\s+"):  # a custom pattern gets the same hint
+        assert cli.main(["train", str(bad), "--vocab-size", "300", "--pattern", pattern, "-o", str(tmp_path / "x.json")]) == 2
+        assert "invalid byte at offset 20" in one_error_line(capsys.readouterr().err)
+        assert not (tmp_path / "x.json").exists()
     assert cli.main(["train", str(bad), "--vocab-size", "300", "--replace-errors", "-q", "-o", str(tmp_path / "x.json")]) == 0
     assert cli.main(["train", str(bad), "--vocab-size", "10"]) == 2
-    assert "at least 256" in capsys.readouterr().err
+    assert "at least 256" in one_error_line(capsys.readouterr().err)
     assert cli.main(["decode", "-t", "gpt2", "12", "abc"]) == 2
+    assert "not a token id" in one_error_line(capsys.readouterr().err)
+    assert cli.main(["decode", "-t", "gpt2", "12", "99999999"]) == 2
+    assert "cannot decode token id" in one_error_line(capsys.readouterr().err)
     assert cli.main(["encode", "-t", "no-such-thing", "x"]) == 2
+    assert "neither an encoding" in one_error_line(capsys.readouterr().err)
+
+
+def test_paths_are_checked_before_any_work(tmp_path, capsys, corpus, monkeypatch):
+    def no_training(*args, **kwargs):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(cli, "train", no_training)
+    cases = [
+        (["train", str(tmp_path), "--vocab-size", "300"], "is a folder"),  # a directory as corpus
+        (["train", str(corpus), "--vocab-size", "300", "-o", str(tmp_path / "no" / "such" / "out.json")], "folder"),
+        (["train", str(corpus), "--vocab-size", "300", "-o", str(tmp_path)], "is a folder"),
+    ]
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    cases.append((["train", str(empty), "--vocab-size", "300"], "nothing to learn"))
+    for argv, message in cases:
+        assert cli.main(argv) == 2, argv
+        assert message in one_error_line(capsys.readouterr().err), argv
+
+
+def test_encode_compare_export_errors_are_one_line(tmp_path, capsys):
+    missing = str(tmp_path / "missing.txt")
+    cases = [
+        (["encode", "-t", "gpt2", "--file", missing], "does not exist"),
+        (["compare", "--file", missing, "gpt2"], "does not exist"),
+        (["encode", "-t", "gpt2", "--file", str(tmp_path)], "is a folder"),
+        (["export", "-t", "gpt2", "--format", "json", "-o", str(tmp_path / "no" / "out.json")], "does not exist"),
+        (["export", "-t", "gpt2", "--format", "minbpe", "-o", str(tmp_path / "m.model")], "minbpe"),  # official byte order
+        (["encode", "--tokenizer"], "expected one argument"),  # argparse's own errors are one line too
+        (["train", "x"], "required"),
+        (["nonsense"], "invalid choice"),
+    ]
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes("café".encode("latin-1"))
+    cases.append((["encode", "-t", "gpt2", "--file", str(latin)], "not UTF-8"))
+    for argv, message in cases:
+        try:
+            status = cli.main(argv)
+        except SystemExit as e:  # argparse exits itself
+            status = e.code
+        assert status == 2, argv
+        assert message in one_error_line(capsys.readouterr().err), argv
+
+
+def test_a_corpus_of_only_special_tokens_has_nothing_to_learn(tmp_path, capsys):
+    path = tmp_path / "specials.txt"
+    path.write_text("<|endoftext|>" * 3)
+    assert cli.main(["train", str(path), "--vocab-size", "300", "--special", "<|endoftext|>", "-q", "-o", str(tmp_path / "t.json")]) == 2
+    assert "nothing to learn" in one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_failures_in_a_real_process_are_one_line_and_no_traceback(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "tokenizer", "train", str(tmp_path), "--vocab-size", "300"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ")
 
 
 def test_module_entry_point_runs():

@@ -9,7 +9,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference import naive_encode, naive_train, split
 
-from tokenizer.engine_py import ChunkCache, PyEncoder, bpe_heap, bpe_short, merge, recover_merges, train_merges
+from tokenizer.engine_py import (
+    ChunkCache,
+    LongChunkTables,
+    PyEncoder,
+    bpe_heap,
+    bpe_long,
+    bpe_short,
+    merge,
+    recover_merges,
+    train_merges,
+)
 from tokenizer.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 # small alphabets make ties and overlapping runs (aaa) common, which is where bugs hide
@@ -79,7 +89,7 @@ def test_heap_encoder_equals_rescan_encoder(ids, n_merges, rnd):
     # random merge tables over a tiny alphabet, including pairs that never occur
     ranks = {}
     known = list(range(6))
-    for r in range(n_merges):
+    for _ in range(n_merges):
         pair = (rnd.choice(known), rnd.choice(known))
         if pair in ranks:
             continue
@@ -124,3 +134,25 @@ def test_chunk_cache_is_bounded_and_answers_the_same_after_clearing():
 def test_recovery_names_the_token_it_cannot_build():
     with pytest.raises(ValueError, match=r"b'abc' \(rank 256\) is not made of two lower-ranked tokens"):
         recover_merges([(b"abc", 256)], range(256))
+
+
+# long chunks: a merge rank at a time with numpy, handing over to the heap when merges get sparse
+long_pieces = st.lists(st.sampled_from(["a", "aa", "b", "ab", " ", "\n", "\r\n", "é", "aab"]), min_size=1, max_size=6).map("".join)
+
+
+@given(st.lists(texts, min_size=1, max_size=3), long_pieces, st.integers(1, 3000), st.integers(260, 330))
+def test_long_chunks_encode_like_the_heap(train_texts, piece, repeat, vocab_size):
+    merges = naive_train("".join(train_texts) + piece * 3, vocab_size, None)
+    ranks = _ranks({pair: new for pair, new, _ in merges})
+    data = list((piece * repeat).encode())
+    want = bpe_heap(list(data), ranks, len(ranks))
+    if ranks:
+        assert bpe_long(list(data), LongChunkTables(ranks), ranks, len(ranks)) == want
+        limit = len(ranks) // 2
+        assert bpe_long(list(data), LongChunkTables(ranks), ranks, limit) == bpe_heap(list(data), ranks, limit)
+
+
+@pytest.mark.parametrize("text", ["a" * 100_000, " " * 50_000 + "x", "\n" * 70_001, "\r\n" * 30_000, "ab" * 40_000, "😄" * 20_000])
+def test_long_repeated_chunks_equal_tiktoken(official, text):
+    ours, ref = official
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)

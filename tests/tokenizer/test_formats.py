@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import naive_encode
 
-from tokenizer import formats, load_encoding, train
+from tokenizer import Tokenizer, formats, load_encoding, train
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +190,34 @@ def test_load_bytes_rejects_other_files():
         formats.load_bytes(b"just some text")
     with pytest.raises(ValueError, match="line 2"):
         formats.load_bytes(b"YQ== 0\nnot base64!! x\n")
+
+
+_tricky = st.text(alphabet=st.sampled_from(["a", "|", "<", ">", " ", "\n", "\r", "\t", "\x0b", "\x1c", "\x85", "\u2028", "é", "\\", "1"]), min_size=1, max_size=8)
+
+
+@given(st.lists(_tricky, max_size=3, unique=True), st.one_of(st.none(), _tricky))
+def test_minbpe_export_round_trips_or_is_refused(tmp_path_factory, specials, pattern):
+    try:
+        tok = Tokenizer({(97, 97): 256}, pattern=pattern, special_tokens={s: 300 + i for i, s in enumerate(specials)})
+    except ValueError:
+        return  # not a valid regex
+    try:
+        text = formats.dumps_minbpe(tok)
+    except ValueError as e:
+        assert "minbpe" in str(e) or "line break" in str(e)
+        return
+    path = tmp_path_factory.mktemp("m") / "t.model"
+    path.write_text(text, encoding="utf-8")
+    for back in (formats.loads_minbpe(text), formats.load_minbpe(path)):
+        assert back.merges == tok.merges
+        assert back.pattern == tok.pattern
+        assert back.special_tokens == tok.special_tokens
+
+
+def test_minbpe_export_names_the_reason():
+    with pytest.raises(ValueError, match="line break"):
+        formats.dumps_minbpe(Tokenizer(pattern="a\nb"))
+    with pytest.raises(ValueError, match="whitespace"):
+        formats.dumps_minbpe(Tokenizer(special_tokens={"<|a b|>": 256}))
+    with pytest.raises(ValueError, match="whitespace"):
+        formats.dumps_minbpe(Tokenizer(special_tokens={"<|a\r|>": 256}))

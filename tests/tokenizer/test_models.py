@@ -4,11 +4,12 @@ model's package does."""
 
 from __future__ import annotations
 
+import functools
 import random
 import unicodedata
 
 import pytest
-from corpus import MULTILINGUAL, stdlib_sample
+from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from references import (
@@ -54,6 +55,21 @@ def test_ids_equal_the_reference_on_any_text(model, text):
 def test_ids_equal_the_reference_on_multilingual_and_code(model):
     ours, ref = model
     assert ours.encode(CORPUS, disallowed_special=()) == ref.encode(CORPUS, disallowed_special=())
+
+
+def test_ids_equal_the_reference_on_long_code_and_prose(model):
+    # more than a megabyte, not ASCII throughout (emoji included): the text is split with the
+    # re twin and regex around the astral characters, cut only at the pattern's safe cuts
+    ours, ref = model
+    text = _long_text()
+    assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
+
+
+@functools.cache
+def _long_text() -> str:
+    text = code_and_prose(1_200_000)
+    assert len(text.encode()) > 1_000_000 and not text.isascii() and "}\n//" in text and "😄" in text
+    return text
 
 
 def test_every_token_decodes_and_encodes_as_in_the_reference(model):
@@ -146,6 +162,11 @@ def test_tekken_equals_mistral_common_on_any_text(text):
 def test_tekken_equals_mistral_common_on_multilingual_and_code():
     ours, ref = load_encoding("tekken"), tekkenizer()
     assert ours.encode_ordinary(CORPUS) == ref.encode(CORPUS, bos=False, eos=False)
+
+
+def test_tekken_equals_mistral_common_on_long_code_and_prose():
+    ours, ref = load_encoding("tekken"), tekkenizer()
+    assert ours.encode_ordinary(_long_text()) == ref.encode(_long_text(), bos=False, eos=False)
 
 
 def test_tekken_vocabulary_is_mistral_commons():

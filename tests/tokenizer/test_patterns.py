@@ -5,14 +5,27 @@ from __future__ import annotations
 import pytest
 import regex
 import tiktoken
-from corpus import MULTILINGUAL, stdlib_sample
+from corpus import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS, Splitter, validate_pattern
-from tokenizer.patterns import ASCII_EQUIVALENTS, iter_safe_pieces, resolve_pattern
+from tokenizer import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    O200K_PATTERN,
+    PATTERNS,
+    Splitter,
+    Tokenizer,
+    registry,
+    time_limit,
+    train,
+    validate_pattern,
+)
+from tokenizer.pattern_syntax import bmp_twin
+from tokenizer.patterns import BUILTIN_PATTERNS, resolve_pattern
 
-BUILTIN = ["gpt2", "gpt4", "o200k"]
+# every pattern a registered encoding uses: OpenAI's and the open models'
+BUILTIN = sorted(BUILTIN_PATTERNS)
 pieces = st.sampled_from(["a", "B", "1", " ", "  ", "\n", "\n\n", " \n", "\r\n", "\t", "!", "'s", "😄", "你", "x\ny", "é", ".\n"])
 
 
@@ -25,25 +38,42 @@ def test_patterns_are_tiktokens():
 @pytest.mark.parametrize("name", BUILTIN)
 def test_split_is_findall_and_lossless(name):
     text = MULTILINGUAL + stdlib_sample(20_000)
-    chunks = Splitter(name).split(text)
-    assert chunks == regex.findall(PATTERNS[name], text)
+    chunks = Splitter(BUILTIN_PATTERNS[name]).split(text)
+    assert chunks == regex.findall(BUILTIN_PATTERNS[name], text)
     assert "".join(chunks) == text
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 @given(st.lists(pieces, max_size=200).map("".join), st.integers(1, 40))
 def test_safe_windows_give_the_same_chunks(name, text, window):
-    whole = regex.findall(PATTERNS[name], text)
-    windowed = [c for piece in iter_safe_pieces([text], window=window) for c in regex.findall(PATTERNS[name], piece)]
+    whole = regex.findall(BUILTIN_PATTERNS[name], text)
+    windowed = [c for piece in Splitter(BUILTIN_PATTERNS[name]).pieces([text], window=window) for c in regex.findall(BUILTIN_PATTERNS[name], piece)]
     assert windowed == whole
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_safe_windows_on_real_text(name):
-    text = stdlib_sample(400_000)
+    text = code_and_prose(400_000)
     blocks = [text[i : i + 7_000] for i in range(0, len(text), 7_000)]
-    windowed = [c for piece in iter_safe_pieces(blocks, window=10_000) for c in regex.findall(PATTERNS[name], piece)]
-    assert windowed == regex.findall(PATTERNS[name], text)
+    pieces = list(Splitter(BUILTIN_PATTERNS[name]).pieces(blocks, window=10_000))
+    assert len(pieces) > 30
+    windowed = [c for piece in pieces for c in regex.findall(BUILTIN_PATTERNS[name], piece)]
+    assert windowed == regex.findall(BUILTIN_PATTERNS[name], text)
+
+
+def test_every_registered_pattern_is_trusted():
+    """An encoding's pattern runs without the time limit of a user's regex (a long text must not fail)
+    and gets the fast path; an open model's pattern is as trusted as OpenAI's."""
+    patterns = {s.pattern for s in registry.specs() if s.pattern is not None}
+    assert patterns <= set(BUILTIN_PATTERNS.values())
+    text = code_and_prose(300_000)
+    for pattern in patterns:
+        splitter = Splitter(pattern)
+        assert splitter.builtin and splitter.budget() is None and splitter.cuts is not None and splitter._twin is not None
+        with time_limit(1e-6):  # a user's pattern would be stopped at once
+            assert splitter.split(text) == regex.findall(pattern, text)
+    with pytest.raises(ValueError, match="longer than"), time_limit(1e-6):
+        Splitter(BUILTIN_PATTERNS["llama3"] + "|(?:x)").split(text)
 
 
 def test_user_pattern_keeps_unmatched_text():
@@ -69,31 +99,61 @@ def test_validate_returns_sample_chunks():
     assert validate_pattern("gpt2", "Hello world") == ["Hello", " world"]
 
 
-ASCII_ALPHABET = ["a", "Z", "s", "S", "t", "'", "0", "9", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "!", "/", "_"]
+# characters where Python's own tables, or its idea of whitespace, differ from regex's
+# Unicode 16 (the twin must follow regex), letters whose case folding is unusual, marks,
+# digits of other scripts, and the ASCII that the patterns single out
+TWIN_ALPHABET = [
+    "a", "Z", "s", "S", "t", "'", "0", "9", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "!", "/", "_",
+    "ſ", "\u212a", "ǅ", "ʰ", "é", "\u0301", "١", "Ⅻ", "你", "\u180e", "\u200b", "\u2028", "\ufeff", "\u1c89", "\ua7cb", "\uffff",
+]
+TWIN_PATTERNS = {**PATTERNS, **OPEN_MODEL_PATTERNS}
 
 
-@pytest.mark.parametrize("name", BUILTIN)
-def test_ascii_equivalents_agree_on_every_short_string(name):
+@pytest.mark.parametrize("name", sorted(TWIN_PATTERNS))
+def test_the_re_twin_agrees_on_every_short_string(name):
     import itertools
     import re
 
-    fast = re.compile(ASCII_EQUIVALENTS[PATTERNS[name]])
-    slow = regex.compile(PATTERNS[name])
-    for n in range(1, 5):
-        for chars in itertools.product(ASCII_ALPHABET, repeat=n):
+    pattern = TWIN_PATTERNS[name]
+    twin = re.compile(bmp_twin(pattern))
+    slow = regex.compile(pattern)
+    for n in range(1, 4):
+        for chars in itertools.product(TWIN_ALPHABET, repeat=n):
             text = "".join(chars)
-            assert fast.findall(text) == slow.findall(text), repr(text)
+            assert twin.findall(text) == slow.findall(text), repr(text)
+
+
+@pytest.mark.parametrize("name", sorted(TWIN_PATTERNS))
+@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"]), max_size=60), st.lists(st.sampled_from(TWIN_ALPHABET + ["I'M", "don't", "  \n", "12345"]), max_size=25).map("".join)))
+def test_the_re_twin_agrees_on_any_text_without_astral_characters(name, text):
+    import re
+
+    assert re.findall(bmp_twin(TWIN_PATTERNS[name]), text) == regex.findall(TWIN_PATTERNS[name], text)
 
 
 @pytest.mark.parametrize("name", BUILTIN)
-@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), max_size=60), st.lists(st.sampled_from(["I'M", "don't", "  \n", "12345", "x/y\n", "\r\n", "  ", "Ab", "aB"]), max_size=20).map("".join)))
-def test_ascii_equivalents_agree_on_any_ascii_text(name, text):
-    import re
+@given(st.lists(st.sampled_from(["a", " b", "😄", "🤚🏾", "\n", "x" * 300, "é" * 40, "𝔘𝔫𝔦", " ", "1234", "'s"]), max_size=30).map("".join))
+def test_astral_characters_go_to_regex_and_the_rest_to_the_twin(name, text):
+    from unittest import mock
 
-    assert re.findall(ASCII_EQUIVALENTS[PATTERNS[name]], text) == regex.findall(PATTERNS[name], text)
+    from tokenizer import patterns
+
+    with mock.patch.object(patterns, "TWIN_FROM", 0), mock.patch.object(patterns, "ASTRAL_MARGIN", 8):  # short texts take the twin too
+        assert Splitter(BUILTIN_PATTERNS[name]).split(text) == regex.findall(BUILTIN_PATTERNS[name], text)
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_mixed_text_takes_both_paths_and_matches(name):
     text = (stdlib_sample(60_000) + MULTILINGUAL) * 3  # ASCII pieces and non-ASCII pieces
-    assert Splitter(name).split(text) == regex.findall(PATTERNS[name], text)
+    assert Splitter(BUILTIN_PATTERNS[name]).split(text) == regex.findall(BUILTIN_PATTERNS[name], text)
+
+
+def test_reverse_patterns_are_refused_with_the_reason():
+    # (?r) finds matches right to left: "ab cd" would come back as "ab cdab cd"
+    for pattern in (r"(?r)\w+", r"\w+(?r)", r"(?r)\s|\S+"):
+        with pytest.raises(ValueError, match=r"reverse \(\(\?r\)\)"):
+            Splitter(pattern)
+        with pytest.raises(ValueError, match="reverse"):
+            Tokenizer(pattern=pattern)
+        with pytest.raises(ValueError, match="reverse"):
+            train("ab cd", 260, pattern=pattern)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 import tiktoken
-from corpus import MULTILINGUAL, stdlib_sample
+from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +44,15 @@ def test_ids_equal_tiktoken_on_any_text(official, text):
 def test_ids_equal_tiktoken_on_multilingual_and_code(official):
     ours, ref = official
     text = MULTILINGUAL + stdlib_sample(300_000)
+    assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
+
+
+def test_ids_equal_tiktoken_on_long_code_and_prose(official):
+    # more than a megabyte, not ASCII throughout: long texts are split in pieces at the
+    # pattern's safe cuts (C and JavaScript comments included), and the ids must not change
+    ours, ref = official
+    text = code_and_prose(1_200_000)
+    assert not text.isascii() and "}\n//" in text
     assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
 
 

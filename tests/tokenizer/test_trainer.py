@@ -6,12 +6,13 @@ from collections import Counter
 
 import pytest
 import regex
-from corpus import MULTILINGUAL, stdlib_sample
+from corpus import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import naive_encode, naive_train
+from reference import naive_encode, naive_train, reference_split
 
-from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, TrainingTrace, count_chunks, train
+from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, TrainingTrace, count_chunks, patterns, time_limit, train
+from tokenizer.patterns import BUILTIN_PATTERNS
 
 SEED_000_TEXT = "Hi there! What are you doing? Do you know what the weather is like today? If you do, where would you go?"
 
@@ -108,6 +109,28 @@ def test_catastrophic_regex_times_out_instead_of_hanging():
         train("a" * 40, 260, pattern=r"(a|a)+b")
 
 
+def test_the_time_limit_holds_for_the_whole_call_not_each_document():
+    # each document alone stays under the limit; together they would take far longer
+    seen = []
+
+    def docs():
+        for i in range(40):
+            seen.append(i)
+            yield "a" * 18  # ~0.2 s each for (a|a)+b
+    with time_limit(0.5) as budget, pytest.raises(ValueError, match="took longer than 0.5 s"):
+        train(docs(), 260, pattern=r"(a|a)+b")
+    assert len(seen) < 10 and budget.remaining() <= 0
+
+
+def test_a_time_limit_block_is_shared_by_every_call_in_it():
+    with time_limit(0.4) as budget, pytest.raises(ValueError, match="took longer"):
+        for _ in range(40):
+            count_chunks("a" * 18, r"(a|a)+b")
+    assert budget.remaining() <= 0
+    with pytest.raises(ValueError, match="positive number of seconds"), time_limit(0):
+        pass
+
+
 def test_progress_is_reported_to_the_end():
     calls = []
     tok = train(stdlib_sample(20_000), 256 + 400, progress=lambda d, t: calls.append((d, t)))
@@ -148,6 +171,39 @@ def test_training_trace_rebuilt_from_text_equals_the_original():
     assert again.tokens_after == tok.training.tokens_after
 
 
+def _reference_counts(pattern, text, specials):
+    """Chunk counts of the whole text, split with no cut at all (specials cut out)."""
+    counts = Counter()
+    pieces = regex.split("|".join(map(regex.escape, specials)), text) if specials else [text]
+    for piece in pieces:
+        counts.update(reference_split(pattern, piece))
+    return counts
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    dict.fromkeys([*BUILTIN_PATTERNS.values(), *OPEN_MODEL_PATTERNS.values(), r"\p{L}+", r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s+"]),
+)
+def test_counts_of_a_text_read_in_blocks_are_those_of_the_whole_text(pattern, monkeypatch):
+    monkeypatch.setattr(patterns, "WINDOW", 3_000)  # many pieces
+    specials = ["<|endoftext|>", "<|fim_prefix|>"]
+    text = code_and_prose(250_000)
+    text = "<|endoftext|>".join(text[i : i + 40_000] for i in range(0, len(text), 40_000)) + "<|fim_prefix|>tail"
+    blocks = [text[i : i + 977] for i in range(0, len(text), 977)]  # special tokens fall across blocks
+    streamed = count_chunks([iter(blocks)], pattern, specials)
+    assert list(streamed.items()) == list(_reference_counts(pattern, text, specials).items())
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_training_on_blocks_equals_training_on_the_whole_text(name, monkeypatch):
+    monkeypatch.setattr(patterns, "WINDOW", 2_000)
+    text = code_and_prose(120_000)
+    pattern = BUILTIN_PATTERNS[name]
+    whole = train(text, 700, pattern=pattern)
+    streamed = train([iter([text[i : i + 1_000] for i in range(0, len(text), 1_000)])], 700, pattern=pattern)
+    assert streamed.merge_list == whole.merge_list
+
+
 def test_count_chunks_keeps_first_appearance_order_and_streams_long_text():
     text = "word\nWord " * 200_000  # 2 MB, cut into windows internally
     counts = count_chunks(text, "gpt4")
@@ -170,3 +226,18 @@ def test_iterable_of_documents_is_consumed_lazily():
     tok = train(docs(), 300)
     assert tok.num_merges == 44
     assert tok.metadata["corpus_chars"] == sum(len(f"document {i} says hello\n") for i in range(100))
+
+
+def test_counting_in_worker_processes_changes_nothing(monkeypatch):
+    from tokenizer import trainer
+
+    monkeypatch.setattr(trainer, "PARALLEL_CHARS", 10_000)  # hand pieces to workers early
+    monkeypatch.setattr(patterns, "WINDOW", 7_000)
+    text = code_and_prose(200_000)
+    docs = [text[:90_000], [text[90_000:150_000], text[150_000:]]]
+    one = count_chunks(docs, "o200k", ["<|endoftext|>"], workers=1)
+    two = count_chunks(docs, "o200k", ["<|endoftext|>"], workers=2)
+    assert list(two.items()) == list(one.items())  # the order of first appearance too
+    assert train(text, 600, workers=2).merge_list == train(text, 600, workers=1).merge_list
+    with pytest.raises(ValueError, match="workers must be a whole number of at least 1"):
+        count_chunks(text, workers=0)

@@ -58,7 +58,10 @@ def run(page) -> None:
     present.publish()
     mark = _through_app.set(True)
     try:
-        page.run()
+        # one regex time budget for the whole rerun: however many calls a page makes with a
+        # custom split pattern (validate, train, encode), together they get about two seconds
+        with tokenizer.time_limit():
+            page.run()
     finally:
         _through_app.reset(mark)
 

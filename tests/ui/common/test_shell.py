@@ -96,3 +96,21 @@ def test_each_pages_url_path_is_its_file_name():
             url = next(k.value.value for k in node.keywords if k.arg == "url_path")
             pages.append((Path(path).stem, url))
     assert sorted(pages) == sorted((p.stem, p.stem) for p in (ROOT / "pages").glob("*.py"))
+
+
+def test_a_page_run_shares_one_regex_time_budget(monkeypatch):
+    """Every call a rerun makes with a custom split pattern draws on one budget (issue 8: the limit holds for a page rerun)."""
+    from tokenizer import patterns
+
+    for name in ("start_up", "inject_style", "sidebar"):
+        monkeypatch.setattr(shell, name, lambda: None)
+    monkeypatch.setattr(shell.state.SHARED, "init", lambda: None)
+    seen = []
+
+    class Page:
+        def run(self):
+            seen.extend([patterns.current_budget(), patterns.current_budget()])
+
+    shell.run(Page())
+    assert seen[0] is seen[1] and seen[0].seconds == patterns.USER_PATTERN_TIMEOUT
+    assert patterns.current_budget() is not seen[0]  # the next rerun gets a fresh one
