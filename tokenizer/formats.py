@@ -410,9 +410,9 @@ def to_tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
     every token's bytes must be unique, and tiktoken's rule applied to each token
     must rebuild it from exactly the pair it was merged from.
     """
+    vocab = _check_tokenizer(tok).vocab
     if tok.pipeline is not None:
         raise ValueError(_PIPELINE_EXPORT.format(fmt="tiktoken"))
-    vocab = _check_tokenizer(tok).vocab
     ranks: dict[bytes, int] = {}
     for tid in sorted(vocab):
         if tid in tok.special_ids:

@@ -46,6 +46,7 @@ import regex
 from . import onig
 from .bpe import MergeTable, Tokenizer
 from .display import bytes_to_unicode, from_gpt2_form
+from .errors import InvalidType, type_name
 from .hf_pipeline import (
     BYTELEVEL_REGEX,
     DIGITS_REGEX,
@@ -522,6 +523,8 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     with the same bytes, a split pattern Oniguruma cannot run alike, an added token whose
     text is also a vocabulary token's spelling.
     """
+    if not isinstance(tok, Tokenizer):
+        raise InvalidType(f"expected a Tokenizer (from train, load_encoding or load), not {type_name(tok)}")
     vocab = tok.vocab
     table = bytes_to_unicode()
     pipeline = tok.pipeline

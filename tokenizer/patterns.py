@@ -94,6 +94,10 @@ PATTERNS: dict[str, str] = {
     "cl100k_base": GPT4_PATTERN,
     "o200k": O200K_PATTERN,
     "o200k_base": O200K_PATTERN,
+    "llama3": LLAMA3_PATTERN,
+    "qwen": QWEN_PATTERN,
+    "qwen3.5": QWEN35_PATTERN,
+    "tekken": TEKKEN_PATTERN,
 }
 
 #: The pattern ``train`` uses unless told otherwise (GPT-4's).
@@ -125,8 +129,8 @@ def pattern_name(pattern: str | None) -> str:
     """The short name of a built-in pattern, ``"none"``, or ``"custom"``."""
     if pattern is None:
         return "none"
-    for name in ("gpt2", "gpt4", "o200k"):
-        if PATTERNS[name] == pattern:
+    for name, builtin in BUILTIN_PATTERNS.items():
+        if builtin == pattern:
             return name
     return "custom"
 

@@ -11,8 +11,8 @@ the file is ``fetch.py``'s job, turning it into a Tokenizer ``pretrained.py``'s
 ('cl100k_base', 'llama3', 'deepseek_v4')
 >>> names()[:5]
 ['r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base', 'o200k_harmony']
->>> pattern_choices()
-{'gpt4': 'GPT-4 (cl100k_base)', 'gpt2': 'GPT-2 (r50k_base)', 'o200k': 'GPT-4o (o200k_base)'}
+>>> list(pattern_choices())
+['gpt4', 'gpt2', 'o200k', 'llama3', 'qwen', 'qwen3.5', 'tekken']
 
 To add an encoding, add a record to ``_SPECS`` (and, for a new file format, a parser
 to ``pretrained.PARSERS``); tests/tokenizer/test_registry.py checks every record
@@ -470,6 +470,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=LLAMA3_PATTERN,
         special_tokens=_llama3_special(),
         aliases=("llama-3", "llama3.1", "llama-3.1", "llama3.2", "llama-3.2", "llama3.3", "llama-3.3"),
+        pattern_label="Llama 3 (3.1, 3.2, 3.3)",
         chat=LLAMA3_CHAT,
         models="Llama 3, 3.1, 3.2 and 3.3",
     ),
@@ -504,6 +505,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=QWEN_PATTERN,
         special_tokens=_qwen_special(),
         aliases=("qwen", "qwen2", "qwen-2.5", "qwen2.5-72b-instruct", "qwen-7b-chat"),
+        pattern_label="Qwen 2.5 (Qwen 1, 2)",
         chat=QWEN25_CHAT,
         models="Qwen, Qwen 2, Qwen 2.5 (and Qwen 3, same vocabulary)",
     ),
@@ -521,6 +523,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=QWEN35_PATTERN,
         special_tokens=_qwen35_special(),
         aliases=("qwen3.5", "qwen-3.6", "qwen-3.5", "qwen3.6-27b"),
+        pattern_label="Qwen 3.5, 3.6",
         chat=QWEN3_CHAT,
         models="Qwen 3.5 and Qwen 3.6",
     ),
@@ -538,6 +541,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=TEKKEN_PATTERN,
         special_tokens=_tekken_special(),
         aliases=("mistral", "tekken_240911", "mistral-nemo", "pixtral", "ministral"),
+        pattern_label="Mistral Tekken (NeMo, Pixtral)",
         chat=MISTRAL_V3_CHAT,
         models="Mistral NeMo, Pixtral 12B, Ministral 8B, Mistral Small 2409",
     ),

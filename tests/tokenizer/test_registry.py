@@ -151,4 +151,8 @@ def test_pattern_choices_are_derived_from_the_records():
     assert {resolve_pattern(name) for name in choices} == offered  # every name works with train(pattern=...)
     for name, label in choices.items():
         assert label in {s.pattern_label for s in SPECS if s.pattern == resolve_pattern(name)}
-    assert choices == {"gpt4": "GPT-4 (cl100k_base)", "gpt2": "GPT-2 (r50k_base)", "o200k": "GPT-4o (o200k_base)"}
+    assert choices == {
+        "gpt4": "GPT-4 (cl100k_base)", "gpt2": "GPT-2 (r50k_base)", "o200k": "GPT-4o (o200k_base)",
+        "llama3": "Llama 3 (3.1, 3.2, 3.3)", "qwen": "Qwen 2.5 (Qwen 1, 2)", "qwen3.5": "Qwen 3.5, 3.6",
+        "tekken": "Mistral Tekken (NeMo, Pixtral)",
+    }  # fmt: skip

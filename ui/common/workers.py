@@ -216,7 +216,7 @@ def train(
     The same result either way (the tokenizer and its training trace come back whole);
     a ValueError from training (a bad vocab size, a catastrophic regex) is raised here with its message.
     """
-    kwargs = {"pattern": pattern, "special_tokens": list(special_tokens) if special_tokens else None, "name": name}
+    kwargs = {"pattern": pattern, "special_tokens": list(special_tokens) if special_tokens else None, "name": name or ""}
     if workers <= 0:
         return _train_here(text, vocab_size, progress=progress, **kwargs)
     return pool(workers).train((text, vocab_size, kwargs), progress)

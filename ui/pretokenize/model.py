@@ -35,7 +35,7 @@ RULES = {
         "Like GPT-4, but a word keeps its contraction (I'm, I'M stay whole) and is cut where case changes (camel | Case); "
         "digits in groups of at most three; symbols take the newlines and slashes that follow them."
     ),
-    # the open models' patterns (keyed by encoding name: ``patterns.pattern_name`` calls them "custom")
+    # the open models' patterns (keyed by encoding name where ``patterns.pattern_name`` differs: qwen2.5, qwen3.6)
     "llama3": (
         "GPT-4's rule, spelled without possessive quantifiers: contractions in any case, digits in groups of at most three, "
         "a newline ends a chunk; only whitespace holding a newline at the very end of the text is cut differently "

@@ -58,7 +58,7 @@ def test_a_worker_that_dies_mid_training_is_a_message_and_the_pool_goes_on():
     def go():
         big = " ".join(f"w{i % 997}x{i % 13}" for i in range(60_000))  # long enough to be killed while it trains
         try:
-            pool.train((big, 2000, {"pattern": "gpt4", "special_tokens": None, "name": None}), lambda d, t: started.set())
+            pool.train((big, 2000, {"pattern": "gpt4", "special_tokens": None, "name": ""}), lambda d, t: started.set())
         except ValueError as e:
             outcome.append(str(e))
 
@@ -68,13 +68,13 @@ def test_a_worker_that_dies_mid_training_is_a_message_and_the_pool_goes_on():
     os.kill(worker.proc.pid, signal.SIGKILL)
     t.join(60)
     assert outcome and "the training process stopped unexpectedly" in outcome[0]
-    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": None}), None).num_merges == 1
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": ""}), None).num_merges == 1
     # a worker that died while idle is replaced without a word
     idle = pool._idle.get()
     pool._idle.put(idle)
     os.kill(idle.proc.pid, signal.SIGKILL)
     idle.proc.wait()
-    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": None}), None).num_merges == 1
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": ""}), None).num_merges == 1
     pool.close()
 
 
