@@ -30,7 +30,7 @@ run: setup
 serve: setup nginx
 	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python deploy/classroom.py
 
-test: setup-dev browser nginx postgres
+test: setup-dev browser nginx postgres lint
 	CI=$${CI:-} $(BIN)/python -m pytest
 
 test-fast: setup-dev

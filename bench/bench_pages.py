@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import tempfile
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 

@@ -94,13 +94,13 @@ def bench_step(runs: int, chars: int, key: str) -> None:
         at = page("step.py", mode="encoding", tokenizer=name)
         at.text_area(key="step.text").input(text).run()
         at.button(key="step.next").click().run()  # the trace is built here, once
-        times = [timed(lambda: at.button(key="step.next").click().run()) for _ in range(runs)]
+        times = [timed(lambda at=at: at.button(key="step.next").click().run()) for _ in range(runs)]
         report(f"encoding mode, {name}", times)
     for excerpt in (5_000, 10_000):
         at = page("step.py", mode="training", tokenizer=f"user:{key}")
         at.selectbox(key="step.excerpt").set_value(excerpt).run()
         at.button(key="step.next").click().run()
-        times = [timed(lambda: at.button(key="step.next").click().run()) for _ in range(runs)]
+        times = [timed(lambda at=at: at.button(key="step.next").click().run()) for _ in range(runs)]
         report(f"training mode, first {excerpt:,} characters shown", times)
 
 
@@ -109,9 +109,12 @@ def bench_vocab(runs: int) -> None:
     at = page("vocabulary.py")
     first = timed(lambda: at.selectbox(key="vocab.tokenizer").set_value("o200k_base").run())
     report("first view of o200k (table built once per server)", [first])
-    times = [timed(lambda: at.number_input(key="vocab.id_from").set_value(1000 + i).run()) for i in range(runs)]
+    times = [timed(lambda i=i: at.number_input(key="vocab.id_from").set_value(1000 + i).run()) for i in range(runs)]
     report("rerun with a new id range", times)
-    times = [timed(lambda: at.text_input(key="vocab.regex").input(rf"^\s\w+ing{'s' * (i % 2)}$").run()) for i in range(max(3, runs // 4))]
+    times = [
+        timed(lambda i=i: at.text_input(key="vocab.regex").input(rf"^\s\w+ing{'s' * (i % 2)}$").run())
+        for i in range(max(3, runs // 4))
+    ]
     report("rerun with a regex filter over 200k tokens", times)
 
 
@@ -145,14 +148,33 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
     log = open(data / "server.log", "w")
     entry = root / "serve.py" if (root / "serve.py").exists() else root / "app.py"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(entry), "--server.port", str(port), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(entry),
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     from load_test import cpu_seconds, descendants
 
     def server_cpu() -> float:
         return cpu_seconds([proc.pid, *descendants(proc.pid)])
+
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -201,11 +223,15 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
             if i == 0:  # warm: the first session pays for what the process builds once
                 times.clear()
                 cpu.clear()
-        print(f"The load test's scenario, one student at a time, one app process of {root} "
-              f"({runs} sessions; load average {os.getloadavg()[0]:.2f}); wall ms the student waited, server CPU ms")
+        print(
+            f"The load test's scenario, one student at a time, one app process of {root} "
+            f"({runs} sessions; load average {os.getloadavg()[0]:.2f}); wall ms the student waited, server CPU ms"
+        )
         for label, v in times.items():
-            print(f"  {label:<34} wall median {statistics.median(v):7.1f}   server CPU median {statistics.median(cpu[label]):7.1f}"
-                  f"   (n={len(v)})")
+            print(
+                f"  {label:<34} wall median {statistics.median(v):7.1f}   server CPU median {statistics.median(cpu[label]):7.1f}"
+                f"   (n={len(v)})"
+            )
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)

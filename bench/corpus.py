@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import sysconfig
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ def _stdlib_texts():
             continue
 
 
-@lru_cache(maxsize=None)
+@cache
 def small() -> tuple[str, str]:
     """(name, text)"""
     if TAYLOR.exists():
@@ -36,7 +36,7 @@ def small() -> tuple[str, str]:
     return "stdlib sample (taylorswift.txt not found)", text
 
 
-@lru_cache(maxsize=None)
+@cache
 def large() -> tuple[str, str]:
     parts = [TAYLOR.read_text(encoding="utf-8")] if TAYLOR.exists() else []
     n = sum(len(p.encode()) for p in parts)

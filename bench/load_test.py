@@ -245,7 +245,15 @@ def breakdown(root: int) -> str:
             cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        kind = "app" if "serve.py" in cmd else "training worker" if "ui.common.workers" in cmd else "nginx" if "nginx" in cmd else "other"
+        kind = (
+            "app"
+            if "serve.py" in cmd
+            else "training worker"
+            if "ui.common.workers" in cmd
+            else "nginx"
+            if "nginx" in cmd
+            else "other"
+        )
         kinds[kind].append(rss_mb([p]))
     return "; ".join(f"{k}: {', '.join(f'{m:.0f}' for m in sorted(v, reverse=True))} MB" for k, v in sorted(kinds.items()))
 
@@ -323,8 +331,10 @@ def print_table(n: int, rec: Recorder, wall: float, mem: dict, cpu: float) -> No
     for e in rec.errors[:10]:
         print(f"  {e}")
     if mem:
-        print(f"server CPU (every process of the deployment): {mem['server_cpu']:.1f} s, {mem['server_cpu'] / n:.2f} s per student "
-              f"({mem['server_cpu'] / wall * 100:.0f}% of one core over the run)")
+        print(
+            f"server CPU (every process of the deployment): {mem['server_cpu']:.1f} s, {mem['server_cpu'] / n:.2f} s per student "
+            f"({mem['server_cpu'] / wall * 100:.0f}% of one core over the run)"
+        )
         print(
             f"server memory (RSS of every process of the deployment): idle before {mem['before']:.0f} MB, "
             f"peak {mem['peak']:.0f} MB, {mem['ttl']:.0f} s after the last session ended (and one more visitor) {mem['after']:.0f} MB "
@@ -428,8 +438,13 @@ def main() -> None:
                 asyncio.run(visit(base))
                 time.sleep(20)  # the app processes collect and trim every 15 s
                 wait += 20
-                info = {"before": before, "peak": mem.peak(), "after": MemorySampler(sampler_pid).now(), "ttl": wait,
-                        "server_cpu": server_cpu}
+                info = {
+                    "before": before,
+                    "peak": mem.peak(),
+                    "after": MemorySampler(sampler_pid).now(),
+                    "ttl": wait,
+                    "server_cpu": server_cpu,
+                }
             print_table(n, rec, wall, info, cpu)
             if sampler_pid:
                 print(f"  by process: {breakdown(sampler_pid)}")

@@ -99,7 +99,13 @@ class HFAllThreads:
         return {k: v for k, v in os.environ.items() if k not in ("RAYON_NUM_THREADS", "TOKENIZERS_PARALLELISM")}
 
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-c", self.SCRIPT, str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=self.env())
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", self.SCRIPT, str(ROOT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=self.env(),
+        )
 
     def train(self, which: str, vocab: int) -> float:
         self.proc.stdin.write(f"{which} {vocab}\n")
@@ -128,7 +134,9 @@ def bench_training(quick: bool) -> list[tuple]:
     hf_all = HFAllThreads()
     try:
         name, text = small()
-        ours, hf, ratio = paired(lambda: tokenizer.train(text, 512, pattern="gpt4"), lambda: hf_reference.hf_train(text, 512), 9, warmup=True)
+        ours, hf, ratio = paired(
+            lambda: tokenizer.train(text, 512, pattern="gpt4"), lambda: hf_reference.hf_train(text, 512), 9, warmup=True
+        )
         naive = median_time(lambda: naive_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
         rows.append((f"{name}, vocab 512", "one process", "1 thread", ours, hf, ratio, naive))
         if not quick:
@@ -136,11 +144,15 @@ def bench_training(quick: bool) -> list[tuple]:
             label = f"{name}, vocab 8192"
             for workers, ours_label in ((1, "one process"), (None, "all cores")):
                 ours, hf, ratio = paired(
-                    lambda w=workers: tokenizer.train(text, 8192, pattern="gpt4", workers=w), lambda: hf_reference.hf_train(text, 8192), 5
+                    lambda w=workers: tokenizer.train(text, 8192, pattern="gpt4", workers=w),
+                    lambda: hf_reference.hf_train(text, 8192),
+                    5,
                 )
                 rows.append((label, ours_label, "1 thread", ours, hf, ratio, None))
             hf_all.train("large", 8192)  # warm-up
-            ours, hf, ratio = paired_timed(lambda: tokenizer.train(text, 8192, pattern="gpt4"), lambda: hf_all.train("large", 8192), 5)
+            ours, hf, ratio = paired_timed(
+                lambda: tokenizer.train(text, 8192, pattern="gpt4"), lambda: hf_all.train("large", 8192), 5
+            )
             rows.append((label, "all cores", "all threads", ours, hf, ratio, None))
     finally:
         hf_all.close()
@@ -158,7 +170,9 @@ _VMHWM = "print(int([l for l in open('/proc/self/status') if l.startswith('VmHWM
 
 
 def _run(code: str, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT, env=env, input=stdin)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT, env=env, input=stdin
+    )
     return out.stdout.strip().splitlines()[-1]
 
 
@@ -175,7 +189,14 @@ def bench_memory() -> dict[str, str]:
         hf = HFAllThreads.SCRIPT + _VMHWM
         hf_one = _run(hf, str(ROOT), env={**os.environ, "RAYON_NUM_THREADS": "1"}, stdin="large 8192\n")
         hf_all = _run(hf, str(ROOT), env=HFAllThreads.env(), stdin="large 8192\n")
-        return {"ours_one": one[0], "ours_all": every[0], "ours_workers": every[1], "base": base, "hf_one": hf_one, "hf_all": hf_all}
+        return {
+            "ours_one": one[0],
+            "ours_all": every[0],
+            "ours_workers": every[1],
+            "base": base,
+            "hf_one": hf_one,
+            "hf_all": hf_all,
+        }
 
 
 def multilingual(n_chars: int = 2_000_000) -> str:
@@ -222,9 +243,11 @@ def bench_long_chunks() -> list[tuple]:
         ours = tokenizer.load_encoding(name)
         ref = tiktoken.get_encoding(name)
         for label, text in long_chunks().items():
+
             def cold(t=text, ours=ours):
                 ours.clear_cache()
                 return ours.encode_ordinary(t)
+
             try:
                 want = ref.encode_ordinary(text)
             except BaseException as e:  # tiktoken's Rust regex can overflow its stack (a PanicException)
@@ -243,7 +266,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
     args = ap.parse_args()
-    print(f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, tokenizers {__import__('tokenizers').__version__}, {os.cpu_count()} cores")
+    print(
+        f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, tokenizers {__import__('tokenizers').__version__}, {os.cpu_count()} cores"
+    )
     print()
     print("## Training (median seconds; lower is better)")
     print("| corpus | BPE Lab | HF tokenizers | BPE Lab s | HF s | ours / HF | naive recount s | naive / ours |")
@@ -255,10 +280,12 @@ def main() -> None:
     if not args.quick:
         mem = bench_memory()
         print()
-        print("Peak memory (VmHWM, MB) training the 10 MB corpus to vocab 8192 in a fresh process: "
-              f"BPE Lab CLI one process {mem['ours_one']}, all cores {mem['ours_all']} (+ each worker process up to {mem['ours_workers']}); "
-              f"HF tokenizers one thread {mem['hf_one']}, all threads {mem['hf_all']}; "
-              f"the interpreter with the package imported: {mem['base']}")
+        print(
+            "Peak memory (VmHWM, MB) training the 10 MB corpus to vocab 8192 in a fresh process: "
+            f"BPE Lab CLI one process {mem['ours_one']}, all cores {mem['ours_all']} (+ each worker process up to {mem['ours_workers']}); "
+            f"HF tokenizers one thread {mem['hf_one']}, all threads {mem['hf_all']}; "
+            f"the interpreter with the package imported: {mem['base']}"
+        )
     print()
     print("## Encoding (cold chunk cache; MB/s, higher is better)")
     print("| text | encoding | BPE Lab MB/s | tiktoken MB/s | time ours / tiktoken |")

@@ -106,8 +106,10 @@ class Student:
                 while todo:
                     i, path = todo.pop(0)
                     cookie = f"Cookie: {self._cookie_header()}\r\n" if self.cookies else ""
-                    writer.write(f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nAccept-Encoding: gzip\r\n{cookie}"
-                                 f"User-Agent: bpe-lab-load-test\r\n\r\n".encode("latin-1"))
+                    writer.write(
+                        f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nAccept-Encoding: gzip\r\n{cookie}"
+                        f"User-Agent: bpe-lab-load-test\r\n\r\n".encode("latin-1")
+                    )
                     await writer.drain()
                     out[i] = await self._response(reader, path)
             finally:

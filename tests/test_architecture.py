@@ -73,7 +73,9 @@ def _imports_within_tokenizer(path: Path, modules: set[str]) -> set[str]:
                 else:
                     out |= {a.name for a in node.names if a.name in modules}  # from . import engine_py
         elif isinstance(node, ast.Import):
-            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith("tokenizer.") and a.name.split(".")[1] in modules}
+            out |= {
+                a.name.split(".")[1] for a in node.names if a.name.startswith("tokenizer.") and a.name.split(".")[1] in modules
+            }
     return out
 
 
@@ -86,7 +88,7 @@ def test_the_import_graph_inside_tokenizer_has_no_cycle():
 
     def visit(m: str, path: list[str]) -> None:
         if m in path:
-            raise AssertionError("import cycle: " + " -> ".join(path[path.index(m):] + [m]))
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(m) :] + [m]))
         if m in done:
             return
         for n in sorted(graph[m]):
@@ -102,7 +104,12 @@ def _pure_ui_modules() -> list[Path]:
     ui = ROOT / "ui"
     common = [ui / "common" / f"{name}.py" for name in ("text", "samples", "corpora", "upload")]
     # the teaching and research views' plain-data parts
-    parts = [ui / "compare" / "tax.py", ui / "compare" / "languages.py", ui / "train" / "heldout.py", ui / "vocabulary" / "odd.py"]
+    parts = [
+        ui / "compare" / "tax.py",
+        ui / "compare" / "languages.py",
+        ui / "train" / "heldout.py",
+        ui / "vocabulary" / "odd.py",
+    ]
     return sorted([*(ui / "render").rglob("*.py"), *ui.glob("*/model.py"), *common, *parts])
 
 
@@ -113,7 +120,13 @@ def test_pure_ui_modules_never_import_streamlit():
     offenders = []
     for path in modules:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n.split(".")[0] == "streamlit" for n in names):
                 offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []

@@ -32,7 +32,9 @@ def test_the_generated_nginx_config_passes_nginx_t(tmp_path):
     (static / "static").mkdir(parents=True)
     (static / "index.html").write_text("<html></html>")
     conf = run / "nginx.conf"
-    conf.write_text(classroom.render_config(port=18501, upstreams=["127.0.0.1:1", "127.0.0.1:2"], static=static, run=run, error_log="stderr"))
+    conf.write_text(
+        classroom.render_config(port=18501, upstreams=["127.0.0.1:1", "127.0.0.1:2"], static=static, run=run, error_log="stderr")
+    )
     text = conf.read_text()
     assert "hash $bpe_lab_affinity consistent;" in text
     assert text.count("max_fails=1") == 2
@@ -59,7 +61,9 @@ def test_the_compose_file_follows_the_compose_specification():
     services = doc["services"]
     assert set(services) == {"db", "app", "proxy"}
     assert "postgresql://" in services["app"]["environment"]["DATABASE_URL"]
-    assert services["proxy"]["command"][:2] == ["python", "deploy/classroom.py"] and "--proxy-only" in services["proxy"]["command"]
+    assert (
+        services["proxy"]["command"][:2] == ["python", "deploy/classroom.py"] and "--proxy-only" in services["proxy"]["command"]
+    )
     assert "serve.py" in services["app"]["command"]
     broken = dict(doc, services=dict(services, app=dict(services["app"], replicas_typo=2)))
     assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))  # the check can fail
@@ -87,7 +91,9 @@ def env_for(tmp_path: Path, **extra) -> dict:
 
 def test_no_database_at_start_is_one_clear_line(tmp_path):
     env = env_for(tmp_path, DATABASE_URL="postgresql://bpe:secret@127.0.0.1:1/bpe", PORT="18599", WORKERS="1")
-    out = subprocess.run([sys.executable, str(ROOT / "deploy" / "classroom.py")], env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "deploy" / "classroom.py")], env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
@@ -96,7 +102,11 @@ def test_no_database_at_start_is_one_clear_line(tmp_path):
     # the same line from a single app process (make run in shared mode)
     out = subprocess.run(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", "18598", "--server.headless", "true"],
-        env=dict(env, BPE_LAB_SHARED="1"), capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env=dict(env, BPE_LAB_SHARED="1"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr + out.stdout
     assert "BPE Lab: cannot connect to the PostgreSQL database postgresql://bpe@127.0.0.1:1/bpe" in out.stderr
@@ -116,7 +126,9 @@ def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_pa
     env = env_for(tmp_path, PORT=str(port), WORKERS="1")
     log = tmp_path / "classroom.log"
     with open(log, "w") as f:
-        proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "classroom.py")], env=env, stdout=f, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "deploy" / "classroom.py")], env=env, stdout=f, stderr=subprocess.STDOUT
+        )
     try:
         deadline = time.time() + 180
         while "BPE Lab for a class:" not in log.read_text():

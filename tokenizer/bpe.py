@@ -154,13 +154,25 @@ class Tokenizer:
         whole = {r: t for t, r in ranks.items() if len(t) > 1 and r not in merged}
         # recovery built every merged token from its own bytes, so each encodes to itself
         return cls._derived(
-            merges, pattern=pattern, special_tokens=special_tokens, byte_ids=byte_ids, name=name, metadata=metadata,
-            self_encoding=frozenset(merges.new_ids), whole_tokens=whole,
+            merges,
+            pattern=pattern,
+            special_tokens=special_tokens,
+            byte_ids=byte_ids,
+            name=name,
+            metadata=metadata,
+            self_encoding=frozenset(merges.new_ids),
+            whole_tokens=whole,
         )
 
     @classmethod
-    def _derived(cls, table: MergeTable, *, self_encoding: frozenset[int] | None = None,
-                 encoder: engine_py.PyEncoder | None = None, **kwargs) -> Tokenizer:
+    def _derived(
+        cls,
+        table: MergeTable,
+        *,
+        self_encoding: frozenset[int] | None = None,
+        encoder: engine_py.PyEncoder | None = None,
+        **kwargs,
+    ) -> Tokenizer:
         """A new Tokenizer that starts with what is already known about its merges."""
         tok = cls(table, **kwargs)
         tok._self_encoding = self_encoding
@@ -199,7 +211,7 @@ class Tokenizer:
                     f"give it an id of {free} or more (the first free id), or pass a list of names to have ids assigned"
                 )
             known.add(tid)
-        for tok, tid in (self.pipeline.added_tokens.items() if self.pipeline is not None else ()):
+        for tok, tid in self.pipeline.added_tokens.items() if self.pipeline is not None else ():
             if tid in known:
                 raise ValueError(f"added token {tok!r} has id {tid}, which a byte, merge or special token already uses")
             known.add(tid)
@@ -233,7 +245,9 @@ class Tokenizer:
                     still.append(rank)
             if len(still) == len(pending):
                 rank = still[0]
-                raise ValueError(f"merge #{rank} {self._pairs[rank]} -> {self._ids[rank]} builds on itself through other merges (a circle)")
+                raise ValueError(
+                    f"merge #{rank} {self._pairs[rank]} -> {self._ids[rank]} builds on itself through other merges (a circle)"
+                )
             pending = still
         return order
 
@@ -322,8 +336,14 @@ class Tokenizer:
             known = frozenset(i for i in self._self_encoding if i in kept)
         # special ids may lie above the cut; they stay valid. Whole tokens are not merges: kept only with them all.
         return Tokenizer._derived(
-            table, pattern=self.pattern, special_tokens=self.special_tokens, byte_ids=self.byte_ids, name=self.name,
-            self_encoding=known, whole_tokens=self.whole_tokens if k == self.num_merges else None, pipeline=self.pipeline,
+            table,
+            pattern=self.pattern,
+            special_tokens=self.special_tokens,
+            byte_ids=self.byte_ids,
+            name=self.name,
+            self_encoding=known,
+            whole_tokens=self.whole_tokens if k == self.num_merges else None,
+            pipeline=self.pipeline,
         )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -464,7 +484,9 @@ class Tokenizer:
         """``encode`` as a numpy array of uint32 (tiktoken's ``encode_to_numpy``)."""
         import numpy as np
 
-        return np.array(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32)
+        return np.array(
+            self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32
+        )
 
     def encode_batch(
         self,
@@ -531,7 +553,11 @@ class Tokenizer:
     def _allowed_special(self, text, allowed_special, disallowed_special) -> frozenset[str]:
         """The special tokens a tokenizer.json pipeline recognises in ``text`` (tiktoken's checks apply)."""
         self._pieces(text, allowed_special, disallowed_special)  # raises tiktoken's error for a disallowed one
-        return frozenset(self.special_tokens) if allowed_special == "all" else frozenset(allowed_special) & frozenset(self.special_tokens)
+        return (
+            frozenset(self.special_tokens)
+            if allowed_special == "all"
+            else frozenset(allowed_special) & frozenset(self.special_tokens)
+        )
 
     # ------------------------------------------------------------------ tiktoken's names
 
@@ -581,7 +607,9 @@ class Tokenizer:
         try:
             return self.special_tokens[data.decode("utf-8")]
         except (KeyError, UnicodeDecodeError):
-            raise UnknownToken(f"{text_or_bytes!r} is not a single token of this tokenizer; use encode() for longer text") from None
+            raise UnknownToken(
+                f"{text_or_bytes!r} is not a single token of this tokenizer; use encode() for longer text"
+            ) from None
 
     @functools.cached_property
     def _bytes_to_id(self) -> dict[bytes, int]:
@@ -639,7 +667,9 @@ class Tokenizer:
         try:
             text = b"".join(token_bytes).decode("utf-8", errors="strict")
         except UnicodeDecodeError as e:
-            raise ValueError(f"the tokens are not valid UTF-8 text (byte {e.start}), so they have no character offsets; use decode_tokens_bytes") from None
+            raise ValueError(
+                f"the tokens are not valid UTF-8 text (byte {e.start}), so they have no character offsets; use decode_tokens_bytes"
+            ) from None
         return text, offsets
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
@@ -668,7 +698,9 @@ class Tokenizer:
         """
         if self.pipeline is not None:
             text = clean_text(text)
-            allowed = self._allowed_special(text, special_args.get("allowed_special", frozenset()), special_args.get("disallowed_special", "all"))
+            allowed = self._allowed_special(
+                text, special_args.get("allowed_special", frozenset()), special_args.get("disallowed_special", "all")
+            )
             return self.pipeline.spans(self, self._engine(), text, allowed)
         return self.spans(self.encode(text, **special_args))
 
@@ -687,7 +719,9 @@ class Tokenizer:
         """
         text = clean_text(text)
         if self.pipeline is not None:
-            return self.pipeline.trace(self, self._engine(), text, self._allowed_special(text, allowed_special, disallowed_special))
+            return self.pipeline.trace(
+                self, self._engine(), text, self._allowed_special(text, allowed_special, disallowed_special)
+            )
         data = text.encode("utf-8")
         enc = self._engine()
         chunks: list[tuple[int, int]] = []
@@ -729,9 +763,13 @@ class Tokenizer:
                 j += 1
             new_id = events[i][2]
             n_tokens -= j - i
-            steps.append(EncodeStep(len(steps) + 1, r, self._pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
+            steps.append(
+                EncodeStep(len(steps) + 1, r, self._pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens)
+            )
             i = j
-        return EncodeTrace(text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps), tuple(wholes))
+        return EncodeTrace(
+            text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps), tuple(wholes)
+        )
 
     def merge_tree(self, token_id: int) -> MergeTree:
         """How ``token_id`` was built, recursively down to bytes."""
@@ -790,11 +828,18 @@ def _merge_table(merges) -> MergeTable:
         for rank, (pair, new_id) in enumerate(merges.items()):
             if not isinstance(pair, tuple) or len(pair) != 2:
                 raise InvalidType(f"merge #{rank}: a key must be a pair (left id, right id), got {pair!r}")
-            pairs.append((check_int(pair[0], f"merge #{rank}'s left id", 0, MAX_ID), check_int(pair[1], f"merge #{rank}'s right id", 0, MAX_ID)))
+            pairs.append(
+                (
+                    check_int(pair[0], f"merge #{rank}'s left id", 0, MAX_ID),
+                    check_int(pair[1], f"merge #{rank}'s right id", 0, MAX_ID),
+                )
+            )
             new_ids.append(check_int(new_id, f"merge #{rank}'s new id", 0, MAX_ID))
         return MergeTable(pairs, new_ids)
     if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
-        raise InvalidType(f"merges must be a dict {{(left, right): new_id}}, Merge records or a MergeTable, not {type_name(merges)}")
+        raise InvalidType(
+            f"merges must be a dict {{(left, right): new_id}}, Merge records or a MergeTable, not {type_name(merges)}"
+        )
     records = list(merges)
     for rank, m in enumerate(records):
         if not isinstance(m, Merge):
@@ -804,7 +849,12 @@ def _merge_table(merges) -> MergeTable:
         if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 0):
             raise ValueError(f"merge #{rank}: its count must be a whole number of at least 0 or None, got {c!r}")
     table = MergeTable(
-        [(check_int(m.pair[0], f"merge #{r}'s left id", 0, MAX_ID), check_int(m.pair[1], f"merge #{r}'s right id", 0, MAX_ID)) if isinstance(m.pair, tuple) and len(m.pair) == 2 else _bad_pair(r, m.pair) for r, m in enumerate(records)],
+        [
+            (check_int(m.pair[0], f"merge #{r}'s left id", 0, MAX_ID), check_int(m.pair[1], f"merge #{r}'s right id", 0, MAX_ID))
+            if isinstance(m.pair, tuple) and len(m.pair) == 2
+            else _bad_pair(r, m.pair)
+            for r, m in enumerate(records)
+        ],
         [check_int(m.new_id, f"merge #{r}'s new id", 0, MAX_ID) for r, m in enumerate(records)],
         counts if any(c is not None for c in counts) else None,
     )
@@ -844,7 +894,9 @@ def _byte_ids(byte_ids) -> tuple[int, ...]:
         raise InvalidType(f"byte_ids must be None or a sequence of 256 ids, not {type_name(byte_ids)}")
     ids = tuple(check_int(x, f"byte_ids[{b}]", 0, MAX_ID) for b, x in enumerate(byte_ids))
     if len(ids) != 256 or len(set(ids)) != 256:
-        raise ValueError(f"byte_ids must give 256 different ids, one for each byte value (got {len(ids)} ids, {len(set(ids))} different)")
+        raise ValueError(
+            f"byte_ids must give 256 different ids, one for each byte value (got {len(ids)} ids, {len(set(ids))} different)"
+        )
     return ids
 
 
@@ -893,7 +945,9 @@ def _metadata(metadata) -> dict[str, Any]:
 def _string_set(value, what: str) -> set[str]:
     """A collection of strings as a set (``allowed_special``/``disallowed_special``)."""
     if isinstance(value, str):
-        raise InvalidType(f"{what} must be 'all' or a collection of special-token strings, e.g. {{'<|endoftext|>'}}, not the string {value!r}")
+        raise InvalidType(
+            f"{what} must be 'all' or a collection of special-token strings, e.g. {{'<|endoftext|>'}}, not the string {value!r}"
+        )
     if value is None or not isinstance(value, Iterable):
         raise InvalidType(f"{what} must be 'all' or a collection of special-token strings, not {type_name(value)}")
     out = set()
@@ -925,7 +979,9 @@ def _error_handler(errors) -> str:
     try:
         codecs.lookup_error(errors)
     except LookupError:
-        raise ValueError(f"errors={errors!r} is not a codec error handler; use 'replace', 'strict', 'ignore' or 'backslashreplace'") from None
+        raise ValueError(
+            f"errors={errors!r} is not a codec error handler; use 'replace', 'strict', 'ignore' or 'backslashreplace'"
+        ) from None
     return errors
 
 

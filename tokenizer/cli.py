@@ -65,7 +65,9 @@ class TrainingProgress:
 
     def __init__(self, corpus_bytes: int, quiet: bool):
         self.quiet = quiet
-        self.reading = tqdm(total=corpus_bytes, desc="reading", unit="B", unit_scale=True, file=sys.stderr, disable=quiet, leave=True)
+        self.reading = tqdm(
+            total=corpus_bytes, desc="reading", unit="B", unit_scale=True, file=sys.stderr, disable=quiet, leave=True
+        )
         self.merging: tqdm | None = None
 
     def read(self, n_bytes: int) -> None:
@@ -135,7 +137,9 @@ def resolve_tokenizer(name: str) -> Tokenizer:
     except ValueError:
         path = Path(name)
         if not path.exists():
-            raise CliError(f"{name!r} is neither an encoding ({', '.join(registry.names())}) nor an existing tokenizer file") from None
+            raise CliError(
+                f"{name!r} is neither an encoding ({', '.join(registry.names())}) nor an existing tokenizer file"
+            ) from None
         return formats.load(path)
     return load_encoding(name)
 
@@ -177,7 +181,13 @@ def cmd_train(args) -> int:
     try:
         text = [read_blocks(path, errors, progress.read)]  # one document, read in blocks
         tok = train(
-            text, vocab_size, pattern=pattern, special_tokens=args.special or None, progress=progress, name=args.name or path.stem, workers=args.workers
+            text,
+            vocab_size,
+            pattern=pattern,
+            special_tokens=args.special or None,
+            progress=progress,
+            name=args.name or path.stem,
+            workers=args.workers,
         )
     finally:
         progress.close()
@@ -185,7 +195,11 @@ def cmd_train(args) -> int:
     if md["corpus_bytes"] == 0:
         raise CliError(f"{path} holds no text once the special tokens are cut out: there is nothing to learn from")
     formats.save(tok, out)
-    note = "" if not md["stopped_early"] else f" (stopped early: no pair of tokens is left to merge after {md['merges_learned']} merges)"
+    note = (
+        ""
+        if not md["stopped_early"]
+        else f" (stopped early: no pair of tokens is left to merge after {md['merges_learned']} merges)"
+    )
     print(
         f"saved {out}: {md['merges_learned']} merges on {md['corpus_bytes']:,} bytes "
         f"({md['unique_chunks']:,} unique chunks) in {md['seconds']:.2f}s; "
@@ -256,7 +270,10 @@ def cmd_provision(args) -> int:
     essential = [n for n in failed if n in ESSENTIAL]
     if essential or args.strict:
         return _fail(f"{', '.join(failed)} could not be provisioned (see the warnings above)", 1)
-    print(f"set-up goes on without {', '.join(failed)}: the app shows {'it' if len(failed) == 1 else 'them'} as unavailable", file=sys.stderr)
+    print(
+        f"set-up goes on without {', '.join(failed)}: the app shows {'it' if len(failed) == 1 else 'them'} as unavailable",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -276,10 +293,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     t.set_defaults(func=cmd_train)
 
-    for name, func, helptext in (("encode", cmd_encode, "text to ids"), ("compare", cmd_compare, "token counts under several tokenizers")):
+    for name, func, helptext in (
+        ("encode", cmd_encode, "text to ids"),
+        ("compare", cmd_compare, "token counts under several tokenizers"),
+    ):
         e = sub.add_parser(name, help=helptext)
         if name == "encode":
-            e.add_argument("--tokenizer", "-t", required=True, help=f"an encoding ({', '.join(registry.names())}, or an alias such as gpt2) or a file")
+            e.add_argument(
+                "--tokenizer",
+                "-t",
+                required=True,
+                help=f"an encoding ({', '.join(registry.names())}, or an alias such as gpt2) or a file",
+            )
             e.add_argument("--json", action="store_true", help="print the ids as a JSON list")
             e.add_argument("--tokens", action="store_true", help="print one token per line: id and visible text")
             e.add_argument("--allow-special", action="store_true", help="encode special-token strings as special tokens")
@@ -305,7 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("provision", help="fetch every registered encoding's file into the data folder (set-up)")
     v.add_argument("names", nargs="*", help=f"only these encodings (default: all of {', '.join(registry.names())})")
-    v.add_argument("--strict", action="store_true", help="fail when any encoding is missing (the test set-up), not only an essential one")
+    v.add_argument(
+        "--strict", action="store_true", help="fail when any encoding is missing (the test set-up), not only an essential one"
+    )
     v.set_defaults(func=cmd_provision)
     return p
 

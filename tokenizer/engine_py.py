@@ -224,7 +224,12 @@ class PyEncoder:
     words, so most chunks are hits.
     """
 
-    def __init__(self, byte_ids: Sequence[int], ranks: Mapping[Pair, tuple[int, int]] | None = None, whole: Mapping[bytes, int] | None = None):
+    def __init__(
+        self,
+        byte_ids: Sequence[int],
+        ranks: Mapping[Pair, tuple[int, int]] | None = None,
+        whole: Mapping[bytes, int] | None = None,
+    ):
         self.byte_ids = list(byte_ids)
         # bytes -> initial ids in C when every byte id fits in a byte (trained tokenizers:
         # the identity; official encodings: a permutation of 0..255)
@@ -441,11 +446,13 @@ class LongChunkTables:
     def initial(self, data: bytes):
         """A chunk's bytes as the array of their ids."""
         import numpy as np
+
         return self.byte_ids[np.frombuffer(data, dtype=np.uint8)]
 
     def ranks_of(self, left, right, limit: int):
         """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``."""
         import numpy as np
+
         keys = left * self.width + right
         at = np.searchsorted(self.keys, keys)
         at[at == len(self.keys)] = 0
@@ -476,6 +483,7 @@ def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]]
     [10, 10, 1]
     """
     import numpy as np
+
     seq = np.array(ids, dtype=np.int64)  # a list, or an array (copied: merges change it)
     rk = tables.ranks_of(seq[:-1], seq[1:], limit)
     while len(rk):

@@ -99,7 +99,9 @@ def read_verified(what: EncodingSpec | FileSource) -> bytes:
     label = f"The {what.name} file ({source.filename})" if isinstance(what, EncodingSpec) else f"The file {source.filename}"
     path = path_of(source)
     if not path.exists():
-        command = f"python -m tokenizer provision {what.name}" if isinstance(what, EncodingSpec) else "python -m tokenizer provision"
+        command = (
+            f"python -m tokenizer provision {what.name}" if isinstance(what, EncodingSpec) else "python -m tokenizer provision"
+        )
         raise ValueError(
             f"{label} is not provisioned (looked for {path}). "
             f"Run `make setup` (or `{command}`) once; it gets the file from {source.where}."

@@ -64,7 +64,11 @@ def to_json(tok: Tokenizer) -> dict[str, Any]:
         "special_tokens": dict(tok.special_tokens),
         "byte_ids": None if tok.byte_ids == tuple(range(256)) else list(tok.byte_ids),
         "merges": [[a, b, new_id, count] for (a, b), new_id, count in zip(*_table_with_counts(tok))],
-        **({"whole_tokens": [[i, base64.b64encode(b).decode()] for i, b in sorted(tok.whole_tokens.items())]} if tok.whole_tokens else {}),
+        **(
+            {"whole_tokens": [[i, base64.b64encode(b).decode()] for i, b in sorted(tok.whole_tokens.items())]}
+            if tok.whole_tokens
+            else {}
+        ),
         "metadata": dict(tok.metadata),
         **({"pipeline": pipeline_to_json(tok.pipeline)} if tok.pipeline is not None else {}),
     }
@@ -81,7 +85,7 @@ def dumps(tok: Tokenizer) -> str:
     merges = doc.pop("merges")
     head = json.dumps(doc, ensure_ascii=False, indent=1)
     body = ",\n".join("  " + json.dumps(m) for m in merges)
-    return head[:-2] + ',\n "merges": [\n' + body + ("\n ]\n}\n" if merges else ' ]\n}\n')
+    return head[:-2] + ',\n "merges": [\n' + body + ("\n ]\n}\n" if merges else " ]\n}\n")
 
 
 def _field(doc: Mapping, key: str, kinds, where: str = ""):
@@ -125,7 +129,14 @@ def from_json(doc: Any) -> Tokenizer:
     raw = _field(doc, "merges", list)
     pairs, new_ids, counts = [], [], []
     for i, m in enumerate(raw):
-        if not (type(m) is list and len(m) == 4 and _is_int(m[0]) and _is_int(m[1]) and _is_int(m[2]) and (m[3] is None or _is_int(m[3]))):
+        if not (
+            type(m) is list
+            and len(m) == 4
+            and _is_int(m[0])
+            and _is_int(m[1])
+            and _is_int(m[2])
+            and (m[3] is None or _is_int(m[3]))
+        ):
             raise ValueError(f"field 'merges[{i}]' should be [left, right, new_id, count or null], got {_short_json(m)}")
         pairs.append((m[0], m[1]))
         new_ids.append(m[2])
@@ -152,13 +163,22 @@ def from_json(doc: Any) -> Tokenizer:
     if doc.get("pipeline") is not None:  # a tokenizer.json's text handling (hf.py)
         pipeline = pipeline_from_json(doc["pipeline"], set(byte_ids or range(256)) | set(new_ids))
         if pattern is not None:
-            raise ValueError("fields 'pattern' and 'pipeline' exclude each other: a tokenizer.json pipeline does its own splitting")
+            raise ValueError(
+                "fields 'pattern' and 'pipeline' exclude each other: a tokenizer.json pipeline does its own splitting"
+            )
         declared = {t.content: t.id for t in pipeline.added if t.special}
         if declared != specials:
-            raise ValueError("field 'special_tokens' should list the special tokens of field 'pipeline.added_tokens', with the same ids")
+            raise ValueError(
+                "field 'special_tokens' should list the special tokens of field 'pipeline.added_tokens', with the same ids"
+            )
     try:
         return Tokenizer(
-            merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=name or "", metadata=metadata,
+            merges,
+            pattern=pattern,
+            special_tokens=specials,
+            byte_ids=byte_ids,
+            name=name or "",
+            metadata=metadata,
             whole_tokens=whole,
             pipeline=pipeline,
         )
@@ -182,7 +202,9 @@ def _parse_json(text: str):
             "it may have been cut off: save or download the tokenizer again"
         ) from None
     except RecursionError:
-        raise ValueError("the file's JSON is nested too deeply to read (thousands of levels): it is damaged or not a tokenizer file") from None
+        raise ValueError(
+            "the file's JSON is nested too deeply to read (thousands of levels): it is damaged or not a tokenizer file"
+        ) from None
 
 
 def loads(text: str) -> Tokenizer:
@@ -272,7 +294,9 @@ def loads_minbpe(text: str, *, name: str = "") -> Tokenizer:
         raise ValueError(f"line 3: expected the number of special tokens (a whole number), got {lines[2]!r}")
     n_special = int(count)
     if 3 + n_special > len(lines):
-        raise ValueError(f"line 3 announces {n_special} special tokens, but the file ends after {len(lines) - 3} more lines: it is truncated")
+        raise ValueError(
+            f"line 3 announces {n_special} special tokens, but the file ends after {len(lines) - 3} more lines: it is truncated"
+        )
     specials = {}
     for i in range(n_special):
         lineno = 4 + i

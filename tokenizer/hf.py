@@ -87,7 +87,14 @@ def _get(doc: Mapping, key: str, path: str, kinds: type | tuple[type, ...], *, r
     kinds_t = kinds if isinstance(kinds, tuple) else (kinds,)
     ok = isinstance(value, kinds_t) and not (isinstance(value, bool) and bool not in kinds_t)
     if not ok:
-        names = " or ".join("null" if k is type(None) else {"str": "a string", "int": "an integer", "bool": "true/false", "list": "a list", "dict": "an object"}.get(k.__name__, k.__name__) for k in kinds_t)
+        names = " or ".join(
+            "null"
+            if k is type(None)
+            else {"str": "a string", "int": "an integer", "bool": "true/false", "list": "a list", "dict": "an object"}.get(
+                k.__name__, k.__name__
+            )
+            for k in kinds_t
+        )
         raise HFFileError(f"field '{full}' should be {names}, got {_kind(value)}")
     return value
 
@@ -97,14 +104,18 @@ def _kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true/false"
-    return {"str": "a string", "int": "an integer", "float": "a number", "list": "a list", "dict": "an object"}.get(type(value).__name__, type(value).__name__)
+    return {"str": "a string", "int": "an integer", "float": "a number", "list": "a list", "dict": "an object"}.get(
+        type(value).__name__, type(value).__name__
+    )
 
 
 # ----------------------------------------------------------------------------- what kind of file
 
 
 def _refuse_kind(what: str, why: str) -> HFFileError:
-    return HFFileError(f"this tokenizer.json is {what}; BPE Lab shows byte-level BPE (text as UTF-8 bytes, merged pair by pair), {why}")
+    return HFFileError(
+        f"this tokenizer.json is {what}; BPE Lab shows byte-level BPE (text as UTF-8 bytes, merged pair by pair), {why}"
+    )
 
 
 def _check_model_kind(model: Mapping) -> str:
@@ -112,9 +123,15 @@ def _check_model_kind(model: Mapping) -> str:
     if kind is None and "merges" in model:
         kind = "BPE"  # files written before "type" existed
     if kind == "WordPiece":
-        raise _refuse_kind("a WordPiece model (BERT-style)", "while WordPiece splits words into '##' pieces of a fixed vocabulary, with no merges to replay")
+        raise _refuse_kind(
+            "a WordPiece model (BERT-style)",
+            "while WordPiece splits words into '##' pieces of a fixed vocabulary, with no merges to replay",
+        )
     if kind == "Unigram":
-        raise _refuse_kind("a Unigram model (SentencePiece-style)", "while Unigram picks the most probable split by scores, with no merges to replay")
+        raise _refuse_kind(
+            "a Unigram model (SentencePiece-style)",
+            "while Unigram picks the most probable split by scores, with no merges to replay",
+        )
     if kind == "WordLevel":
         raise _refuse_kind("a WordLevel model", "while WordLevel maps each whole word to one id, with nothing to merge")
     if kind != "BPE":
@@ -142,7 +159,9 @@ def _normal_forms(spec: Any, path: str) -> tuple[str, ...]:
         items = _get(spec, "normalizers", path, list)
         return tuple(f for i, n in enumerate(items) for f in _normal_forms(n, f"{path}.normalizers[{i}]"))
     if kind in ("Prepend", "Replace") and "▁" in str(spec):
-        raise _refuse_kind("a SentencePiece-style BPE (its normalizer writes spaces as '▁')", "while this file marks spaces as '▁' instead")
+        raise _refuse_kind(
+            "a SentencePiece-style BPE (its normalizer writes spaces as '▁')", "while this file marks spaces as '▁' instead"
+        )
     raise HFFileError(
         f"field '{path}.type' is {kind!r}, a normalizer BPE Lab does not reproduce; "
         f"it reproduces {', '.join(NORMAL_FORMS)} and sequences of them exactly"
@@ -178,8 +197,8 @@ def _stages(spec: Any, path: str, strict: bool = True) -> list:
         if behavior not in BEHAVIORS:
             raise HFFileError(f"field '{path}.behavior' is {behavior!r}; it should be one of {', '.join(BEHAVIORS)}")
         if len(pattern) != 1 or next(iter(pattern)) not in ("Regex", "String"):
-            raise HFFileError(f"field '{path}.pattern' should be {{\"Regex\": ...}} or {{\"String\": ...}}")
-        (pkind, text), = pattern.items()
+            raise HFFileError(f'field \'{path}.pattern\' should be {{"Regex": ...}} or {{"String": ...}}')
+        ((pkind, text),) = pattern.items()
         if not isinstance(text, str):
             raise HFFileError(f"field '{path}.pattern.{pkind}' should be a string, got {_kind(text)}")
         source = text if pkind == "Regex" else _rust_regex_escape(text)
@@ -192,7 +211,10 @@ def _stages(spec: Any, path: str, strict: bool = True) -> list:
         individual = _get(spec, "individual_digits", path, bool, required=False, default=False)
         return [SplitStage(OnigRegex(DIGITS_REGEX), "Isolated" if individual else "Contiguous")]
     if kind == "Metaspace":
-        raise _refuse_kind("a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')", "while this file marks spaces as '▁' instead")
+        raise _refuse_kind(
+            "a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')",
+            "while this file marks spaces as '▁' instead",
+        )
     if not strict:
         return []
     raise HFFileError(
@@ -236,7 +258,9 @@ def _added_tokens(doc: Mapping, vocab: Mapping[str, int], normalizer: Normalizer
         text = normalizer(content) if (flags["normalized"] and normalizer is not None) else content
         if not text:
             raise HFFileError(f"field '{path}.content' normalizes to nothing")
-        by_content[content] = AddedToken(content, tid, content in specials, flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text)
+        by_content[content] = AddedToken(
+            content, tid, content in specials, flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text
+        )
         if tid != written:
             moved[content] = (written, tid)
     tokens = list(by_content.values())
@@ -264,7 +288,7 @@ def _merges(model: Mapping, vocab: Mapping[str, int], byte_chars: set[str]) -> t
         elif isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m):
             parts = m
         else:
-            raise HFFileError(f"field '{path}' should be \"left right\" or [\"left\", \"right\"], got {str(m)[:60]}")
+            raise HFFileError(f'field \'{path}\' should be "left right" or ["left", "right"], got {str(m)[:60]}')
         a, b = parts
         for part in (a, b, a + b):
             if part not in vocab:
@@ -301,19 +325,28 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
     # the text handling first: it says what kind of file this is
     kinds = _types(doc.get("pre_tokenizer"))
     if "Metaspace" in kinds:
-        raise _refuse_kind("a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')", "while this file marks spaces as '▁' instead")
+        raise _refuse_kind(
+            "a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')",
+            "while this file marks spaces as '▁' instead",
+        )
     if "ByteLevel" not in kinds:
         _stages(doc.get("pre_tokenizer"), "pre_tokenizer", strict=False)  # a damaged structure names its field
         vocab = model.get("vocab")
         if isinstance(vocab, dict) and any("▁" in k for k in list(vocab)[:2000] if isinstance(k, str)):
-            raise _refuse_kind("a SentencePiece-style BPE (its vocabulary writes spaces as '▁')", "while this file works on characters")
-        raise _refuse_kind("a BPE over characters, not bytes (it has no ByteLevel pre-tokenizer)", "and this file's tokens are not made of bytes")
+            raise _refuse_kind(
+                "a SentencePiece-style BPE (its vocabulary writes spaces as '▁')", "while this file works on characters"
+            )
+        raise _refuse_kind(
+            "a BPE over characters, not bytes (it has no ByteLevel pre-tokenizer)", "and this file's tokens are not made of bytes"
+        )
     forms = _normal_forms(doc.get("normalizer"), "normalizer")
     stages = _stages(doc.get("pre_tokenizer"), "pre_tokenizer")
     _check_byte_level(doc, stages, model)
     dropout = _get(model, "dropout", "model", (int, float, type(None)), required=False)
     if dropout:
-        raise HFFileError(f"field 'model.dropout' is {dropout}: BPE dropout picks merges at random, so no encoding can be shown as fixed")
+        raise HFFileError(
+            f"field 'model.dropout' is {dropout}: BPE dropout picks merges at random, so no encoding can be shown as fixed"
+        )
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         value = _get(model, key, "model", (str, type(None)), required=False)
         if value:
@@ -323,7 +356,9 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
     seen_ids: dict[int, str] = {}
     for tok, tid in vocab.items():
         if not isinstance(tid, int) or isinstance(tid, bool) or not 0 <= tid < 1 << 32:
-            raise HFFileError(f"field 'model.vocab' gives {tok[:40]!r} the id {tid!r}; ids are whole numbers from 0 to 4294967295")
+            raise HFFileError(
+                f"field 'model.vocab' gives {tok[:40]!r} the id {tid!r}; ids are whole numbers from 0 to 4294967295"
+            )
         if tid in seen_ids:
             raise HFFileError(f"field 'model.vocab' gives the id {tid} to both {seen_ids[tid][:40]!r} and {tok[:40]!r}")
         seen_ids[tid] = tok
@@ -363,7 +398,15 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
     pattern = _plain_pattern(normalizer, stages, added, ignore_merges)
     try:
         if pattern is not False:
-            return Tokenizer(merges, pattern=pattern, special_tokens=specials, byte_ids=byte_ids, name=name, metadata=metadata, whole_tokens=whole)
+            return Tokenizer(
+                merges,
+                pattern=pattern,
+                special_tokens=specials,
+                byte_ids=byte_ids,
+                name=name,
+                metadata=metadata,
+                whole_tokens=whole,
+            )
         spec = {
             "normalizer": doc.get("normalizer"),
             "pre_tokenizer": doc.get("pre_tokenizer"),
@@ -372,7 +415,13 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
         }
         pipeline = Pipeline(normalizer, tuple(stages), tuple(added), ignore_merges, spec)
         return Tokenizer(
-            merges, special_tokens=specials, byte_ids=byte_ids, name=name, metadata=metadata, pipeline=pipeline, whole_tokens=whole
+            merges,
+            special_tokens=specials,
+            byte_ids=byte_ids,
+            name=name,
+            metadata=metadata,
+            pipeline=pipeline,
+            whole_tokens=whole,
         )
     except ValueError as e:
         raise HFFileError(f"the tokenizer.json is inconsistent: {e}") from None
@@ -408,7 +457,9 @@ def _mark_in_vocab(added: list[AddedToken], reachable: set[int]) -> tuple[list[A
 def _check_byte_level(doc: Mapping, stages: list, model: Mapping) -> None:
     levels = [s for s in stages if isinstance(s, ByteLevelStage)]
     if len(levels) > 1:
-        raise HFFileError("field 'pre_tokenizer' has more than one ByteLevel stage; a byte-level tokenizer maps text to bytes once")
+        raise HFFileError(
+            "field 'pre_tokenizer' has more than one ByteLevel stage; a byte-level tokenizer maps text to bytes once"
+        )
     decoder = doc.get("decoder")
     kinds = []
     if isinstance(decoder, dict):
@@ -486,10 +537,19 @@ def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: st
             raise HFFileError(f"field '{p}' needs a non-negative id and a non-empty content")
         flags = {f: _get(entry, f, p, bool) for f in _FLAGS}
         text = normalizer(content) if (flags["normalized"] and normalizer is not None) else content
-        added.append(AddedToken(content, tid, flags["special"], flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text))
+        added.append(
+            AddedToken(
+                content, tid, flags["special"], flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text
+            )
+        )
     added, _ = _mark_in_vocab(added, set(reachable))
     ignore = _get(spec, "ignore_merges", path, bool)
-    clean = {"normalizer": spec.get("normalizer"), "pre_tokenizer": spec.get("pre_tokenizer"), "added_tokens": raw, "ignore_merges": ignore}
+    clean = {
+        "normalizer": spec.get("normalizer"),
+        "pre_tokenizer": spec.get("pre_tokenizer"),
+        "added_tokens": raw,
+        "ignore_merges": ignore,
+    }
     return Pipeline(normalizer, tuple(stages), tuple(added), ignore, clean)
 
 
@@ -528,7 +588,9 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     vocab = tok.vocab
     table = bytes_to_unicode()
     pipeline = tok.pipeline
-    added_ids = set(tok.special_ids) | (set(pipeline.added_tokens.values()) if pipeline is not None else set())  # not in_vocab ones
+    added_ids = set(tok.special_ids) | (
+        set(pipeline.added_tokens.values()) if pipeline is not None else set()
+    )  # not in_vocab ones
     hf_vocab: dict[str, int] = {}
     for tid in sorted(vocab):
         if tid in added_ids:
@@ -599,4 +661,12 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     }
 
 
-__all__ = ["from_hf_json", "to_hf_json", "hf_pattern", "pipeline_to_json", "pipeline_from_json", "HFFileError", "HF_BYTELEVEL_PATTERN"]
+__all__ = [
+    "from_hf_json",
+    "to_hf_json",
+    "hf_pattern",
+    "pipeline_to_json",
+    "pipeline_from_json",
+    "HFFileError",
+    "HF_BYTELEVEL_PATTERN",
+]

@@ -579,7 +579,9 @@ class Pipeline:
         for p in pieces:
             end = pos + len(p.data)
             chunk_bytes.append((pos, end))
-            chunks.append((_char_at(char_starts, pos), _char_at(char_starts, end - 1) + 1 if end > pos else _char_at(char_starts, pos)))
+            chunks.append(
+                (_char_at(char_starts, pos), _char_at(char_starts, end - 1) + 1 if end > pos else _char_at(char_starts, pos))
+            )
             if p.token is not None:
                 specials.append((pos, len(p.data), p.token))
             else:
@@ -603,7 +605,9 @@ class Pipeline:
                 j += 1
             new_id = events[i][2]
             n_tokens -= j - i
-            steps.append(EncodeStep(len(steps) + 1, r, pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
+            steps.append(
+                EncodeStep(len(steps) + 1, r, pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens)
+            )
             i = j
         return EncodeTrace(view, data, tok.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps))
 
@@ -617,7 +621,11 @@ def _tree_events(tree, rank_of: dict[int, int], pos: int) -> list[tuple[int, int
     if not tree.children:
         return []
     left, right = tree.children
-    return [*_tree_events(left, rank_of, pos), *_tree_events(right, rank_of, pos + len(left.bytes)), (rank_of[tree.id], pos, tree.id)]
+    return [
+        *_tree_events(left, rank_of, pos),
+        *_tree_events(right, rank_of, pos + len(left.bytes)),
+        (rank_of[tree.id], pos, tree.id),
+    ]
 
 
 def _bpe(encoder, data: bytes) -> list[int]:

@@ -412,7 +412,12 @@ class _Parser:
             close = ">" if self.peek() == "<" else "'"
             end = self.p.find(close, self.i + 1)
             name = self.p[self.i + 1 : end] if end > 0 else ""
-            if end < 0 or not name or not (name[0].isalpha() or name[0] == "_") or not all(ch.isalnum() or ch == "_" for ch in name):
+            if (
+                end < 0
+                or not name
+                or not (name[0].isalpha() or name[0] == "_")
+                or not all(ch.isalnum() or ch == "_" for ch in name)
+            ):
                 raise self.refuse("a named group needs a name of letters, digits and '_'")
             self.i = end + 1
             return self.close(self.alt(flags), start)
@@ -1050,4 +1055,13 @@ def same_meaning(onig_pattern: str, python_pattern: str) -> bool:
         return False
 
 
-__all__ = ["Translation", "from_oniguruma", "to_oniguruma", "parse_oniguruma", "parse_python", "same_meaning", "nullable", "property_named"]
+__all__ = [
+    "Translation",
+    "from_oniguruma",
+    "to_oniguruma",
+    "parse_oniguruma",
+    "parse_python",
+    "same_meaning",
+    "nullable",
+    "property_named",
+]

@@ -28,7 +28,9 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|
 
 # tiktoken's cl100k_base pattern (GPT-4): case-insensitive contractions, numbers in
 # groups of at most three digits, newlines kept apart from other whitespace.
-GPT4_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 
 # tiktoken's o200k_base pattern (GPT-4o): splits camelCase, keeps contractions on the word.
 O200K_PATTERN = "|".join(
@@ -354,7 +356,9 @@ class Splitter:
         if buf:
             yield buf
 
-    def iter_chunks(self, texts: Iterable[str | None], budget: TimeBudget | None = None, *, window: int | None = None) -> Iterator[list[str]]:
+    def iter_chunks(
+        self, texts: Iterable[str | None], budget: TimeBudget | None = None, *, window: int | None = None
+    ) -> Iterator[list[str]]:
         """Chunks of a stream of text (see ``pieces``), one list per piece; no chunk crosses a ``None``.
 
         Memory stays bounded by the window, not by the length of the text.

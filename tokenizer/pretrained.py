@@ -56,7 +56,9 @@ def _from_ranks(s: EncodingSpec, ranks: dict[bytes, int], data: bytes, metadata:
     """Our Tokenizer from ranks (``{token bytes: id}``), with the merges cached under data/cache."""
     cache = data_dir() / "cache" / f"{s.name}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
     table = _read_merge_cache(cache, ranks)
-    tok = Tokenizer.from_ranks(ranks, pattern=s.pattern, special_tokens=s.special_tokens, name=s.name, metadata=metadata, merges=table)
+    tok = Tokenizer.from_ranks(
+        ranks, pattern=s.pattern, special_tokens=s.special_tokens, name=s.name, metadata=metadata, merges=table
+    )
     if table is None:
         _write_merge_cache(cache, tok.merge_table, ranks)
     return tok
@@ -132,7 +134,9 @@ def _from_hf_json_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, obje
     tok = from_hf_json(doc, name=s.name)
     for text, tid in s.special_tokens.items():
         if tok.special_tokens.get(text) != tid:
-            raise ValueError(f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}")
+            raise ValueError(
+                f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}"
+            )
     tok.metadata.update(metadata)
     return tok
 

@@ -70,7 +70,9 @@ class FileSource:
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: str  # "tiktoken" (base64 token and rank per line), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
+    format: (
+        str  # "tiktoken" (base64 token and rank per line), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
+    )
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"

@@ -68,7 +68,9 @@ def count_chunks(
 PARALLEL_CHARS = 2_000_000
 
 
-def _count(splitter: Splitter, stream: Iterable[str | None], budget: TimeBudget | None = None, workers: int | None = None) -> Counter:
+def _count(
+    splitter: Splitter, stream: Iterable[str | None], budget: TimeBudget | None = None, workers: int | None = None
+) -> Counter:
     """Chunk counts of a stream, in order of first appearance.
 
     With a trusted (built-in) pattern and a long text, the text's pieces (cut at safe

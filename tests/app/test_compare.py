@@ -22,7 +22,6 @@ LABELS = {s.name: s.label for s in registry.specs()}
 MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  return 'ok'\n"
 
 
-
 def enc(name: str) -> tiktoken.Encoding:
     """The model's own reference (tests/references.py): tiktoken's registry for OpenAI's, the packages' for the others."""
     return tiktoken_reference(name)
@@ -156,7 +155,7 @@ def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
     from ui.common.workspace import TokenizerStore
 
     key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
-    text = '<script>alert(1)</script><img src=x onerror="document.title=\'pwned\'">'
+    text = "<script>alert(1)</script><img src=x onerror=\"document.title='pwned'\">"
     at = app(text, [key, "cl100k_base"])
     body = rows_html(at)
     assert "<script" not in body and "<img" not in body
@@ -179,7 +178,7 @@ def test_big_paste_is_cut_at_the_limit():
     at = app(text, ["cl100k_base", "bytes"])
     assert any(f"{MAX_CHARS:,}" in w.value for w in at.warning)
     df = stats(at)
-    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[: MAX_CHARS]))
+    assert df.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode(text[:MAX_CHARS]))
     assert df.loc["UTF-8 bytes", "tokens"] == MAX_CHARS
     assert f"at most {model.SPAN_LIMIT:,}" in "".join(c.value for c in at.caption)
 

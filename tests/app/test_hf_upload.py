@@ -89,7 +89,12 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
 
 @pytest.mark.parametrize(
     ("kind", "message"),
-    [("wordpiece", "WordPiece model"), ("unigram", "Unigram model"), ("sentencepiece", "SentencePiece-style BPE"), ("damaged", "model.merges")],
+    [
+        ("wordpiece", "WordPiece model"),
+        ("unigram", "Unigram model"),
+        ("sentencepiece", "SentencePiece-style BPE"),
+        ("damaged", "model.merges"),
+    ],
 )
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
     at = upload(f"{kind}.json", _other(kind).encode())

@@ -21,7 +21,6 @@ CORPUS = (
 TOKEN = re.compile(r'<span class="t[ "]')
 
 
-
 @pytest.fixture
 def trained(workspace):
     tok = train(CORPUS, 400, pattern="gpt4", name="pairs")

@@ -69,6 +69,7 @@ def test_own_parallel_texts_pasted(workspace):
 def test_the_open_models_counts_are_their_own_packages():
     """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
     from references import reference_encode
+
     from tokenizer import registry
 
     open_models = [s.name for s in registry.specs() if s.family != "OpenAI"]

@@ -22,7 +22,6 @@ OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  return 'ok'\n"
 
 
-
 def enc(name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(name)
 
@@ -87,7 +86,9 @@ def test_first_load_shows_the_default_sample_under_cl100k():
     assert metric(at, "Characters") == f"{len(samples.DEFAULT_TEXT):,}"
     assert metric(at, "UTF-8 bytes") == f"{len(samples.DEFAULT_TEXT.encode()):,}"
     assert 'class="bpe-spans"' in spans_html(at)
-    assert shown_text(spans_html(at)) == samples.DEFAULT_TEXT.replace("🤚🏾", "<F0 9F> <A4> <9A> <F0 9F> <8F> <BE>".replace(" <", "<"))
+    assert shown_text(spans_html(at)) == samples.DEFAULT_TEXT.replace(
+        "🤚🏾", "<F0 9F> <A4> <9A> <F0 9F> <8F> <BE>".replace(" <", "<")
+    )
 
 
 @pytest.mark.parametrize("name", OFFICIAL)
@@ -164,7 +165,7 @@ def test_whitespace_toggle_shows_glyphs():
 
 
 def test_html_in_the_text_is_escaped():
-    text = '<script>alert(1)</script><img src=x onerror="document.title=\'pwned\'">'
+    text = "<script>alert(1)</script><img src=x onerror=\"document.title='pwned'\">"
     at = app(text, "cl100k_base")
     html = spans_html(at)
     assert "<script" not in html and "<img" not in html
@@ -196,7 +197,7 @@ def test_big_paste_is_cut_at_the_limit_and_still_tokenized():
     assert len(text) > MAX_CHARS
     at = app(text, "cl100k_base")
     assert any(f"{MAX_CHARS:,}" in w.value for w in at.warning)
-    assert tokens(at) == len(enc("cl100k_base").encode(text[: MAX_CHARS]))
+    assert tokens(at) == len(enc("cl100k_base").encode(text[:MAX_CHARS]))
     assert f"first {model.SPAN_LIMIT:,}" in spans_html(at)
 
 

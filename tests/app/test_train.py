@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
 
 
-
 def page(**kwargs) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.run()
@@ -54,7 +53,9 @@ def test_train_a_tiny_corpus(workspace):
     assert any("3 merges" in s.value for s in at.success)
     df = at.dataframe[0].value
     assert df[["step", "left", "right", "new token", "count"]].values.tolist() == [
-        [1, "a", "a", "aa", 4], [2, "aa", "a", "aaa", 2], [3, "aaa", "b", "aaab", 2],
+        [1, "a", "a", "aa", 4],
+        [2, "aa", "a", "aaa", 2],
+        [3, "aaa", "b", "aaab", 2],
     ]
     assert len(at.get("vega_lite_chart")) == 3  # merge counts, compression, vocabulary size vs compression
     [entry] = TokenizerStore(workspace).entries()
@@ -213,7 +214,9 @@ def test_upload_a_tokenizer_file(workspace, fmt):
 
 def test_bad_tokenizer_upload_is_a_message(workspace):
     at = page()
-    at.file_uploader(key="train.tokenizer_file").upload("notes.json", b'{"format": "bpe-lab/tokenizer", "version": 1', "application/json").run()
+    at.file_uploader(key="train.tokenizer_file").upload(
+        "notes.json", b'{"format": "bpe-lab/tokenizer", "version": 1', "application/json"
+    ).run()
     assert any("notes.json cannot be read as a tokenizer" in e for e in errors(at))
     assert TokenizerStore(workspace).entries() == []
 

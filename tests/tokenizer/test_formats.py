@@ -23,7 +23,12 @@ def test_json_round_trip_is_lossless(tok, tmp_path):
     path = formats.save(tok, tmp_path / "t.json")
     back = formats.load(path)
     assert back.merge_list == tok.merge_list  # pairs, ids and counts
-    assert (back.pattern, back.special_tokens, back.byte_ids, back.name) == (tok.pattern, tok.special_tokens, tok.byte_ids, tok.name)
+    assert (back.pattern, back.special_tokens, back.byte_ids, back.name) == (
+        tok.pattern,
+        tok.special_tokens,
+        tok.byte_ids,
+        tok.name,
+    )
     assert back.metadata == tok.metadata
     assert formats.dumps(back) == formats.dumps(tok)
 
@@ -114,7 +119,9 @@ def test_tiktoken_export_gives_our_ids(train_text, vocab_size, pattern, text):
         assert "tiktoken" in str(e)
         return
     assert enc.encode(text, disallowed_special=()) == tok.encode(text, disallowed_special=())
-    assert enc.encode(train_text + "<|endoftext|>", allowed_special="all") == tok.encode(train_text + "<|endoftext|>", allowed_special="all")
+    assert enc.encode(train_text + "<|endoftext|>", allowed_special="all") == tok.encode(
+        train_text + "<|endoftext|>", allowed_special="all"
+    )
 
 
 def test_tiktoken_export_of_a_real_tokenizer(tok, tmp_path):
@@ -192,7 +199,11 @@ def test_load_bytes_rejects_other_files():
         formats.load_bytes(b"YQ== 0\nnot base64!! x\n")
 
 
-_tricky = st.text(alphabet=st.sampled_from(["a", "|", "<", ">", " ", "\n", "\r", "\t", "\x0b", "\x1c", "\x85", "\u2028", "é", "\\", "1"]), min_size=1, max_size=8)
+_tricky = st.text(
+    alphabet=st.sampled_from(["a", "|", "<", ">", " ", "\n", "\r", "\t", "\x0b", "\x1c", "\x85", "\u2028", "é", "\\", "1"]),
+    min_size=1,
+    max_size=8,
+)
 
 
 @given(st.lists(_tricky, max_size=3, unique=True), st.one_of(st.none(), _tricky))

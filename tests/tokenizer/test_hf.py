@@ -23,7 +23,20 @@ from tokenizer import formats, hf, load_encoding, train
 from tokenizer.patterns import GPT2_PATTERN
 
 BL = pre_tokenizers.ByteLevel
-ADDED_TEXT = ["<think>", "</think>", "ﬁx", "fix", "world", "<|endoftext|>", "<pad>", " <pad> ", "x<pad>y", "<think></think>", "<th", "ink>"]
+ADDED_TEXT = [
+    "<think>",
+    "</think>",
+    "ﬁx",
+    "fix",
+    "world",
+    "<|endoftext|>",
+    "<pad>",
+    " <pad> ",
+    "x<pad>y",
+    "<think></think>",
+    "<th",
+    "ink>",
+]
 FLAGS = {
     "plain": {},
     "lstrip": {"lstrip": True},
@@ -45,23 +58,46 @@ def _configs() -> dict[str, dict]:
         out[f"normalizer_{name}"] = {"normalizer": n, "pre_tokenizer": BL(add_prefix_space=False, use_regex=True)}
     for prefix in (False, True):
         for use_regex in (False, True):
-            out[f"bytelevel_prefix{int(prefix)}_regex{int(use_regex)}"] = {"pre_tokenizer": BL(add_prefix_space=prefix, use_regex=use_regex)}
+            out[f"bytelevel_prefix{int(prefix)}_regex{int(use_regex)}"] = {
+                "pre_tokenizer": BL(add_prefix_space=prefix, use_regex=use_regex)
+            }
     for behavior in ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"):
         for invert in (False, True):
             tail = f"{behavior}_invert{int(invert)}"
             out[f"split_regex_{tail}"] = {
-                "pre_tokenizer": pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(r"\s+|\p{N}{1,3}|'s"), behavior, invert=invert), BL(add_prefix_space=False, use_regex=False)])
+                "pre_tokenizer": pre_tokenizers.Sequence(
+                    [
+                        pre_tokenizers.Split(Regex(r"\s+|\p{N}{1,3}|'s"), behavior, invert=invert),
+                        BL(add_prefix_space=False, use_regex=False),
+                    ]
+                )
             }
             out[f"split_string_{tail}"] = {
-                "pre_tokenizer": pre_tokenizers.Sequence([pre_tokenizers.Split(" ", behavior, invert=invert), BL(add_prefix_space=False, use_regex=False)])
+                "pre_tokenizer": pre_tokenizers.Sequence(
+                    [pre_tokenizers.Split(" ", behavior, invert=invert), BL(add_prefix_space=False, use_regex=False)]
+                )
             }
             out[f"split_empty_matches_{tail}"] = {
-                "pre_tokenizer": pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(r"x*"), behavior, invert=invert), BL(add_prefix_space=False, use_regex=False)])
+                "pre_tokenizer": pre_tokenizers.Sequence(
+                    [pre_tokenizers.Split(Regex(r"x*"), behavior, invert=invert), BL(add_prefix_space=False, use_regex=False)]
+                )
             }
     for individual in (False, True):
-        out[f"digits_individual{int(individual)}"] = {"pre_tokenizer": pre_tokenizers.Sequence([pre_tokenizers.Digits(individual), BL(add_prefix_space=True, use_regex=False)])}
-        out[f"digits_after_bytelevel_individual{int(individual)}"] = {"pre_tokenizer": pre_tokenizers.Sequence([BL(add_prefix_space=False, use_regex=False), pre_tokenizers.Digits(individual)])}
-    out["split_after_bytelevel"] = {"pre_tokenizer": pre_tokenizers.Sequence([BL(add_prefix_space=True, use_regex=True), pre_tokenizers.Split(Regex(r"[\x{80}-\x{ff}]"), "isolated")])}
+        out[f"digits_individual{int(individual)}"] = {
+            "pre_tokenizer": pre_tokenizers.Sequence(
+                [pre_tokenizers.Digits(individual), BL(add_prefix_space=True, use_regex=False)]
+            )
+        }
+        out[f"digits_after_bytelevel_individual{int(individual)}"] = {
+            "pre_tokenizer": pre_tokenizers.Sequence(
+                [BL(add_prefix_space=False, use_regex=False), pre_tokenizers.Digits(individual)]
+            )
+        }
+    out["split_after_bytelevel"] = {
+        "pre_tokenizer": pre_tokenizers.Sequence(
+            [BL(add_prefix_space=True, use_regex=True), pre_tokenizers.Split(Regex(r"[\x{80}-\x{ff}]"), "isolated")]
+        )
+    }
     out["deepseek_like"] = {
         "pre_tokenizer": pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(r"\p{N}{1,3}"), "isolated"), pre_tokenizers.Split(Regex(r"[一-龥぀-ゟ゠-ヿ]+"), "isolated"),
@@ -85,7 +121,11 @@ def _configs() -> dict[str, dict]:
         }
     # raw tokens are found first, normalized ones in what is left, even without a normalizer
     out["added_without_normalizer"] = {
-        "added": [AddedToken("<think>", normalized=True), AddedToken("</think>", normalized=False), AddedToken("k></", normalized=False)],
+        "added": [
+            AddedToken("<think>", normalized=True),
+            AddedToken("</think>", normalized=False),
+            AddedToken("k></", normalized=False),
+        ],
         "special": [AddedToken("<pad>", special=True, normalized=True), AddedToken("d><th", special=True, normalized=False)],
     }
     out["merges_as_strings"] = {"pre_tokenizer": BL(add_prefix_space=False, use_regex=True), "merges_as_strings": True}
@@ -107,7 +147,9 @@ def files(request):
     return _loaded[name]
 
 
-SETTINGS = settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
+SETTINGS = settings(
+    max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None
+)
 
 
 @SETTINGS
@@ -177,7 +219,9 @@ def test_spans_of_an_unchanged_text_are_its_bytes(name):
     text = "Hello world 12345 <think>x</think> 你好 😀\n"
     spans = ours.encode_spans(text, allowed_special="all")
     assert b"".join(s.bytes for s in spans) == text.encode()
-    assert [(s.byte_start, s.byte_end) for s in spans] == [(sum(len(x.bytes) for x in spans[:i]), sum(len(x.bytes) for x in spans[: i + 1])) for i in range(len(spans))]
+    assert [(s.byte_start, s.byte_end) for s in spans] == [
+        (sum(len(x.bytes) for x in spans[:i]), sum(len(x.bytes) for x in spans[: i + 1])) for i in range(len(spans))
+    ]
 
 
 @pytest.mark.parametrize("literal", [".+*?()|[]{}^$#&-~\\", "a-b", "x~y", "#", " \n", "é", "[", "(?i)", ""])
@@ -348,7 +392,13 @@ def test_merges_that_build_twice_are_refused():
 
 
 def _small() -> dict:
-    return json.loads(build(**CONFIGS["deepseek_like"], added=[AddedToken("<think>", lstrip=True)], special=[AddedToken("<|endoftext|>", special=True, normalized=False)]))
+    return json.loads(
+        build(
+            **CONFIGS["deepseek_like"],
+            added=[AddedToken("<think>", lstrip=True)],
+            special=[AddedToken("<|endoftext|>", special=True, normalized=False)],
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -495,7 +545,9 @@ def test_export_of_custom_patterns_splits_alike(pattern):
         assert hf_ids(ref, text) == tok.encode_ordinary(text)
 
 
-@pytest.mark.parametrize(("pattern", "reason"), [(r"a*|b", "empty text"), (r"(\w)\1|.", "backreference"), (r"x(?i)y|.", "very start")])
+@pytest.mark.parametrize(
+    ("pattern", "reason"), [(r"a*|b", "empty text"), (r"(\w)\1|.", "backreference"), (r"x(?i)y|.", "very start")]
+)
 def test_export_refuses_patterns_oniguruma_cannot_run_alike(pattern, reason):
     tok = train("abc xyz", 260, pattern=pattern)
     with pytest.raises(ValueError, match=reason):
@@ -531,7 +583,19 @@ def test_deepseek_known_answer(deepseek):
     ]  # fmt: skip
 
 
-DEEPSEEK_SPECIALS = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>", "<think>", "</think>", "<｜fim▁hole｜>", "<｜tool▁calls▁begin｜>", "｜DSML｜", "<dsml:", "<｜image｜>"]
+DEEPSEEK_SPECIALS = [
+    "<｜begin▁of▁sentence｜>",
+    "<｜end▁of▁sentence｜>",
+    "<｜User｜>",
+    "<｜Assistant｜>",
+    "<think>",
+    "</think>",
+    "<｜fim▁hole｜>",
+    "<｜tool▁calls▁begin｜>",
+    "｜DSML｜",
+    "<dsml:",
+    "<｜image｜>",
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -555,7 +619,7 @@ def test_deepseek_on_the_multilingual_and_code_corpus(deepseek):
 def test_deepseek_special_and_added_tokens(deepseek):
     ours, ref = deepseek
     assert len(ours.special_tokens) == 1230
-    for text, tid in list(ours.special_tokens.items())[:: 37]:
+    for text, tid in list(ours.special_tokens.items())[::37]:
         assert ref.token_to_id(text) == tid and ours.encode(text, allowed_special="all") == [tid]
     # non-special added tokens are always recognised, as in tokenizers
     assert ours.encode("<think>") == [ref.token_to_id("<think>")]
@@ -567,7 +631,9 @@ def test_more_special_tokens_are_recognised_by_a_pipeline(deepseek):
     ours, _ = deepseek
     chat = ours.with_special_tokens({"<|im_start|>": 200_000})
     assert chat.encode("a<|im_start|>b", allowed_special="all") == [*ours.encode("a"), 200_000, *ours.encode("b")]
-    assert chat.encode_trace("a<|im_start|>b", allowed_special="all").final == chat.encode("a<|im_start|>b", allowed_special="all")
+    assert chat.encode_trace("a<|im_start|>b", allowed_special="all").final == chat.encode(
+        "a<|im_start|>b", allowed_special="all"
+    )
     assert ours.with_special_tokens({}).pipeline is ours.pipeline
     back = formats.loads(formats.dumps(chat))
     assert back.encode("a<|im_start|>b", allowed_special="all") == chat.encode("a<|im_start|>b", allowed_special="all")

@@ -116,11 +116,17 @@ def _with_added(token: AddedToken) -> Tokenizer:
 
 # every assigned code point but the long runs of ideographs, syllables and private use, whose
 # properties do not vary inside the run (the first 300 of each run are kept)
-_RUNS = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xE000, 0xF8FF), (0x17000, 0x18CFF), (0x20000, 0x323AF), (0xF0000, 0x10FFFF)]
-_UNASSIGNED = regex.compile(r"\p{Cn}")
-CHARACTER_SAMPLE = [
-    c for c in ALL if not _UNASSIGNED.match(chr(c)) and not any(a + 300 <= c <= b for a, b in _RUNS)
+_RUNS = [
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),
+    (0xE000, 0xF8FF),
+    (0x17000, 0x18CFF),
+    (0x20000, 0x323AF),
+    (0xF0000, 0x10FFFF),
 ]
+_UNASSIGNED = regex.compile(r"\p{Cn}")
+CHARACTER_SAMPLE = [c for c in ALL if not _UNASSIGNED.match(chr(c)) and not any(a + 300 <= c <= b for a, b in _RUNS)]
 
 
 @pytest.mark.slow

@@ -206,7 +206,9 @@ def test_exported_python_patterns_split_alike_under_tokenizers(pattern, texts):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [*onig.GENERAL_CATEGORIES, *onig.BINARY_PROPERTIES])
 def test_every_property_matches_the_same_code_points(name):
-    assert hf_matching(rf"\p{{{name}}}", ALL_CODE_POINTS) == python_matching(onig.from_oniguruma(rf"\p{{{name}}}").pattern, ALL_CODE_POINTS)
+    assert hf_matching(rf"\p{{{name}}}", ALL_CODE_POINTS) == python_matching(
+        onig.from_oniguruma(rf"\p{{{name}}}").pattern, ALL_CODE_POINTS
+    )
 
 
 BMP = [c for c in ALL_CODE_POINTS if c < 0x10000]
@@ -229,7 +231,9 @@ def test_every_class_matches_the_same_code_points(cls):
 def test_case_insensitive_letters_match_the_same_code_points():
     for letter in "abcdefghijklmnopqrstuvwxyzAZ":
         pattern = f"(?i){letter}"
-        assert hf_matching(pattern, ALL_CODE_POINTS) == python_matching(onig.from_oniguruma(pattern).pattern, ALL_CODE_POINTS), letter
+        assert hf_matching(pattern, ALL_CODE_POINTS) == python_matching(onig.from_oniguruma(pattern).pattern, ALL_CODE_POINTS), (
+            letter
+        )
 
 
 @pytest.mark.slow

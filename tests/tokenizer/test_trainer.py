@@ -46,7 +46,11 @@ def test_seed_001_the_cat_in_the_hat():
     assert tok.decode_tokens_bytes(tok.encode("the cat in the hat"))[:2] == [b"the ", b"c"]
 
 
-@given(st.text(alphabet=st.sampled_from("ab \n'sS1😄"), max_size=60), st.integers(256, 290), st.sampled_from([None, "gpt2", "gpt4", "o200k"]))
+@given(
+    st.text(alphabet=st.sampled_from("ab \n'sS1😄"), max_size=60),
+    st.integers(256, 290),
+    st.sampled_from([None, "gpt2", "gpt4", "o200k"]),
+)
 def test_train_equals_naive_recount(text, vocab_size, pattern):
     tok = train(text, vocab_size, pattern=pattern)
     want = naive_train(text, vocab_size, tok.pattern)
@@ -117,6 +121,7 @@ def test_the_time_limit_holds_for_the_whole_call_not_each_document():
         for i in range(40):
             seen.append(i)
             yield "a" * 18  # ~0.2 s each for (a|a)+b
+
     with time_limit(0.5) as budget, pytest.raises(ValueError, match="took longer than 0.5 s"):
         train(docs(), 260, pattern=r"(a|a)+b")
     assert len(seen) < 10 and budget.remaining() <= 0
@@ -182,7 +187,14 @@ def _reference_counts(pattern, text, specials):
 
 @pytest.mark.parametrize(
     "pattern",
-    dict.fromkeys([*BUILTIN_PATTERNS.values(), *OPEN_MODEL_PATTERNS.values(), r"\p{L}+", r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s+"]),
+    dict.fromkeys(
+        [
+            *BUILTIN_PATTERNS.values(),
+            *OPEN_MODEL_PATTERNS.values(),
+            r"\p{L}+",
+            r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s+",
+        ]
+    ),
 )
 def test_counts_of_a_text_read_in_blocks_are_those_of_the_whole_text(pattern, monkeypatch):
     monkeypatch.setattr(patterns, "WINDOW", 3_000)  # many pieces

@@ -40,9 +40,7 @@ CLASSICS: dict[str, str] = {
 
 # Written for BPE Lab.
 OWN: dict[str, str] = {
-    "low-lower": (
-        "low low low low low lower lower newest newest newest newest newest newest widest widest widest"
-    ),
+    "low-lower": ("low low low low low lower lower newest newest newest newest newest newest widest widest widest"),
     "about-bpe": (
         "Byte pair encoding starts from bytes. Every text is a sequence of numbers from 0 to 255, "
         "and at first every byte is a token of its own. Then the trainer counts every pair of "
@@ -70,7 +68,8 @@ OWN: dict[str, str] = {
         "ten nine eight seven six five four three two one\n"
         "one and one make two, two and two make four, four and four make eight\n"
         "1 2 3 4 5 6 7 8 9 10 11 12 100 1000 10000 100000 1000000\n"
-    ) * 4,
+    )
+    * 4,
     "code": (
         "def count_pairs(ids):\n"
         "    counts = {}\n"
@@ -106,12 +105,52 @@ OWN: dict[str, str] = {
 # Python version lacks. Docstring-rich, long-lived modules: the text is nearly the
 # same on every Python from 3.11 on.
 STDLIB_MODULES = (
-    "textwrap", "string", "heapq", "bisect", "functools", "difflib", "random", "statistics",
-    "fractions", "calendar", "argparse", "dataclasses", "enum", "pathlib", "shutil", "typing",
-    "inspect", "pprint", "csv", "gettext", "locale", "tarfile", "zipfile", "pickle", "subprocess",
-    "threading", "logging/__init__", "email/message", "json/__init__", "json/decoder", "http/client",
-    "urllib/parse", "collections/__init__", "unittest/case", "asyncio/events", "decimal", "_pydecimal",
-    "doctest", "pydoc", "tokenize", "ast", "datetime", "_pyio", "mailbox", "configparser", "optparse",
+    "textwrap",
+    "string",
+    "heapq",
+    "bisect",
+    "functools",
+    "difflib",
+    "random",
+    "statistics",
+    "fractions",
+    "calendar",
+    "argparse",
+    "dataclasses",
+    "enum",
+    "pathlib",
+    "shutil",
+    "typing",
+    "inspect",
+    "pprint",
+    "csv",
+    "gettext",
+    "locale",
+    "tarfile",
+    "zipfile",
+    "pickle",
+    "subprocess",
+    "threading",
+    "logging/__init__",
+    "email/message",
+    "json/__init__",
+    "json/decoder",
+    "http/client",
+    "urllib/parse",
+    "collections/__init__",
+    "unittest/case",
+    "asyncio/events",
+    "decimal",
+    "_pydecimal",
+    "doctest",
+    "pydoc",
+    "tokenize",
+    "ast",
+    "datetime",
+    "_pyio",
+    "mailbox",
+    "configparser",
+    "optparse",
 )
 STDLIB_SOURCE_CHARS = 300_000
 STDLIB_DOCSTRING_CHARS = 250_000
@@ -119,24 +158,68 @@ STDLIB_DOCSTRING_CHARS = 250_000
 CORPORA: dict[str, Corpus] = {
     c.key: c
     for c in [
-        Corpus("stdlib-docstrings", "Python docstrings (≈250 kB of English)", "Python standard library",
-               "The docstrings of well-known standard-library modules, read from this machine's Python at run time.", 1000, "gpt4"),
-        Corpus("stdlib-source", "Python source code (≈300 kB)", "Python standard library",
-               "The source of well-known standard-library modules, read from this machine's Python at run time.", 1000, "gpt4"),
-        Corpus("about-bpe", "How BPE works (a short essay)", "Short sample",
-               "Four paragraphs about byte pair encoding, written for BPE Lab.", 400, "gpt4"),
-        Corpus("low-lower", "low, lower, newest, widest", "Short sample",
-               "The textbook word list: watch 'est' and 'low' appear.", 270, "gpt2"),
-        Corpus("counting", "Counting words and numbers", "Short sample",
-               "Repeated number words and digits: see how digits group under each split pattern.", 300, "gpt4"),
-        Corpus("code", "A tiny BPE trainer in Python", "Short sample",
-               "Code: indentation and repeated identifiers become tokens.", 350, "gpt4"),
-        Corpus("aaabdaaabac", "aaabdaaabac", "Classic",
-               "The Wikipedia example: three merges give aa, aaa and aaab (ties go to the pair seen first).", 259, None),
+        Corpus(
+            "stdlib-docstrings",
+            "Python docstrings (≈250 kB of English)",
+            "Python standard library",
+            "The docstrings of well-known standard-library modules, read from this machine's Python at run time.",
+            1000,
+            "gpt4",
+        ),
+        Corpus(
+            "stdlib-source",
+            "Python source code (≈300 kB)",
+            "Python standard library",
+            "The source of well-known standard-library modules, read from this machine's Python at run time.",
+            1000,
+            "gpt4",
+        ),
+        Corpus(
+            "about-bpe",
+            "How BPE works (a short essay)",
+            "Short sample",
+            "Four paragraphs about byte pair encoding, written for BPE Lab.",
+            400,
+            "gpt4",
+        ),
+        Corpus(
+            "low-lower",
+            "low, lower, newest, widest",
+            "Short sample",
+            "The textbook word list: watch 'est' and 'low' appear.",
+            270,
+            "gpt2",
+        ),
+        Corpus(
+            "counting",
+            "Counting words and numbers",
+            "Short sample",
+            "Repeated number words and digits: see how digits group under each split pattern.",
+            300,
+            "gpt4",
+        ),
+        Corpus(
+            "code",
+            "A tiny BPE trainer in Python",
+            "Short sample",
+            "Code: indentation and repeated identifiers become tokens.",
+            350,
+            "gpt4",
+        ),
+        Corpus(
+            "aaabdaaabac",
+            "aaabdaaabac",
+            "Classic",
+            "The Wikipedia example: three merges give aa, aaa and aaab (ties go to the pair seen first).",
+            259,
+            None,
+        ),
         Corpus("honolulu", "Honolulu", "Classic", "One merge is enough to see 'lu' become a token.", 257, None),
         Corpus("cat-in-hat", "the cat in the hat", "Classic", "The walk-through sentence from the seeds.", 264, None),
         Corpus("hello-nihao", "Hello 你好", "Classic", "Chinese characters are three bytes each in UTF-8.", 262, None),
-        Corpus("emoji-line", "Hello tokenizer 😄🤪🧐!", "Classic", "Emoji are four bytes each; ten merges as in the seed.", 266, None),
+        Corpus(
+            "emoji-line", "Hello tokenizer 😄🤪🧐!", "Classic", "Emoji are four bytes each; ten merges as in the seed.", 266, None
+        ),
     ]
 }
 

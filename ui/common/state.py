@@ -122,6 +122,11 @@ def sample_menu(page: PageState, samples: Mapping[str, str]) -> None:
             st.session_state[key] = None
 
     st.selectbox(
-        "Load a sample text", list(samples), index=None, key=key, on_change=_load,
-        placeholder="Load a sample text…", label_visibility="collapsed",
+        "Load a sample text",
+        list(samples),
+        index=None,
+        key=key,
+        on_change=_load,
+        placeholder="Load a sample text…",
+        label_visibility="collapsed",
     )

@@ -136,7 +136,7 @@ def get(key: str):
     if key in BASELINES:
         return _baseline(key)
     if key.startswith(USER):
-        return workspace.store().get(key[len(USER):])
+        return workspace.store().get(key[len(USER) :])
     raise ValueError(f"unknown tokenizer {key!r}: pick one from the list")
 
 

@@ -29,7 +29,9 @@ def check_size(size: int, name: str = "the file") -> None:
     ValueError: big.txt is 11.0 MB; uploads are limited to 10 MB: upload a smaller part of it
     """
     if size > MAX_UPLOAD_BYTES:
-        raise ValueError(f"{name} is {size / 1024 / 1024:.1f} MB; uploads are limited to {MAX_UPLOAD_MB} MB: upload a smaller part of it")
+        raise ValueError(
+            f"{name} is {size / 1024 / 1024:.1f} MB; uploads are limited to {MAX_UPLOAD_MB} MB: upload a smaller part of it"
+        )
 
 
 @dataclass(frozen=True)

@@ -345,8 +345,10 @@ def store() -> TokenizerStore:
         fallback = current if current is not None and getattr(current, "db", None) is None else TokenizerStore(None)
         fallback.owner = owner
         fallback.failed_at = time.monotonic()
-        fallback.problem = (f"Your saved tokenizers cannot be reached right now ({e}). What you train meanwhile is kept "
-                            "for this session only: download it to keep it.")
+        fallback.problem = (
+            f"Your saved tokenizers cannot be reached right now ({e}). What you train meanwhile is kept "
+            "for this session only: download it to keep it."
+        )
         ss[_STORE] = fallback
         return fallback
     ss[_STORE] = fresh
@@ -377,13 +379,23 @@ def notices() -> list[tuple[str, str]]:
     if problem:
         out.append(("error", problem))
     if getattr(s, "owner", None) is None:
-        out.append(("warning", "Your browser sent no BPE Lab cookie (are cookies blocked for this site?), so what you train is "
-                               "kept in this tab only and is lost on reload: download what you want to keep."))
+        out.append(
+            (
+                "warning",
+                "Your browser sent no BPE Lab cookie (are cookies blocked for this site?), so what you train is "
+                "kept in this tab only and is lost on reload: download what you want to keep.",
+            )
+        )
     if getattr(s, "expired", False) and not st.session_state.get(_NOTICE_SHOWN):
         st.session_state[_NOTICE_SHOWN] = True
         days = s.limits.ttl_days
-        out.append(("warning", f"Your workspace was not used for {days:g} days, so its tokenizers were deleted (this server "
-                               f"keeps them {days:g} days after your last visit). Train or upload to start again."))
+        out.append(
+            (
+                "warning",
+                f"Your workspace was not used for {days:g} days, so its tokenizers were deleted (this server "
+                f"keeps them {days:g} days after your last visit). Train or upload to start again.",
+            )
+        )
     return out
 
 
@@ -395,9 +407,11 @@ def describe() -> str:
     if getattr(s, "db", None) is None or limits is None:
         return "Shared server: your tokenizers live in this browser tab only."
     count, used = s.usage()
-    return (f"Shared server: your tokenizers are kept for this browser (a cookie; nobody else can see them) for "
-            f"{limits.ttl_days:g} days after your last visit. You keep {count} of at most {limits.max_tokenizers} "
-            f"({used / 1024 / 1024:.1f} of {limits.max_bytes / 1024 / 1024:.0f} MB).")
+    return (
+        f"Shared server: your tokenizers are kept for this browser (a cookie; nobody else can see them) for "
+        f"{limits.ttl_days:g} days after your last visit. You keep {count} of at most {limits.max_tokenizers} "
+        f"({used / 1024 / 1024:.1f} of {limits.max_bytes / 1024 / 1024:.0f} MB)."
+    )
 
 
 def export_all() -> bytes:
@@ -408,6 +422,17 @@ def export_all() -> bytes:
 
 
 __all__ = [
-    "TokenizerStore", "Entry", "Damaged", "Export", "exports", "store", "shared_mode", "workspace_dir", "describe", "notices",
-    "export_all", "new_key", "stamp",
+    "TokenizerStore",
+    "Entry",
+    "Damaged",
+    "Export",
+    "exports",
+    "store",
+    "shared_mode",
+    "workspace_dir",
+    "describe",
+    "notices",
+    "export_all",
+    "new_key",
+    "stamp",
 ]

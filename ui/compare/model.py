@@ -208,7 +208,9 @@ def sample_counts(tok, text: str) -> dict[str, int]:
     return {"tokens": c.tokens, "chars": c.characters, "bytes": c.bytes}
 
 
-def leaderboard(labels: Sequence[str], sample_names: Sequence[str], stats: Callable[[int, str], Mapping[str, int]]) -> pd.DataFrame:
+def leaderboard(
+    labels: Sequence[str], sample_names: Sequence[str], stats: Callable[[int, str], Mapping[str, int]]
+) -> pd.DataFrame:
     """Long form: one row per (sample, tokenizer), then an "all samples" row per tokenizer.
 
     ``stats(i, sample)`` gives ``sample_counts`` for the ``i``-th tokenizer.

@@ -25,7 +25,9 @@ from .model import BoundaryDiff, Tokenized
 STATE = state.PageState(
     "compare",
     {
-        "tokenizers": lambda: model.default_keys(tk.latest_user_key(), tk.available),  # your latest tokenizer first, if you have one
+        "tokenizers": lambda: model.default_keys(
+            tk.latest_user_key(), tk.available
+        ),  # your latest tokenizer first, if you have one
         "special": False,
         "whitespace": False,
         "diff": True,
@@ -59,7 +61,9 @@ def restore_link() -> None:
 
 def input_panel() -> tuple[str, int]:
     """The shared text box and a sample menu; returns ``(text to compare, characters cut off)``."""
-    text = state.shared_text_area("Text", STATE, height=140, help="Type or paste; press Ctrl+Enter (or click outside) to compare.")
+    text = state.shared_text_area(
+        "Text", STATE, height=140, help="Type or paste; press Ctrl+Enter (or click outside) to compare."
+    )
     state.sample_menu(STATE, samples.SAMPLES)
     return textmod.clip(text)
 
@@ -69,8 +73,12 @@ def choose_tokenizers() -> list[str]:
     # drop choices that are gone (a deleted tokenizer) before the widget reads them
     STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
     return st.multiselect(
-        "Tokenizers", list(choices), format_func=lambda k: tk.menu_label(k, choices.get(k, k)), key=STATE.key("tokenizers"),
-        persist_state="session", placeholder="Choose tokenizers to compare",
+        "Tokenizers",
+        list(choices),
+        format_func=lambda k: tk.menu_label(k, choices.get(k, k)),
+        key=STATE.key("tokenizers"),
+        persist_state="session",
+        placeholder="Choose tokenizers to compare",
         help="OpenAI's encodings and open models (Meta, Qwen, Mistral), your own tokenizers and the two baselines. "
         "Type to search by family or name.",
     )
@@ -78,11 +86,19 @@ def choose_tokenizers() -> list[str]:
 
 def options_row() -> tuple[bool, bool, bool]:
     c1, c2, c3 = st.columns(3)
-    recognise = c1.toggle("Recognise special tokens", key=STATE.key("special"), persist_state="session",
-                          help="Off: `<|endoftext|>` is ordinary text. On: it is one special token.")
+    recognise = c1.toggle(
+        "Recognise special tokens",
+        key=STATE.key("special"),
+        persist_state="session",
+        help="Off: `<|endoftext|>` is ordinary text. On: it is one special token.",
+    )
     ws = c2.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
-    diff = c3.toggle("Highlight differences", key=STATE.key("diff"), persist_state="session",
-                     help="Fade the tokens that every tokenizer shares; mark cuts that not every tokenizer makes.")
+    diff = c3.toggle(
+        "Highlight differences",
+        key=STATE.key("diff"),
+        persist_state="session",
+        help="Fade the tokens that every tokenizer shares; mark cuts that not every tokenizer makes.",
+    )
     return recognise, ws, diff
 
 
@@ -136,7 +152,9 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
 
 
 def _sample_counts(tok, sample: str):
-    return cache.for_tokenizer(tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64)
+    return cache.for_tokenizer(
+        tok, "sample_counts", sample, lambda: model.sample_counts(tok, samples.SAMPLES[sample]), maxsize=64
+    )
 
 
 def warm_up() -> None:
@@ -161,11 +179,20 @@ def _chart(kind: str, df: pd.DataFrame, metric: str = "") -> dict:
 
 
 def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: BoundaryDiff | None) -> None:
-    rows = [Row(r.label, r.spans, diff.dim.get(r.label, ()) if diff else (), diff.cuts.get(r.label, ()) if diff else ()) for r in results]
+    rows = [
+        Row(r.label, r.spans, diff.dim.get(r.label, ()) if diff else (), diff.cuts.get(r.label, ()) if diff else ())
+        for r in results
+    ]
     # the same rows come back on most reruns (a toggle below, the leaderboard's measure): drawn once per session
     key = (tuple((r.key, r.label, tuple(r.ids)) for r in results), show_whitespace, diff is not None)
-    st.html(cache.for_session("compare.rows_html", key, lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
-                              maxsize=4))
+    st.html(
+        cache.for_session(
+            "compare.rows_html",
+            key,
+            lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
+            maxsize=4,
+        )
+    )
     note = "Hover a token for its id, bytes and text; a token's colour is the same on every page."
     if diff:
         note += " Faded: tokens every tokenizer shares. Red dashes: a cut that not every tokenizer makes."
@@ -178,10 +205,13 @@ def show_stats(text: str, results: Sequence[Tokenized]) -> None:
     st.subheader("Statistics")
     df = model.stats_table(text, results)
     st.dataframe(
-        df, hide_index=True, width="stretch",
+        df,
+        hide_index=True,
+        width="stretch",
         column_config={
             "whole words %": st.column_config.NumberColumn(
-                "whole words %", format="%.1f %%",
+                "whole words %",
+                format="%.1f %%",
                 help="Tokens that are a whole word of the text: the token, without one leading space, "
                 "is exactly a complete run of letters/digits (\\w+), e.g. ' token' in 'a token.' but not 'tok'.",
             ),
@@ -214,12 +244,19 @@ def show_leaderboard(keys: Sequence[str]) -> None:
         "Our built-in samples (prose, code, numbers, CJK, Cyrillic and Devanagari, emoji, whitespace) under each chosen "
         "tokenizer, in the spirit of Tokenizer Arena's compression leaderboard. Special tokens are text here."
     )
-    every = st.segmented_control(
-        "Tokenizers in the leaderboard", list(BOARD_CHOICES), format_func=BOARD_CHOICES.get, key=STATE.key("board"),
-        required=True, persist_state="session",
-        help="Every model: each installed encoding (OpenAI's and the open models'), besides the ones chosen above. "
-        "A model is loaded the first time it is needed, once per server.",
-    ) == "every"
+    every = (
+        st.segmented_control(
+            "Tokenizers in the leaderboard",
+            list(BOARD_CHOICES),
+            format_func=BOARD_CHOICES.get,
+            key=STATE.key("board"),
+            required=True,
+            persist_state="session",
+            help="Every model: each installed encoding (OpenAI's and the open models'), besides the ones chosen above. "
+            "A model is loaded the first time it is needed, once per server.",
+        )
+        == "every"
+    )
     board = None
     missing = [tk.OFFICIAL[k] for k in keys if k in tk.OFFICIAL and not tk.available(k)]
     if missing:
@@ -228,10 +265,17 @@ def show_leaderboard(keys: Sequence[str]) -> None:
         board = leaderboard(board_keys(keys, every))
     if board is None or board.empty:
         return
-    metric = st.segmented_control(
-        "Measure", list(model.LEADERBOARD_METRICS), key=STATE.key("metric"), required=True, persist_state="session",
-        help="\n\n".join(f"**{k}**: {v}" for k, v in model.LEADERBOARD_METRICS.items()),
-    ) or "bytes/token"
+    metric = (
+        st.segmented_control(
+            "Measure",
+            list(model.LEADERBOARD_METRICS),
+            key=STATE.key("metric"),
+            required=True,
+            persist_state="session",
+            help="\n\n".join(f"**{k}**: {v}" for k, v in model.LEADERBOARD_METRICS.items()),
+        )
+        or "bytes/token"
+    )
     st.dataframe(model.leaderboard_table(board, metric, samples.names()), width="stretch")
     chart_data = board[board["sample"] != model.ALL_SAMPLES]
     st.vega_lite_chart(spec=_chart("leaderboard", chart_data, metric), width="stretch")

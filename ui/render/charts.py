@@ -90,7 +90,9 @@ def compare_stats(stats: pd.DataFrame) -> dict:
     metrics = [m for m in STAT_METRICS if m in stats.columns]
     long = stats.melt(id_vars="tokenizer", value_vars=metrics, var_name="statistic", value_name="value")
     encoding = {
-        "y": _n("tokenizer", sort=labels, title=None, axis={"labelLimit": 200, "labelFontSize": 12, "ticks": False, "domain": False}),
+        "y": _n(
+            "tokenizer", sort=labels, title=None, axis={"labelLimit": 200, "labelFontSize": 12, "ticks": False, "domain": False}
+        ),
         "x": _q("value", title=None, axis={"labelFontSize": 10, "tickCount": 3, "format": "~s", "grid": False}),
         "tooltip": [_n("tokenizer"), _n("statistic"), _q("value", format=",.3~f")],
     }
@@ -133,7 +135,11 @@ def compare_leaderboard(board: pd.DataFrame, metric: str) -> dict:
 def merge_counts(df: pd.DataFrame, *, height: int = 260) -> dict:
     """Count of the merged pair against the step (``step, count, token``; Train)."""
     data = df.dropna(subset=["count"])[["step", "count", "token"]]
-    mark = {"type": "bar", "color": ACCENT, "opacity": 0.85} if len(data) <= 120 else {"type": "line", "color": ACCENT, "interpolate": "step-after"}
+    mark = (
+        {"type": "bar", "color": ACCENT, "opacity": 0.85}
+        if len(data) <= 120
+        else {"type": "line", "color": ACCENT, "interpolate": "step-after"}
+    )
     return {
         "data": {"values": data},
         "mark": mark,
@@ -147,7 +153,9 @@ def merge_counts(df: pd.DataFrame, *, height: int = 260) -> dict:
     }
 
 
-def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool = False, height: int = 260, title: str | None = None) -> dict:
+def compression(
+    df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool = False, height: int = 260, title: str | None = None
+) -> dict:
     """Bytes per token on the training text against the number of merges (``merges, vocab size, tokens, bytes per token``).
 
     ``vocab_size`` draws a dashed rule at ``vocab_size - 256`` merges (the chosen
@@ -160,20 +168,40 @@ def compression(df: pd.DataFrame, *, vocab_size: int | None = None, cursor: bool
         "encoding": {
             "x": _q("merges", title="number of merges", scale={"nice": False, "domain": [0, max(1, top)]}),
             "y": _q("bytes per token", title="bytes per token", scale={"zero": False}),
-            "tooltip": [_q("merges", format=","), _q("vocab size", format=","), _q("tokens", format=","), _q("bytes per token", format=".3f")],
+            "tooltip": [
+                _q("merges", format=","),
+                _q("vocab size", format=","),
+                _q("tokens", format=","),
+                _q("bytes per token", format=".3f"),
+            ],
         },
     }
     layers = [line]
     if vocab_size is not None:
         low = float(df["bytes per token"].min())
         target = {"values": [{"merges": vocab_size - 256, "label": f"vocab size {vocab_size:,}", "bytes per token": low}]}
-        layers.append({"data": target, "mark": {"type": "rule", "color": NEXT, "strokeDash": [6, 4], "strokeWidth": 2},
-                       "encoding": {"x": _q("merges")}})
-        layers.append({  # bottom right: the curve is high there
-            "data": target,
-            "mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -6, "dy": -4, "color": NEXT, "fontWeight": "bold"},
-            "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label")},
-        })
+        layers.append(
+            {
+                "data": target,
+                "mark": {"type": "rule", "color": NEXT, "strokeDash": [6, 4], "strokeWidth": 2},
+                "encoding": {"x": _q("merges")},
+            }
+        )
+        layers.append(
+            {  # bottom right: the curve is high there
+                "data": target,
+                "mark": {
+                    "type": "text",
+                    "align": "right",
+                    "baseline": "bottom",
+                    "dx": -6,
+                    "dy": -4,
+                    "color": NEXT,
+                    "fontWeight": "bold",
+                },
+                "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label")},
+            }
+        )
     if cursor:
         layers += _cursor_layers("merges", "bytes per token")
     spec = {
@@ -242,8 +270,13 @@ def top_pairs(df: pd.DataFrame) -> dict:
         "height": {"step": 24},  # one fixed-height band per pair: every label fits
         "title": "Most frequent pairs now",
         "encoding": {
-            "y": {"field": "pair", "type": "nominal", "sort": [v["pair"] for v in values], "title": None,
-                  "axis": {"labelLimit": 220, "labelFont": "monospace"}},
+            "y": {
+                "field": "pair",
+                "type": "nominal",
+                "sort": [v["pair"] for v in values],
+                "title": None,
+                "axis": {"labelLimit": 220, "labelFont": "monospace"},
+            },
             "x": {"field": "count", "type": "quantitative", "title": "count"},
             "color": {"condition": {"test": "datum.next", "value": NEXT}, "value": MUTED},
             "tooltip": [{"field": "pair", "type": "nominal"}, {"field": "count", "type": "quantitative", "format": ","}],
@@ -287,8 +320,13 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
             "yOffset": _n("tokenizer", sort=labels),
             "x": _q("premium", title=f"tokens relative to {reference} (1 = as many tokens as {reference})"),
             "color": _color(labels, sort=labels, legend={"orient": "top", "title": None, "labelLimit": 260}),
-            "tooltip": [_n("language"), _n("script"), _n("tokenizer"), _q("tokens", format=","),
-                        _q("premium", format=".2f", title="× " + reference)],
+            "tooltip": [
+                _n("language"),
+                _n("script"),
+                _n("tokenizer"),
+                _q("tokens", format=","),
+                _q("premium", format=".2f", title="× " + reference),
+            ],
         },
     }
     rule = {
@@ -316,28 +354,52 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
     line = {
         "mark": {"type": "line", "color": ACCENT, "strokeWidth": 2.5},
         "encoding": {
-            "x": _q("merges", title="number of merges (vocabulary size − 256)", scale={"nice": False, "domain": [0, max(1, top)]}),
+            "x": _q(
+                "merges", title="number of merges (vocabulary size − 256)", scale={"nice": False, "domain": [0, max(1, top)]}
+            ),
             "y": _q("bytes per token", title="bytes per token on the held-out text", scale={"zero": True}),
-            "tooltip": [_q("merges", format=","), _q("vocab size", format=","), _q("tokens", format=","), _q("bytes per token", format=".3f")],
+            "tooltip": [
+                _q("merges", format=","),
+                _q("vocab size", format=","),
+                _q("tokens", format=","),
+                _q("bytes per token", format=".3f"),
+            ],
         },
     }
     layers = [line]
     if refs:
         # labels staggered along the line, so references with nearly equal ratios stay readable
-        ref = pd.DataFrame({"tokenizer": list(refs), "bytes per token": list(refs.values()),
-                            "merges": [round(top * (1 - 0.3 * i)) for i in range(len(refs))]})
+        ref = pd.DataFrame(
+            {
+                "tokenizer": list(refs),
+                "bytes per token": list(refs.values()),
+                "merges": [round(top * (1 - 0.3 * i)) for i in range(len(refs))],
+            }
+        )
         ref["label"] = [f"{k}: {v:.2f}" for k, v in refs.items()]
         color = _color(list(refs), legend=None)
         ref = ref.to_dict("records")  # Streamlit sends only the top-level data as a DataFrame; a layer's is JSON
-        layers.append({
-            "data": {"values": ref},
-            "mark": {"type": "rule", "strokeDash": REFERENCE_DASH, "strokeWidth": 1.5},
-            "encoding": {"y": _q("bytes per token"), "color": color, "tooltip": [_n("tokenizer"), _q("bytes per token", format=".3f")]},
-        })
-        layers.append({
-            "data": {"values": ref},
-            "mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -4, "dy": -3, "fontWeight": "bold"},
-            "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label"), "color": color},
-        })
-    return {"data": {"values": curve}, "layer": layers, "height": height,
-            "title": title or "Compression on a held-out text, merge by merge"}
+        layers.append(
+            {
+                "data": {"values": ref},
+                "mark": {"type": "rule", "strokeDash": REFERENCE_DASH, "strokeWidth": 1.5},
+                "encoding": {
+                    "y": _q("bytes per token"),
+                    "color": color,
+                    "tooltip": [_n("tokenizer"), _q("bytes per token", format=".3f")],
+                },
+            }
+        )
+        layers.append(
+            {
+                "data": {"values": ref},
+                "mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -4, "dy": -3, "fontWeight": "bold"},
+                "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label"), "color": color},
+            }
+        )
+    return {
+        "data": {"values": curve},
+        "layer": layers,
+        "height": height,
+        "title": title or "Compression on a held-out text, merge by merge",
+    }

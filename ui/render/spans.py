@@ -87,7 +87,12 @@ def token_html(data: bytes, *, show_whitespace: bool) -> str:
                     buf.append(f'<span class="ws">{glyph}</span>' + ("\n" if ch == "\n" else ""))
             out.append("".join(buf))
         else:
-            out.append("".join(html.escape(ch) if (ch.isprintable() or ch in "\n\t\r ") else html.escape(hex_bytes(ch.encode())) for ch in text))
+            out.append(
+                "".join(
+                    html.escape(ch) if (ch.isprintable() or ch in "\n\t\r ") else html.escape(hex_bytes(ch.encode()))
+                    for ch in text
+                )
+            )
     return "".join(out)
 
 
@@ -231,7 +236,9 @@ def render_rows(rows: Sequence[Row], *, show_whitespace: bool = False, limit: in
     parts = []
     for r in rows:
         parts.append('<div class="bpe-row">')
-        parts.append(f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{len(r.spans):,} tokens</span></div>')
+        parts.append(
+            f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{len(r.spans):,} tokens</span></div>'
+        )
         parts.append(render_spans(r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit, caption=r.label))
         parts.append("</div>")
     return "".join(parts)

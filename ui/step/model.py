@@ -247,7 +247,9 @@ class PairCounter:
         return [PairCount(p, counts[p], firsts[p]) for p in ordered]
 
 
-def top_pairs_frame(tok: Tokenizer, trace: TrainingTrace, k: int, top: int = TOP_PAIRS, counter: PairCounter | None = None) -> pd.DataFrame:
+def top_pairs_frame(
+    tok: Tokenizer, trace: TrainingTrace, k: int, top: int = TOP_PAIRS, counter: PairCounter | None = None
+) -> pd.DataFrame:
     """The most frequent pairs in the training text after k merges, in training's order.
 
     Row 0 is the pair merge k+1 takes (``next`` is True for it). With a ``counter``

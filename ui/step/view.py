@@ -45,7 +45,20 @@ STATE = state.PageState(
         "url_tokenizer": None,  # a tokenizer named in the URL, until the page has said whether it is here
         "demo_error": None,  # why the demo tokenizer could not be kept (a full workspace)
     },
-    widgets=("training.tokenizer", "encoding.tokenizer", "text", "play", "first", "prev", "next", "last", "slider", "demo", "long", "keys"),
+    widgets=(
+        "training.tokenizer",
+        "encoding.tokenizer",
+        "text",
+        "play",
+        "first",
+        "prev",
+        "next",
+        "last",
+        "slider",
+        "demo",
+        "long",
+        "keys",
+    ),
 )
 URL = ("mode", "tokenizer", "step", "text")
 
@@ -100,12 +113,23 @@ def play_controls(n: int) -> None:
     playing = STATE["playing"]
     c1, c2, _ = st.columns([1, 3, 3], vertical_alignment="bottom")
     c1.button(
-        "Pause" if playing else "Play", icon="⏸️" if playing else "▶️", key=STATE.key("play"), on_click=_toggle_play, args=(n,),
-        type="primary" if playing else "secondary", width="stretch", disabled=n == 0,
+        "Pause" if playing else "Play",
+        icon="⏸️" if playing else "▶️",
+        key=STATE.key("play"),
+        on_click=_toggle_play,
+        args=(n,),
+        type="primary" if playing else "secondary",
+        width="stretch",
+        disabled=n == 0,
         help="Step forward automatically; the rest of the page stays usable.",
     )
-    c2.select_slider("Speed", list(model.SPEEDS), key=STATE.key("speed"), persist_state="session",
-                     format_func=lambda s: f"{s} ({model.SPEEDS[s]:g} s per step)")
+    c2.select_slider(
+        "Speed",
+        list(model.SPEEDS),
+        key=STATE.key("speed"),
+        persist_state="session",
+        format_func=lambda s: f"{s} ({model.SPEEDS[s]:g} s per step)",
+    )
 
 
 def nav_controls(n: int, unit: str) -> int:
@@ -114,10 +138,18 @@ def nav_controls(n: int, unit: str) -> int:
     k = max(0, min(STATE["k"], n))
     STATE["k"] = k
     cols = st.columns([1, 1, 1, 1, 6], vertical_alignment="bottom")
-    cols[0].button("⏮ First", key=STATE.key("first"), on_click=_go, kwargs={"to": 0, "n": n}, disabled=playing or k == 0, width="stretch")
-    cols[1].button("◀ Prev", key=STATE.key("prev"), on_click=_go, kwargs={"delta": -1, "n": n}, disabled=playing or k == 0, width="stretch")
-    cols[2].button("Next ▶", key=STATE.key("next"), on_click=_go, kwargs={"delta": 1, "n": n}, disabled=playing or k >= n, width="stretch")
-    cols[3].button("Last ⏭", key=STATE.key("last"), on_click=_go, kwargs={"to": n, "n": n}, disabled=playing or k >= n, width="stretch")
+    cols[0].button(
+        "⏮ First", key=STATE.key("first"), on_click=_go, kwargs={"to": 0, "n": n}, disabled=playing or k == 0, width="stretch"
+    )
+    cols[1].button(
+        "◀ Prev", key=STATE.key("prev"), on_click=_go, kwargs={"delta": -1, "n": n}, disabled=playing or k == 0, width="stretch"
+    )
+    cols[2].button(
+        "Next ▶", key=STATE.key("next"), on_click=_go, kwargs={"delta": 1, "n": n}, disabled=playing or k >= n, width="stretch"
+    )
+    cols[3].button(
+        "Last ⏭", key=STATE.key("last"), on_click=_go, kwargs={"to": n, "n": n}, disabled=playing or k >= n, width="stretch"
+    )
     with cols[4]:
         if n > 0:
             STATE["slider"] = k
@@ -154,8 +186,13 @@ def _train_demo() -> None:
     try:
         store.check_room(len(text.encode("utf-8")))
         name = f"demo · {c.title} · {c.vocab_size}"
-        tok, _ = cache.for_builtin("training", (DEMO, c.vocab_size, c.pattern, ()), lambda: workers.train(
-            text, c.vocab_size, pattern=c.pattern, name=name, workers=workers.configured_workers(workspace.shared_mode())))
+        tok, _ = cache.for_builtin(
+            "training",
+            (DEMO, c.vocab_size, c.pattern, ()),
+            lambda: workers.train(
+                text, c.vocab_size, pattern=c.pattern, name=name, workers=workers.configured_workers(workspace.shared_mode())
+            ),
+        )
         tok.name = name
         key = store.add(tok, corpus=text)
     except ValueError as e:  # a full workspace, or the database not answering
@@ -175,8 +212,13 @@ def training_mode() -> None:
             "(uploaded ones carry no training text). Train one on the Train page, or here in a second:",
             icon="🏋️",
         )
-        st.button(f"Train a demo tokenizer ({corpora.CORPORA[DEMO].title}, {corpora.CORPORA[DEMO].vocab_size:,} tokens)",
-                  key=STATE.key("demo"), on_click=_train_demo, type="primary", icon="⚡")
+        st.button(
+            f"Train a demo tokenizer ({corpora.CORPORA[DEMO].title}, {corpora.CORPORA[DEMO].vocab_size:,} tokens)",
+            key=STATE.key("demo"),
+            on_click=_train_demo,
+            type="primary",
+            icon="⚡",
+        )
         if STATE["demo_error"]:
             st.error(STATE["demo_error"], icon="⚠️")
         return
@@ -185,15 +227,22 @@ def training_mode() -> None:
     with c1:
         tok_key = tokenizers.select("Tokenizer", STATE.key("training.tokenizer"), choices=choices)
     with c2:
-        st.selectbox("Training text shown", model.EXCERPT_CHOICES, key=STATE.key("excerpt"), persist_state="session",
-                     format_func=lambda n: f"first {n:,} characters")
+        st.selectbox(
+            "Training text shown",
+            model.EXCERPT_CHOICES,
+            key=STATE.key("excerpt"),
+            persist_state="session",
+            format_func=lambda n: f"first {n:,} characters",
+        )
     with errors.shown(stop=True):
         tok = tokenizers.get(tok_key)
-        corpus_key = tok_key[len(USER):]
+        corpus_key = tok_key[len(USER) :]
         trace = store.training_trace(corpus_key)
         if trace is None:
             raise ValueError("this tokenizer has no stored training text: pick another one, or train it again")
-        excerpt = cache.for_tokenizer(tok, "excerpt", STATE["excerpt"], lambda: (store.corpus(corpus_key) or "")[: STATE["excerpt"]])
+        excerpt = cache.for_tokenizer(
+            tok, "excerpt", STATE["excerpt"], lambda: (store.corpus(corpus_key) or "")[: STATE["excerpt"]]
+        )
         etrace = cache.for_tokenizer(tok, "excerpt_trace", excerpt, lambda: model.excerpt_trace(tok, excerpt), maxsize=4)
     n = tok.num_merges
     play_controls(n)
@@ -211,46 +260,82 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
     m = st.columns(4)
     m[0].metric("Step", f"{view.k:,} of {view.n:,}", border=True)
     m[1].metric("Vocab size", f"{256 + view.k:,}", border=True)
-    m[2].metric("Training text, tokens", f"{view.tokens:,}", delta=f"{view.tokens - total:,}" if view.k else None,
-                delta_color="inverse", border=True, help=f"{total:,} bytes at step 0")
+    m[2].metric(
+        "Training text, tokens",
+        f"{view.tokens:,}",
+        delta=f"{view.tokens - total:,}" if view.k else None,
+        delta_color="inverse",
+        border=True,
+        help=f"{total:,} bytes at step 0",
+    )
     m[3].metric("Bytes per token", f"{total / view.tokens:.3f}" if view.tokens else "–", border=True)
     if view.next is not None:
         where = f"{view.next_in_excerpt:,}× in the text below" if view.next_in_excerpt else "not in the text below"
-        st.html(cards.merge_card(tok.vocab, view.next.pair, view.next.new_id, label=f"Step {view.k + 1} merges",
-                                 meta=f"count {view.next.count or 0:,} in the training text · {where}"))
+        st.html(
+            cards.merge_card(
+                tok.vocab,
+                view.next.pair,
+                view.next.new_id,
+                label=f"Step {view.k + 1} merges",
+                meta=f"count {view.next.count or 0:,} in the training text · {where}",
+            )
+        )
     else:
         st.html(cards.note_card(f"Training ended here: {view.n:,} merges, a vocabulary of {256 + view.n:,} tokens."))
     if view.last is not None:
-        st.html(cards.merge_card(tok.vocab, view.last.pair, view.last.new_id, label=f"Step {view.k} minted",
-                                 meta=f"count {view.last.count or 0:,}"))
+        st.html(
+            cards.merge_card(
+                tok.vocab, view.last.pair, view.last.new_id, label=f"Step {view.k} minted", meta=f"count {view.last.count or 0:,}"
+            )
+        )
     shown = len(excerpt)
     corpus_chars = int(tok.metadata.get("corpus_chars") or shown)
     cut_note = "Dashed lines are regex chunk boundaries; merges never cross them. " if view.cuts and STATE["show_chunks"] else ""
     st.caption(
         f"The training text after {view.k:,} merges ({len(view.spans):,} tokens"
         + (f" in the first {shown:,} of {corpus_chars:,} characters" if shown < corpus_chars else "")
-        + "). Outlined in orange: the pair the next step merges. " + cut_note
+        + "). Outlined in orange: the pair the next step merges. "
+        + cut_note
     )
     # a long text scrolls in a box of its own, which the keyboard can reach (axe-core's scrollable-region-focusable)
-    st.html(scroll_box(render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
-                                    cuts=view.cuts if STATE["show_chunks"] else (), tooltips=False),
-                       height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else None, label="The training text, token by token"))
+    st.html(
+        scroll_box(
+            render_spans(
+                view.spans,
+                show_whitespace=True,
+                highlight=view.highlight,
+                cuts=view.cuts if STATE["show_chunks"] else (),
+                tooltips=False,
+            ),
+            height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else None,
+            label="The training text, token by token",
+        )
+    )
     left, right = st.columns(2, gap="large")
     with left:
         if view.k < view.n:
             # one merge per Next (PairCounter) instead of the whole text encoded again; visited steps are kept
             counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
-            pairs = cache.for_tokenizer(tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k, counter=counter),
-                                        maxsize=64)
+            pairs = cache.for_tokenizer(
+                tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k, counter=counter), maxsize=64
+            )
             st.vega_lite_chart(charts.top_pairs(pairs), width="stretch")
-            st.dataframe(pairs.drop(columns=["next"]), hide_index=True, width="stretch",
-                         column_config={"count": st.column_config.NumberColumn(format="localized")})
+            st.dataframe(
+                pairs.drop(columns=["next"]),
+                hide_index=True,
+                width="stretch",
+                column_config={"count": st.column_config.NumberColumn(format="localized")},
+            )
         else:
             st.caption("No pair is merged after the last step.")
     with right:
         frame = cache.for_tokenizer(tok, "compression", 0, lambda: compression_frame(trace, tok.num_merges))
-        length = cache.for_tokenizer(tok, "length_spec", 0, lambda: charts.sequence_length(frame, title="Training text length, merge by merge"))
-        ratio = cache.for_tokenizer(tok, "ratio_spec", 0, lambda: charts.compression(frame, cursor=True, height=200, title="Bytes per token so far"))
+        length = cache.for_tokenizer(
+            tok, "length_spec", 0, lambda: charts.sequence_length(frame, title="Training text length, merge by merge")
+        )
+        ratio = cache.for_tokenizer(
+            tok, "ratio_spec", 0, lambda: charts.compression(frame, cursor=True, height=200, title="Bytes per token so far")
+        )
         st.vega_lite_chart(charts.at_cursor(length, frame, view.k), width="stretch")
         st.vega_lite_chart(charts.at_cursor(ratio, frame, view.k), width="stretch")
 
@@ -291,44 +376,95 @@ def _draw_encoding(tok, etrace, j: int) -> None:
     m = st.columns(4)
     m[0].metric("Step", f"{view.j:,} of {view.n:,}", border=True)
     start = etrace.initial_count
-    m[1].metric("Tokens", f"{len(view.spans):,}", delta=f"{len(view.spans) - start:,}" if view.j else None, delta_color="inverse", border=True)
-    m[2].metric("Merge rank", f"{view.step.rank:,}" if view.step else "–", border=True,
-                help="Lower ranks were learned earlier and are applied first.")
+    m[1].metric(
+        "Tokens",
+        f"{len(view.spans):,}",
+        delta=f"{len(view.spans) - start:,}" if view.j else None,
+        delta_color="inverse",
+        border=True,
+    )
+    m[2].metric(
+        "Merge rank",
+        f"{view.step.rank:,}" if view.step else "–",
+        border=True,
+        help="Lower ranks were learned earlier and are applied first.",
+    )
     m[3].metric("Bytes per token", f"{len(etrace.data) / len(view.spans):.2f}" if view.spans else "–", border=True)
     if view.step is not None:
-        st.html(cards.merge_card(tok.vocab, view.step.pair, view.step.new_id, label=f"Step {view.j} applies rank {view.step.rank:,}",
-                                 meta=f"{view.step.count:,} place{'s' if view.step.count != 1 else ''} at once"))
+        st.html(
+            cards.merge_card(
+                tok.vocab,
+                view.step.pair,
+                view.step.new_id,
+                label=f"Step {view.j} applies rank {view.step.rank:,}",
+                meta=f"{view.step.count:,} place{'s' if view.step.count != 1 else ''} at once",
+            )
+        )
     elif view.n:
-        st.html(cards.note_card("Step 0: every byte is a token. Each step applies the lowest-ranked merge that still fits somewhere."))
+        st.html(
+            cards.note_card("Step 0: every byte is a token. Each step applies the lowest-ranked merge that still fits somewhere.")
+        )
     elif not etrace.text:
         st.html(cards.note_card("Type a text above, then step through its encoding."))
     else:
         st.html(cards.note_card("No merge applies to this text: it stays as bytes."))
     if view.upcoming is not None:
         up = view.upcoming
-        st.caption(f"Next: rank {up.rank:,}, {model.pair_label(tok, up.pair)}, at {up.count:,} place{'s' if up.count != 1 else ''}.")
+        st.caption(
+            f"Next: rank {up.rank:,}, {model.pair_label(tok, up.pair)}, at {up.count:,} place{'s' if up.count != 1 else ''}."
+        )
     show_chunks = STATE["show_chunks"]
-    st.caption("Outlined in orange: the tokens this step created." + (" Dashed lines: regex chunk boundaries." if view.cuts and show_chunks else ""))
-    st.html(scroll_box(render_spans(view.spans, show_whitespace=True, highlight=view.highlight,
-                                    cuts=view.cuts if show_chunks else (), empty="Type a text above to encode it.", tooltips=False),
-                       height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else None, label="The text, token by token"))
+    st.caption(
+        "Outlined in orange: the tokens this step created."
+        + (" Dashed lines: regex chunk boundaries." if view.cuts and show_chunks else "")
+    )
+    st.html(
+        scroll_box(
+            render_spans(
+                view.spans,
+                show_whitespace=True,
+                highlight=view.highlight,
+                cuts=view.cuts if show_chunks else (),
+                empty="Type a text above to encode it.",
+                tooltips=False,
+            ),
+            height=SPANS_HEIGHT if len(view.spans) > SCROLL_AFTER else None,
+            label="The text, token by token",
+        )
+    )
     if view.n:
         left, right = st.columns([3, 2], gap="large")
         with left:
             df = cache.for_session("step.steps_frame", etrace.text, lambda: model.steps_frame(tok, etrace), owner=tok, maxsize=4)
-            st.dataframe(df, hide_index=True, height=260, width="stretch",
-                         column_config={"places": st.column_config.NumberColumn(help="Occurrences merged at this step")})
+            st.dataframe(
+                df,
+                hide_index=True,
+                height=260,
+                width="stretch",
+                column_config={"places": st.column_config.NumberColumn(help="Occurrences merged at this step")},
+            )
         with right:
-            frame = cache.for_session("step.encode_length", etrace.text, lambda: model.encode_length_frame(etrace), owner=tok, maxsize=4)
-            length = cache.for_session("step.encode_length_spec", etrace.text, lambda: charts.sequence_length(
-                frame, x="step", title="Tokens after each step", height=240), owner=tok, maxsize=4)
+            frame = cache.for_session(
+                "step.encode_length", etrace.text, lambda: model.encode_length_frame(etrace), owner=tok, maxsize=4
+            )
+            length = cache.for_session(
+                "step.encode_length_spec",
+                etrace.text,
+                lambda: charts.sequence_length(frame, x="step", title="Tokens after each step", height=240),
+                owner=tok,
+                maxsize=4,
+            )
             st.vega_lite_chart(charts.at_cursor(length, frame, view.j, x="step"), width="stretch")
 
 
 def _word_section(tok) -> None:
     st.subheader("How one word is built")
-    word = st.text_input("Word", key=STATE.key("word"), persist_state="session",
-                         help="A word, or a short piece of text (with its leading space, if you like: ' tokenization').")
+    word = st.text_input(
+        "Word",
+        key=STATE.key("word"),
+        persist_state="session",
+        help="A word, or a short piece of text (with its leading space, if you like: ' tokenization').",
+    )
     if not word:
         return
     if len(word) > 200:
@@ -337,15 +473,19 @@ def _word_section(tok) -> None:
     with errors.shown():
         ladder = cache.for_session("step.ladder", word, lambda: model.word_ladder(tok, word), owner=tok, maxsize=16)
         st.html(cache.for_session("step.ladder_html", word, lambda: cards.ladder_html(ladder), owner=tok, maxsize=16))
-        st.caption(f"{len(ladder) - 1} merge{'s' if len(ladder) != 2 else ''} turn {len(ladder[0][1])} bytes into {len(ladder[-1][1])} "
-                   f"token{'s' if len(ladder[-1][1]) != 1 else ''}, lowest rank first.")
+        st.caption(
+            f"{len(ladder) - 1} merge{'s' if len(ladder) != 2 else ''} turn {len(ladder[0][1])} bytes into {len(ladder[-1][1])} "
+            f"token{'s' if len(ladder[-1][1]) != 1 else ''}, lowest rank first."
+        )
 
 
 def _url_tokenizer_note(choices: dict[str, str]) -> None:
     wanted = STATE.get("url_tokenizer")
     if wanted and wanted not in choices:
-        st.warning(f"The link asks for tokenizer {wanted!r}, which is not here (tokenizers live in each workspace); showing another one.",
-                   icon="🔗")
+        st.warning(
+            f"The link asks for tokenizer {wanted!r}, which is not here (tokenizers live in each workspace); showing another one.",
+            icon="🔗",
+        )
     STATE["url_tokenizer"] = None
 
 
@@ -355,8 +495,16 @@ def _mode_changed() -> None:
 
 
 def page() -> None:
-    mode = st.segmented_control("Mode", list(MODES), format_func=MODES.get, key=STATE.key("mode"), required=True,
-                                persist_state="session", help=MODE_HELP, on_change=_mode_changed)
+    mode = st.segmented_control(
+        "Mode",
+        list(MODES),
+        format_func=MODES.get,
+        key=STATE.key("mode"),
+        required=True,
+        persist_state="session",
+        help=MODE_HELP,
+        on_change=_mode_changed,
+    )
     keyboard.install(STATE.key("keys"))  # → ← Home End space press the step buttons
     if mode == "training":
         training_mode()

@@ -114,7 +114,9 @@ def encode_chat(tok, messages: Sequence[Message], *, key: str = "cl100k_base", r
     tiktoken's ``encode(chat_text(messages), allowed_special=<chat tokens>)`` when the
     contents hold no special-token strings.
     """
-    return chat.encode(tok, messages, registry.spec(key).chat, encode_text=lambda t: encode(tok, t, recognise_special=recognise_special))
+    return chat.encode(
+        tok, messages, registry.spec(key).chat, encode_text=lambda t: encode(tok, t, recognise_special=recognise_special)
+    )
 
 
 def next_role(messages: Sequence[Message]) -> str:
@@ -157,7 +159,9 @@ def special_help(names: Mapping[str, int]) -> str:
     lines = [f"- `{s}` = {i}" for s, i in list(named.items())[:HELP_LIMIT]]
     rest = len(names) - len(lines)
     if rest:
-        lines.append(f"- … and {rest:,} more ({len(names) - len(named):,} of them numbered placeholders); the Vocabulary page lists them all")
+        lines.append(
+            f"- … and {rest:,} more ({len(names) - len(named):,} of them numbered placeholders); the Vocabulary page lists them all"
+        )
     return "Special tokens of this tokenizer:\n\n" + "\n".join(lines)
 
 
@@ -264,4 +268,6 @@ def bytes_summary(text: str) -> str:
     hist = byte_histogram(text)
     text = clean_text(text)
     parts = [f"{n:,} × {k} byte{'s' if k > 1 else ''}" for k, n in hist.items() if n]
-    return f"**{len(text):,} characters (code points) → {len(text.encode('utf-8')):,} UTF-8 bytes**: " + (", ".join(parts) or "nothing")
+    return f"**{len(text):,} characters (code points) → {len(text.encode('utf-8')):,} UTF-8 bytes**: " + (
+        ", ".join(parts) or "nothing"
+    )

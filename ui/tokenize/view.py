@@ -22,7 +22,9 @@ STATE = state.PageState(
         "mode": "text",  # "text" or "chat"
         "special": "text",  # "text" or "recognise"
         "whitespace": False,
-        "chat": [dict(m, id=i) for i, m in enumerate(model.DEFAULT_MESSAGES)],  # messages, each with a stable id for its widget keys
+        "chat": [
+            dict(m, id=i) for i, m in enumerate(model.DEFAULT_MESSAGES)
+        ],  # messages, each with a stable id for its widget keys
         "chat_next": len(model.DEFAULT_MESSAGES),
     },
     widgets=("tokenizer", "text", "sample"),
@@ -60,8 +62,13 @@ def input_panel(key: str) -> Input:
     """Text box or chat editor, the sample menu and the special-token switch."""
     if tk.chat_capable(key):
         st.segmented_control(
-            "Input", list(model.MODE_CHOICES), format_func=model.MODE_CHOICES.get, key=STATE.key("mode"), required=True,
-            persist_state="session", label_visibility="collapsed",
+            "Input",
+            list(model.MODE_CHOICES),
+            format_func=model.MODE_CHOICES.get,
+            key=STATE.key("mode"),
+            required=True,
+            persist_state="session",
+            label_visibility="collapsed",
         )
         mode = STATE["mode"] or "text"
     else:
@@ -69,7 +76,9 @@ def input_panel(key: str) -> Input:
     messages = None
     if mode == "chat":
         fmt = model.chat_format(key)
-        st.caption(f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens.")
+        st.caption(
+            f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens."
+        )
         messages = chat_editor()
         text = model.chat_text(messages, key)
     else:
@@ -78,8 +87,13 @@ def input_panel(key: str) -> Input:
         )
         state.sample_menu(STATE, samples.SAMPLES)
     st.segmented_control(
-        "Special tokens", list(model.SPECIAL_CHOICES), format_func=model.SPECIAL_CHOICES.get, key=STATE.key("special"),
-        required=True, persist_state="session", help=_special_help(key),
+        "Special tokens",
+        list(model.SPECIAL_CHOICES),
+        format_func=model.SPECIAL_CHOICES.get,
+        key=STATE.key("special"),
+        required=True,
+        persist_state="session",
+        help=_special_help(key),
     )
     recognise = STATE["special"] == "recognise"
     st.caption(_special_note(key, recognise, mode))
@@ -135,8 +149,12 @@ def chat_editor() -> list[dict]:
         m["role"] = c_role.selectbox("Role", model.ROLES, key=rkey, label_visibility="collapsed")
         m["content"] = c_text.text_area("Content", key=ckey, height=68, label_visibility="collapsed", placeholder="Message")
         c_del.button(
-            "", icon=":material/close:", key=STATE.key("chat", m["id"], "remove"), help="Remove this message",
-            on_click=_remove_message, args=(m["id"],),
+            "",
+            icon=":material/close:",
+            key=STATE.key("chat", m["id"], "remove"),
+            help="Remove this message",
+            on_click=_remove_message,
+            args=(m["id"],),
         )
     st.button("Add message", key=STATE.key("chat", "add"), on_click=_add_message, icon=":material/add:")
     return [{"role": m["role"], "content": m["content"]} for m in msgs]
@@ -192,7 +210,9 @@ def show_counts(inp: Input, res: Result) -> None:
         )
     if res.special_in_text:
         names = ", ".join(f"`{s}`" for s in res.special_in_text[:4])
-        st.caption(f"Your text contains {names}: counted here as ordinary text. Choose “Recognise special tokens” to count each as one token.")
+        st.caption(
+            f"Your text contains {names}: counted here as ordinary text. Choose “Recognise special tokens” to count each as one token."
+        )
 
 
 def show_spans(inp: Input, res: Result) -> None:
@@ -214,11 +234,16 @@ def show_details(inp: Input, res: Result) -> None:
     t_tokens, t_bytes, t_share = st.tabs(["Token table", "Bytes view", "Share"])
     with t_tokens:
         st.dataframe(
-            model.token_table(res.spans), hide_index=True, height=320, width="stretch",
+            model.token_table(res.spans),
+            hide_index=True,
+            height=320,
+            width="stretch",
             column_config={
                 "index": st.column_config.NumberColumn("#", width="small"),
                 "id": st.column_config.NumberColumn("id", format="%d", width="small"),
-                "text": st.column_config.TextColumn("text", help="· is a space, ↵ a newline; <F0 9F> are bytes of a split character"),
+                "text": st.column_config.TextColumn(
+                    "text", help="· is a space, ↵ a newline; <F0 9F> are bytes of a split character"
+                ),
                 "bytes": st.column_config.TextColumn("bytes (hex)"),
             },
         )
@@ -230,10 +255,11 @@ def show_details(inp: Input, res: Result) -> None:
 
 def show_bytes_view(text: str) -> None:
     # the same for every tokenizer: kept for this session's last few texts
-    summary, df = cache.for_session("tokenize.bytes_view", text, lambda: (model.bytes_summary(text), model.bytes_table(text)), maxsize=4)
+    summary, df = cache.for_session(
+        "tokenize.bytes_view", text, lambda: (model.bytes_summary(text), model.bytes_table(text)), maxsize=4
+    )
     st.markdown(
-        summary
-        + ". ASCII takes one byte, most European letters two, CJK three, emoji four (some emoji are several code points)."
+        summary + ". ASCII takes one byte, most European letters two, CJK three, emoji four (some emoji are several code points)."
         " A byte-level BPE starts from these bytes and merges them; the *UTF-8 bytes* tokenizer shows them unmerged."
     )
     st.dataframe(df, hide_index=True, height=300, width="stretch")

@@ -227,4 +227,3 @@ def size_label(text: str) -> str:
     '2 characters · 6 B'
     """
     return f"{len(text):,} characters · {_size(len(text.encode('utf-8', 'surrogatepass')))}"
-

@@ -41,8 +41,20 @@ STATE = state.PageState(
         "confirm_delete": None,  # workspace key waiting for "Yes, delete"
         "rename_for": None,  # workspace key the rename box was filled for
     },
-    widgets=("corpus_file", "go", "tokenizer_file", "rename", "rename_go", "delete", "delete_yes", "drop", "dl", "dl_all",
-             "merge_start", "merges_table"),
+    widgets=(
+        "corpus_file",
+        "go",
+        "tokenizer_file",
+        "rename",
+        "rename_go",
+        "delete",
+        "delete_yes",
+        "drop",
+        "dl",
+        "dl_all",
+        "merge_start",
+        "merges_table",
+    ),
 )
 
 
@@ -66,13 +78,21 @@ def corpus_section() -> tuple[str | None, str]:
     """The corpus picker; returns ``(text or None, short title for the default name)``."""
     st.subheader("1 · Corpus")
     source = st.segmented_control(
-        "Where the training text comes from", list(SOURCES), format_func=SOURCES.get, key=STATE.key("source"),
-        required=True, persist_state="session",
+        "Where the training text comes from",
+        list(SOURCES),
+        format_func=SOURCES.get,
+        key=STATE.key("source"),
+        required=True,
+        persist_state="session",
     )
     if source == "sample":
         key = st.selectbox(
-            "Sample", list(corpora.CORPORA), format_func=corpora.label, key=STATE.key("sample"),
-            on_change=_on_sample_change, persist_state="session",
+            "Sample",
+            list(corpora.CORPORA),
+            format_func=corpora.label,
+            key=STATE.key("sample"),
+            on_change=_on_sample_change,
+            persist_state="session",
             help="Picking a sample also sets a vocab size and split pattern that suit it.",
         )
         c = corpora.CORPORA[key]
@@ -85,14 +105,19 @@ def corpus_section() -> tuple[str | None, str]:
         return None, c.title
     if source == "paste":
         text = st.text_area(
-            "Training text", key=STATE.key("paste"), height=220, persist_state="session",
+            "Training text",
+            key=STATE.key("paste"),
+            height=220,
+            persist_state="session",
             placeholder="Paste the text to train on (up to 10 MB)…",
         )
         if text:
             st.caption(model.size_label(text))
         return text, "pasted text"
     f = st.file_uploader(
-        f"A text file, UTF-8, up to {upload.MAX_UPLOAD_MB} MB", type=upload.CORPUS_TYPES, key=STATE.key("corpus_file"),
+        f"A text file, UTF-8, up to {upload.MAX_UPLOAD_MB} MB",
+        type=upload.CORPUS_TYPES,
+        key=STATE.key("corpus_file"),
         max_upload_size=upload.MAX_UPLOAD_MB,
     )
     if f is None:
@@ -129,7 +154,11 @@ def settings_section(text: str | None, title: str) -> dict | None:
     st.subheader("2 · Settings")
     problems: list[str] = []
     vocab = st.number_input(
-        "Vocab size", key=STATE.key("vocab_size"), step=64, format="%d", persist_state="session",
+        "Vocab size",
+        key=STATE.key("vocab_size"),
+        step=64,
+        format="%d",
+        persist_state="session",
         help=f"256 byte tokens plus the merges to learn: {model.MIN_VOCAB} to {model.MAX_VOCAB:,} (GPT-2's size). "
         "Training stops early when no pair is left to merge.",
     )
@@ -139,13 +168,19 @@ def settings_section(text: str | None, title: str) -> dict | None:
         st.error(str(e), icon="⚠️")
         problems.append(str(e))
     choice = st.selectbox(
-        "Split pattern", list(model.PATTERN_CHOICES), format_func=model.PATTERN_CHOICES.get,
-        key=STATE.key("pattern"), persist_state="session",
+        "Split pattern",
+        list(model.PATTERN_CHOICES),
+        format_func=model.PATTERN_CHOICES.get,
+        key=STATE.key("pattern"),
+        persist_state="session",
         help="The text is first cut into chunks with this regex; merges never cross a chunk boundary.",
     )
     if choice == "custom":
         pattern = st.text_input(
-            "Custom split regex", key=STATE.key("custom_pattern"), live="600ms", persist_state="session",
+            "Custom split regex",
+            key=STATE.key("custom_pattern"),
+            live="600ms",
+            persist_state="session",
             help="Python `regex` syntax (\\p{L} is any letter). Checked as you type, with a 2-second timeout.",
         )
         chunks, err = _validate(pattern, (text or "")[:2000])
@@ -156,11 +191,16 @@ def settings_section(text: str | None, title: str) -> dict | None:
             st.caption("How it cuts a test sentence:")
             st.html(render_spans(_chunk_spans(chunks), show_whitespace=True))
     st.text_input(
-        "Special tokens", key=STATE.key("specials"), placeholder="<|endoftext|>", persist_state="session",
+        "Special tokens",
+        key=STATE.key("specials"),
+        placeholder="<|endoftext|>",
+        persist_state="session",
         help="Comma-separated. They are cut out of the training text and get the ids after the merges.",
     )
     st.text_input(
-        "Name", key=STATE.key("name"), persist_state="session",
+        "Name",
+        key=STATE.key("name"),
+        persist_state="session",
         placeholder=model.default_name(title, vocab if isinstance(vocab, int) else 0, choice),
     )
     if problems:
@@ -205,8 +245,15 @@ def _train(text: str, s: dict) -> None:
 
     def run():
         # in a worker process on a shared server: the other sessions of this process keep running meanwhile
-        return workers.train(text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress,
-                             name=s["name"], workers=workers.configured_workers(workspace.shared_mode()))
+        return workers.train(
+            text,
+            s["vocab_size"],
+            pattern=s["pattern"],
+            special_tokens=s["specials"] or None,
+            progress=progress,
+            name=s["name"],
+            workers=workers.configured_workers(workspace.shared_mode()),
+        )
 
     reused = False
     if STATE["source"] == "sample" and s["choice"] != "custom" and not s["specials"]:
@@ -220,8 +267,13 @@ def _train(text: str, s: dict) -> None:
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
     last = {
-        "key": key, "name": tok.name, "merges": tok.num_merges, "asked": s["vocab_size"] - 256,
-        "seconds": float(tok.metadata["seconds"]), "wall": wall, "reused": reused,
+        "key": key,
+        "name": tok.name,
+        "merges": tok.num_merges,
+        "asked": s["vocab_size"] - 256,
+        "seconds": float(tok.metadata["seconds"]),
+        "wall": wall,
+        "reused": reused,
     }
     STATE["last"] = last
     STATE["selected"] = key
@@ -231,10 +283,16 @@ def _train(text: str, s: dict) -> None:
 
 def _last_message(last: dict) -> None:
     early = (
-        f" It stopped after {last['merges']:,} of {last['asked']:,} merges: no pair was left to merge." if last["merges"] < last["asked"] else ""
+        f" It stopped after {last['merges']:,} of {last['asked']:,} merges: no pair was left to merge."
+        if last["merges"] < last["asked"]
+        else ""
     )
-    reused = (" This server had already trained this sample with these settings, so it handed you a copy of that "
-              "training (the same merges you would get)." if last.get("reused") else "")
+    reused = (
+        " This server had already trained this sample with these settings, so it handed you a copy of that "
+        "training (the same merges you would get)."
+        if last.get("reused")
+        else ""
+    )
     st.success(
         f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
         f"({last['wall']:.2f} s with saving).{early}{reused}",
@@ -316,27 +374,42 @@ def workspace_section() -> str | None:
     with st.expander("Upload a tokenizer file", icon="📤", expanded=not entries):
         st.file_uploader(
             f"BPE Lab JSON, Hugging Face tokenizer.json, a tiktoken rank file or a minbpe .model (up to {upload.MAX_UPLOAD_MB} MB)",
-            type=upload.TOKENIZER_TYPES, key=STATE.key("tokenizer_file"), on_change=_on_upload_tokenizer,
+            type=upload.TOKENIZER_TYPES,
+            key=STATE.key("tokenizer_file"),
+            on_change=_on_upload_tokenizer,
             max_upload_size=upload.MAX_UPLOAD_MB,
         )
         st.selectbox(
-            "Split pattern for tiktoken files (they do not store one)", ["gpt4", "gpt2", "o200k"],
-            format_func=model.PATTERN_CHOICES.get, key=STATE.key("upload_pattern"), persist_state="session",
+            "Split pattern for tiktoken files (they do not store one)",
+            ["gpt4", "gpt2", "o200k"],
+            format_func=model.PATTERN_CHOICES.get,
+            key=STATE.key("upload_pattern"),
+            persist_state="session",
         )
     if not entries:
         st.info("Nothing trained yet: pick a corpus and press **Train**.", icon="🏋️")
         return None
     st.download_button(
-        "Download everything (.zip)", workspace.export_all, file_name="bpe-lab-workspace.zip", mime="application/zip",
-        on_click="ignore", key=STATE.key("dl_all"), icon="📦",
+        "Download everything (.zip)",
+        workspace.export_all,
+        file_name="bpe-lab-workspace.zip",
+        mime="application/zip",
+        on_click="ignore",
+        key=STATE.key("dl_all"),
+        icon="📦",
         help="Every tokenizer here as BPE Lab JSON, with its training text: upload a .json again on any BPE Lab.",
     )
     keys = list(entries)[::-1]  # newest first
     if STATE.get("selected") not in entries:
         STATE["selected"] = keys[0]
     key = st.selectbox(
-        "Results for", keys, key=STATE.key("selected"), persist_state="session",
-        format_func=lambda k: f"{entries[k].name} · {entries[k].vocab_size:,} tokens · {entries[k].pattern} · {entries[k].source} {entries[k].created.replace('T', ' ')}",
+        "Results for",
+        keys,
+        key=STATE.key("selected"),
+        persist_state="session",
+        format_func=lambda k: (
+            f"{entries[k].name} · {entries[k].vocab_size:,} tokens · {entries[k].pattern} · {entries[k].source} {entries[k].created.replace('T', ' ')}"
+        ),
     )
     entry = entries[key]
     _actions(key, entry)
@@ -353,21 +426,38 @@ def _actions(key: str, entry: workspace.Entry) -> None:
         c1.text_input("Name", key=STATE.key("rename"))
         c2.button("Rename", key=STATE.key("rename_go"), on_click=_on_rename, args=(key,), width="stretch", icon="✏️")
         if STATE.get("confirm_delete") == key:
-            c3.button("Yes, delete", type="primary", key=STATE.key("delete_yes"), on_click=_on_delete, args=(key, entry.name), width="stretch")
+            c3.button(
+                "Yes, delete",
+                type="primary",
+                key=STATE.key("delete_yes"),
+                on_click=_on_delete,
+                args=(key, entry.name),
+                width="stretch",
+            )
         else:
-            c3.button("Delete", key=STATE.key("delete"), icon="🗑️", width="stretch",
-                      on_click=_ask_delete, args=(key,))
+            c3.button("Delete", key=STATE.key("delete"), icon="🗑️", width="stretch", on_click=_ask_delete, args=(key,))
         if STATE.get("confirm_delete") == key:
-            st.warning(f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️")
+            st.warning(
+                f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️"
+            )
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown("**Download**")
             for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2):
                 if ex.data is None:
                     st.button(ex.label, disabled=True, help=ex.problem, key=STATE.key("dl", ex.label), icon="⬇️")
                 else:
-                    st.download_button(ex.label, ex.data, file_name=ex.file_name, mime=ex.mime, on_click="ignore",
-                                       key=STATE.key("dl", ex.label), icon="⬇️")
-        problems = [ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2) if ex.problem]
+                    st.download_button(
+                        ex.label,
+                        ex.data,
+                        file_name=ex.file_name,
+                        mime=ex.mime,
+                        on_click="ignore",
+                        key=STATE.key("dl", ex.label),
+                        icon="⬇️",
+                    )
+        problems = [
+            ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2) if ex.problem
+        ]
         for ex in problems:
             st.caption(f"No {ex.label} download: {ex.problem}")
 
@@ -388,7 +478,10 @@ def results_section(key: str) -> None:
             _merges_table(tok)
         with right:
             if any(m.count is not None for m in tok.merge_list[:1]):
-                st.vega_lite_chart(cache.for_tokenizer(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))), width="stretch")
+                st.vega_lite_chart(
+                    cache.for_tokenizer(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))),
+                    width="stretch",
+                )
             trace = _trace(store, key)
             if trace is None:
                 st.info(
@@ -399,7 +492,10 @@ def results_section(key: str) -> None:
             else:
                 frame = cache.for_tokenizer(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
                 vocab = int(tok.metadata.get("vocab_size") or 256 + tok.num_merges)
-                st.vega_lite_chart(cache.for_tokenizer(tok, "compression_chart", vocab, lambda: charts.compression(frame, vocab_size=vocab)), width="stretch")
+                st.vega_lite_chart(
+                    cache.for_tokenizer(tok, "compression_chart", vocab, lambda: charts.compression(frame, vocab_size=vocab)),
+                    width="stretch",
+                )
                 st.caption(
                     f"Bytes per token falls from 1.00 (raw bytes) to {frame['bytes per token'].iloc[-1]:.2f} after {tok.num_merges:,} merges. "
                     "The dashed line marks the vocab size you asked for."
@@ -414,8 +510,12 @@ def _trace(store: workspace.TokenizerStore, key: str):
 
 def _step_link(key: str) -> None:
     try:
-        st.page_link("pages/step.py", label="Step through this training, merge by merge", icon="👣",
-                     query_params={"mode": "training", "tokenizer": USER + key, "step": "0"})
+        st.page_link(
+            "pages/step.py",
+            label="Step through this training, merge by merge",
+            icon="👣",
+            query_params={"mode": "training", "tokenizer": USER + key, "step": "0"},
+        )
     except Exception:  # the page runs on its own (AppTest.from_file): there is no navigation to link into
         pass
 
@@ -424,20 +524,34 @@ def _merges_table(tok) -> None:
     n = tok.num_merges
     start = 0
     if n > model.MERGE_ROWS:
-        start = st.number_input(
-            f"First step shown (of {n:,})", min_value=1, max_value=n, value=1, step=model.MERGE_ROWS, key=STATE.key("merge_start")
-        ) - 1
+        start = (
+            st.number_input(
+                f"First step shown (of {n:,})",
+                min_value=1,
+                max_value=n,
+                value=1,
+                step=model.MERGE_ROWS,
+                key=STATE.key("merge_start"),
+            )
+            - 1
+        )
     df = cache.for_tokenizer(tok, "merges_frame", start, lambda: model.merges_frame(tok, start))
     st.dataframe(
         df,
         hide_index=True,
         height=420,
         column_config={
-            "step": st.column_config.NumberColumn("step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width="small"),
-            "left": st.column_config.TextColumn("left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)"),
+            "step": st.column_config.NumberColumn(
+                "step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width="small"
+            ),
+            "left": st.column_config.TextColumn(
+                "left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)"
+            ),
             "right": st.column_config.TextColumn("right"),
             "new token": st.column_config.TextColumn("new token"),
-            "count": st.column_config.NumberColumn("count", help="How often the pair occurred when it was merged", format="localized"),
+            "count": st.column_config.NumberColumn(
+                "count", help="How often the pair occurred when it was merged", format="localized"
+            ),
             "id": st.column_config.NumberColumn("id", width="small"),
             "left id": None,
             "right id": None,

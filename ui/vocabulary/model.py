@@ -22,7 +22,13 @@ from tokenizer.display import gpt2_form, visible
 ROWS = 1_000
 #: Seconds a user regex may spend on the whole vocabulary.
 REGEX_TIMEOUT = 2.0
-KINDS = {"all": "All tokens", "byte": "Single bytes", "merged": "Merged tokens", "whole": "Whole-chunk tokens", "special": "Special tokens"}
+KINDS = {
+    "all": "All tokens",
+    "byte": "Single bytes",
+    "merged": "Merged tokens",
+    "whole": "Whole-chunk tokens",
+    "special": "Special tokens",
+}
 
 
 def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
@@ -104,7 +110,9 @@ def regex_mask(texts: pd.Series, pattern: str, timeout: float = REGEX_TIMEOUT) -
     try:
         rx = regex.compile(pattern)
     except regex.error as e:
-        raise ValueError(f"The filter is not a valid regex: {e}. Check brackets and escapes (\\s is whitespace, ^ the start).") from None
+        raise ValueError(
+            f"The filter is not a valid regex: {e}. Check brackets and escapes (\\s is whitespace, ^ the start)."
+        ) from None
     deadline = time.monotonic() + timeout
     out = []
     try:
@@ -206,4 +214,10 @@ def usage(df: pd.DataFrame, counts: Counter, *, rare_max: int = 2) -> dict[str, 
     never = merged[produced == 0].sort_values("rank", kind="stable")
     rare_mask = (produced > 0) & (produced <= rare_max)
     rare = merged[rare_mask].assign(produced=produced[rare_mask]).sort_values(["produced", "rank"], kind="stable")
-    return {"never": never, "rare": rare, "used": int((produced > 0).sum()), "merged": len(merged), "tokens": sum(counts.values())}
+    return {
+        "never": never,
+        "rare": rare,
+        "used": int((produced > 0).sum()),
+        "merged": len(merged),
+        "tokens": sum(counts.values()),
+    }

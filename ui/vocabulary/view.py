@@ -19,7 +19,11 @@ from ui.render import charts, trees
 
 from . import model
 
-USAGE_SOURCES = {"training": "Its training text", "shared": "The text from the other pages", "sample": "Python docstrings (≈250 kB)"}
+USAGE_SOURCES = {
+    "training": "Its training text",
+    "shared": "The text from the other pages",
+    "sample": "Python docstrings (≈250 kB)",
+}
 #: The filters of the table, and what "Reset filters" brings back.
 FILTERS = {"id_from": 0, "id_to": None, "lengths": None, "regex": "", "kind": "all"}
 
@@ -63,8 +67,14 @@ def pick_tokenizer():
     c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="bottom")
     with c1:
         key = tokenizers.select("Tokenizer", STATE.key("tokenizer"), choices=choices)
-    c2.button("GPT-2 ids 240–270 (seed 001)", key=STATE.key("seed001"), on_click=_seed_001, icon="🔎", width="stretch",
-              help="Where GPT-2's single bytes end and its first merges (' t', ' a', 'he', …) begin.")
+    c2.button(
+        "GPT-2 ids 240–270 (seed 001)",
+        key=STATE.key("seed001"),
+        on_click=_seed_001,
+        icon="🔎",
+        width="stretch",
+        help="Where GPT-2's single bytes end and its first merges (' t', ' a', 'he', …) begin.",
+    )
     c3.button("Reset filters", key=STATE.key("reset"), on_click=_reset, width="stretch")
     with errors.shown(stop=True):
         tok = tokenizers.get(key)
@@ -97,8 +107,13 @@ def special_tokens(key: str, tok) -> None:
         if fmt is not None:
             note += f" *chat format*: used by {fmt.label}."
         st.caption(note)
-        st.dataframe(table, hide_index=True, width="stretch", height=min(400, 38 + 35 * n),
-                     column_config={"id": st.column_config.NumberColumn("id", width="small")})
+        st.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            height=min(400, 38 + 35 * n),
+            column_config={"id": st.column_config.NumberColumn("id", width="small")},
+        )
 
 
 def browse(tok, df: pd.DataFrame) -> None:
@@ -110,8 +125,9 @@ def browse(tok, df: pd.DataFrame) -> None:
     with st.container(border=True):
         c = st.columns([1, 1, 2, 2, 2], vertical_alignment="bottom")
         id_from = c[0].number_input("From id", min_value=0, step=1, key=STATE.key("id_from"), persist_state="session")
-        id_to = c[1].number_input("To id", min_value=0, step=1, key=STATE.key("id_to"), placeholder=f"{int(df['id'].max())}",
-                                  persist_state="session")
+        id_to = c[1].number_input(
+            "To id", min_value=0, step=1, key=STATE.key("id_to"), placeholder=f"{int(df['id'].max())}", persist_state="session"
+        )
         if max_len > 1:
             lo, hi = c[2].slider("Length in bytes", 1, max_len, key=STATE.key("lengths"), persist_state="session")
         else:
@@ -121,13 +137,24 @@ def browse(tok, df: pd.DataFrame) -> None:
         if STATE.get("kind") not in kinds:
             STATE["kind"] = "all"
         kind = c[3].selectbox("Show", kinds, format_func=model.KINDS.get, key=STATE.key("kind"), persist_state="session")
-        pattern = c[4].text_input("Regex on the token's text", key=STATE.key("regex"), live="600ms", placeholder=r"^\s\w+ing$", persist_state="session",
-                                  help=r"Searched in each token's text (a space is a space; ^\s finds tokens that start with whitespace). "
-                                  "Stopped after 2 seconds.")
+        pattern = c[4].text_input(
+            "Regex on the token's text",
+            key=STATE.key("regex"),
+            live="600ms",
+            placeholder=r"^\s\w+ing$",
+            persist_state="session",
+            help=r"Searched in each token's text (a space is a space; ^\s finds tokens that start with whitespace). "
+            "Stopped after 2 seconds.",
+        )
     with errors.shown(stop=True):
         found = cache.for_session(  # the filters are the user's input (a regex among them): this session only
-            "vocab.filtered", (id_from, id_to, lo, hi, kind, pattern), owner=tok, maxsize=16,
-            compute=lambda: model.filter_vocab(df, id_from=id_from, id_to=id_to, min_bytes=lo, max_bytes=hi, pattern=pattern, kind=kind),
+            "vocab.filtered",
+            (id_from, id_to, lo, hi, kind, pattern),
+            owner=tok,
+            maxsize=16,
+            compute=lambda: model.filter_vocab(
+                df, id_from=id_from, id_to=id_to, min_bytes=lo, max_bytes=hi, pattern=pattern, kind=kind
+            ),
         )
     shown = found.head(model.ROWS)
     event = st.dataframe(
@@ -140,17 +167,23 @@ def browse(tok, df: pd.DataFrame) -> None:
         placeholder="",
         column_config={
             "id": st.column_config.NumberColumn("id", width="small"),
-            "token": st.column_config.TextColumn("token", help="· is a space, ↵ a newline, → a tab; <E4 BD> are bytes that are only part of a character"),
+            "token": st.column_config.TextColumn(
+                "token", help="· is a space, ↵ a newline, → a tab; <E4 BD> are bytes that are only part of a character"
+            ),
             "bytes": st.column_config.NumberColumn("bytes", width="small"),
             "merged from": st.column_config.TextColumn("merged from"),
             "left id": st.column_config.NumberColumn("left id", width="small"),
             "right id": st.column_config.NumberColumn("right id", width="small"),
             "rank": st.column_config.NumberColumn("merge", help="Its merge number (1 is the first merge learned)", width="small"),
-            "GPT-2 form": st.column_config.TextColumn("GPT-2 form", help="How GPT-2's encoder.json / vocab.bpe spell it (Ġ is a space, Ċ a newline)"),
+            "GPT-2 form": st.column_config.TextColumn(
+                "GPT-2 form", help="How GPT-2's encoder.json / vocab.bpe spell it (Ġ is a space, Ċ a newline)"
+            ),
             "kind": st.column_config.TextColumn("kind", width="small"),
         },
     )
-    more = f" Showing the first {model.ROWS:,}: narrow the id range or the filters to see others." if len(found) > model.ROWS else ""
+    more = (
+        f" Showing the first {model.ROWS:,}: narrow the id range or the filters to see others." if len(found) > model.ROWS else ""
+    )
     st.caption(f"{len(found):,} of {len(df):,} tokens match.{more} Click a row to draw its merge tree.")
     rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
     if rows:
@@ -204,9 +237,17 @@ def merge_tree(tok, df: pd.DataFrame) -> None:
     if STATE.get("tree_id") is None or int(STATE["tree_id"]) not in tok.vocab:
         STATE["tree_id"] = _default_tree_id(tok, df)
     c1, c2, _ = st.columns([1, 2, 2], vertical_alignment="bottom")
-    tid = c1.number_input("Token id", min_value=0, step=1, key=STATE.key("tree_id"), on_change=_on_tree_id, persist_state="session")
-    c2.text_input("…or type a token", key=STATE.key("tree_text"), placeholder=" tokenization", on_change=_on_tree_text,
-                  persist_state="session", help="Its exact text, with a leading space if it has one. Enter finds it.")
+    tid = c1.number_input(
+        "Token id", min_value=0, step=1, key=STATE.key("tree_id"), on_change=_on_tree_id, persist_state="session"
+    )
+    c2.text_input(
+        "…or type a token",
+        key=STATE.key("tree_text"),
+        placeholder=" tokenization",
+        on_change=_on_tree_text,
+        persist_state="session",
+        help="Its exact text, with a leading space if it has one. Enter finds it.",
+    )
     if STATE.get("tree_note"):
         st.warning(STATE["tree_note"], icon="🧩")
     with errors.shown():
@@ -233,9 +274,16 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         top = cache.for_tokenizer(tok, "longest", 15, lambda: model.longest(df, 15), maxsize=1)
-        st.dataframe(top[["id", "bytes", "rank", "token"]], hide_index=True, width="stretch",
-                     column_config={"rank": st.column_config.NumberColumn("merge"), "bytes": st.column_config.NumberColumn(width="small"),
-                                    "id": st.column_config.NumberColumn(width="small")})
+        st.dataframe(
+            top[["id", "bytes", "rank", "token"]],
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "rank": st.column_config.NumberColumn("merge"),
+                "bytes": st.column_config.NumberColumn(width="small"),
+                "id": st.column_config.NumberColumn(width="small"),
+            },
+        )
     with right:
         spec = cache.for_tokenizer(tok, "length_hist", 0, lambda: charts.length_histogram(model.length_counts(df)), maxsize=1)
         st.vega_lite_chart(spec, width="stretch")
@@ -246,7 +294,7 @@ def _usage_text(key: str) -> tuple[str | None, str]:
     if src == "training":
         if not key.startswith(USER):
             return None, "Only your own tokenizers have a training text here."
-        text = workspace.store().corpus(key[len(USER):])
+        text = workspace.store().corpus(key[len(USER) :])
         return (text, "its training text") if text else (None, "No training text is stored with this tokenizer.")
     if src == "sample":
         return corpora.text("stdlib-docstrings"), "the Python docstrings sample"
@@ -268,17 +316,21 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
     if STATE["usage_source"] not in options:
         STATE["usage_source"] = "shared"
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    c1.segmented_control("Text", list(options), format_func=options.get, key=STATE.key("usage_source"), required=True,
-                         persist_state="session")
-    rare_max = c2.number_input("Rare means at most … times", min_value=1, max_value=1000, step=1, key=STATE.key("rare_max"),
-                               persist_state="session")
+    c1.segmented_control(
+        "Text", list(options), format_func=options.get, key=STATE.key("usage_source"), required=True, persist_state="session"
+    )
+    rare_max = c2.number_input(
+        "Rare means at most … times", min_value=1, max_value=1000, step=1, key=STATE.key("rare_max"), persist_state="session"
+    )
     text, what = _usage_text(key)
     if not text:
         st.info(what if text is None else "The text is empty: type something on the Tokenize or Step through page.", icon="ℹ️")
         return
     with errors.shown():
         counts = cache.for_session("vocab.usage", text, lambda: model.usage_counts(tok, text), owner=tok, maxsize=4)
-        u = cache.for_session("vocab.unused", (text, int(rare_max)), lambda: model.usage(df, counts, rare_max=int(rare_max)), owner=tok, maxsize=4)
+        u = cache.for_session(
+            "vocab.unused", (text, int(rare_max)), lambda: model.usage(df, counts, rare_max=int(rare_max)), owner=tok, maxsize=4
+        )
         m = st.columns(3)
         m[0].metric("Tokens in the text", f"{u['tokens']:,}", border=True)
         m[1].metric("Merged tokens produced", f"{u['used']:,} of {u['merged']:,}", border=True)
@@ -287,12 +339,22 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
         cols = ["id", "token", "bytes", "rank", "merged from"]
         with left:
             st.markdown(f"**Never produced** on {what}, earliest-learned first")
-            st.dataframe(u["never"][cols].head(model.ROWS), hide_index=True, height=300, width="stretch",
-                         column_config={"rank": st.column_config.NumberColumn("merge")})
+            st.dataframe(
+                u["never"][cols].head(model.ROWS),
+                hide_index=True,
+                height=300,
+                width="stretch",
+                column_config={"rank": st.column_config.NumberColumn("merge")},
+            )
         with right:
             st.markdown(f"**Rarely produced** (1 to {int(rare_max)} times)")
-            st.dataframe(u["rare"][cols + ["produced"]].head(model.ROWS), hide_index=True, height=300, width="stretch",
-                         column_config={"rank": st.column_config.NumberColumn("merge")})
+            st.dataframe(
+                u["rare"][cols + ["produced"]].head(model.ROWS),
+                hide_index=True,
+                height=300,
+                width="stretch",
+                column_config={"rank": st.column_config.NumberColumn("merge")},
+            )
 
 
 def page() -> None:

@@ -110,7 +110,9 @@ def test_for_builtin_computes_once_and_hands_out_copies():
         return {"merges": [1, 2, 3], "name": "original"}
 
     out = []
-    threads = [threading.Thread(target=lambda: out.append(cache.for_builtin("test", ("sample", 1000), compute))) for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: out.append(cache.for_builtin("test", ("sample", 1000), compute))) for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -11,7 +11,10 @@ from ui.train.model import MAX_VOCAB
 def test_corpora():
     assert corpora.text("aaabdaaabac") == "aaabdaaabac"
     assert {corpora.text(k) for k in ("honolulu", "cat-in-hat", "hello-nihao", "emoji-line")} == {
-        "Honolulu", "the cat in the hat", "Hello 你好", "Hello tokenizer 😄🤪🧐!",
+        "Honolulu",
+        "the cat in the hat",
+        "Hello 你好",
+        "Hello tokenizer 😄🤪🧐!",
     }
     for key, c in corpora.CORPORA.items():
         assert corpora.text(key), key

@@ -45,8 +45,16 @@ def test_the_app_draws_the_shell_once_per_run():
 @pytest.mark.parametrize(
     "page, query, shows",
     [
-        ("pages/step.py", {"mode": "encoding", "tokenizer": "r50k_base", "step": "12"}, lambda at: at.metric[0].value.startswith("12 of")),
-        ("pages/compare.py", {"tokenizers": "o200k_base,bytes", "text": "Hello"}, lambda at: at.multiselect(key="compare.tokenizers").value == ["o200k_base", "bytes"]),
+        (
+            "pages/step.py",
+            {"mode": "encoding", "tokenizer": "r50k_base", "step": "12"},
+            lambda at: at.metric[0].value.startswith("12 of"),
+        ),
+        (
+            "pages/compare.py",
+            {"tokenizers": "o200k_base,bytes", "text": "Hello"},
+            lambda at: at.multiselect(key="compare.tokenizers").value == ["o200k_base", "bytes"],
+        ),
         ("pages/vocabulary.py", {}, lambda at: at.title[0].value.endswith("Vocabulary")),
     ],
 )

@@ -33,7 +33,12 @@ def test_add_get_entries(store, tok):
     assert got.merges == tok.merges and got.special_tokens == tok.special_tokens
     [entry] = store.entries()
     assert (entry.key, entry.name, entry.vocab_size, entry.pattern, entry.source, entry.has_corpus) == (
-        key, "cats", 270, "gpt4", "trained", True,
+        key,
+        "cats",
+        270,
+        "gpt4",
+        "trained",
+        True,
     )
     assert store.corpus(key) == CORPUS
     assert store.damaged() == []

@@ -34,7 +34,14 @@ def test_whole_words():
 def test_stats_row_of_the_baselines():
     text = "Hello 你好"
     row = model.stats_row("chars", text, CharTokenizer().encode_spans(text))
-    assert row == {"tokenizer": "chars", "tokens": 8, "chars/token": 1.0, "bytes/token": 1.5, "unique tokens": 7, "whole words %": 0.0}
+    assert row == {
+        "tokenizer": "chars",
+        "tokens": 8,
+        "chars/token": 1.0,
+        "bytes/token": 1.5,
+        "unique tokens": 7,
+        "whole words %": 0.0,
+    }
 
 
 @settings(max_examples=60)
@@ -83,7 +90,9 @@ def test_leaderboard_counts_equal_tiktoken(encodings, name):
 
 
 def test_leaderboard_table_names_every_best():
-    board = model.leaderboard(["A", "B", "C"], ["s", "t"], lambda i, s: {"tokens": [4, 2, 2][i] if s == "s" else 3, "chars": 6, "bytes": 6})
+    board = model.leaderboard(
+        ["A", "B", "C"], ["s", "t"], lambda i, s: {"tokens": [4, 2, 2][i] if s == "s" else 3, "chars": 6, "bytes": 6}
+    )
     table = model.leaderboard_table(board, "tokens", ["s", "t"])
     assert list(table.index) == ["s", "t", model.ALL_SAMPLES]
     assert table["best"].tolist() == ["B = C", "A = B = C", "B = C"]

@@ -19,7 +19,9 @@ TOK = train("low lower newest widest " * 10, 290, pattern="gpt2")
 
 
 def specs() -> dict[str, dict]:
-    stats = pd.DataFrame([{"tokenizer": "A", "tokens": 3, "chars/token": 2.0, "bytes/token": 2.0, "unique tokens": 3, "whole words %": 50.0}])
+    stats = pd.DataFrame(
+        [{"tokenizer": "A", "tokens": 3, "chars/token": 2.0, "bytes/token": 2.0, "unique tokens": 3, "whole words %": 50.0}]
+    )
     board = compare.leaderboard(["A", "B"], ["s"], lambda i, s: {"tokens": 2 + i, "chars": 4, "bytes": 6})
     frame = training.compression_frame(TOK.training, TOK.num_merges)
     return {
@@ -31,8 +33,13 @@ def specs() -> dict[str, dict]:
         "length": charts.at_cursor(charts.sequence_length(frame), frame, 5),
         "pairs": charts.top_pairs(step.top_pairs_frame(TOK, TOK.training, 3)),
         "lengths": charts.length_histogram(vocabulary.length_counts(vocabulary.vocab_frame(TOK))),
-        "tax": charts.token_tax(tax.tax_frame({"English": "Hi.", "Greek": "Γεια."}, ["A", "B"], lambda i, lang: 2 + i + len(lang),
-                                              reference="English"), ["English", "Greek"], "English"),
+        "tax": charts.token_tax(
+            tax.tax_frame(
+                {"English": "Hi.", "Greek": "Γεια."}, ["A", "B"], lambda i, lang: 2 + i + len(lang), reference="English"
+            ),
+            ["English", "Greek"],
+            "English",
+        ),
         "heldout": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {"GPT-2": 3.1, "GPT-4o": 3.4}),
         "heldout-alone": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {}),
     }
@@ -81,15 +88,21 @@ def test_only_the_top_level_data_is_a_dataframe():
     """st.vega_lite_chart turns the top-level data.values into Arrow; anything deeper must be JSON already."""
     for name, spec in specs().items():
         inner = {k: v for k, v in spec.items() if k != "data"}
-        json.dumps(inner)  # TypeError names the chart that would fail on the page
+        try:
+            json.dumps(inner)
+        except TypeError as e:
+            raise AssertionError(f"chart {name!r}: {e}") from None
 
 
 def test_every_encoded_field_is_in_the_data():
     for name, spec in specs().items():
         values = spec["data"]["values"]
         columns = set(values.columns) if isinstance(values, pd.DataFrame) else set(values[0])
-        inner = [spec.get("encoding", {}), *[layer.get("encoding", {}) for layer in spec.get("layer", []) if "data" not in layer],
-                 *[layer.get("encoding", {}) for layer in spec.get("spec", {}).get("layer", [])]]
+        inner = [
+            spec.get("encoding", {}),
+            *[layer.get("encoding", {}) for layer in spec.get("layer", []) if "data" not in layer],
+            *[layer.get("encoding", {}) for layer in spec.get("spec", {}).get("layer", [])],
+        ]
         assert fields(inner) <= columns, (name, fields(inner) - columns)
 
 

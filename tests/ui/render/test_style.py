@@ -21,19 +21,21 @@ def every_kind_of_html() -> str:
     m = tok.merge_list[0]
     deep = MergeTree(1000, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b")))
     wide = MergeTree(1001, b"abab", (deep, deep))
-    return "".join([
-        spans.render_spans(sp, show_whitespace=True, highlight=[0], dim=[1], cuts=[2], limit=3),
-        spans.render_spans([]),
-        spans.render_rows([spans.Row("A", sp)]),
-        cards.merge_card(tok.vocab, m.pair, m.new_id, label="Step 1", meta="count 4"),
-        cards.note_card("note"),
-        cards.ladder_html(word_ladder(tok, "aaab")),
-        cards.ladder_html([("bytes", sp, {0})]),
-        trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
-        trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
-        MARKER,  # presenter mode's marker (ui.common.present)
-        spans.scroll_box("", height=100, label="x"),
-    ])
+    return "".join(
+        [
+            spans.render_spans(sp, show_whitespace=True, highlight=[0], dim=[1], cuts=[2], limit=3),
+            spans.render_spans([]),
+            spans.render_rows([spans.Row("A", sp)]),
+            cards.merge_card(tok.vocab, m.pair, m.new_id, label="Step 1", meta="count 4"),
+            cards.note_card("note"),
+            cards.ladder_html(word_ladder(tok, "aaab")),
+            cards.ladder_html([("bytes", sp, {0})]),
+            trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
+            trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
+            MARKER,  # presenter mode's marker (ui.common.present)
+            spans.scroll_box("", height=100, label="x"),
+        ]
+    )
 
 
 def used_classes(html: str) -> set[str]:

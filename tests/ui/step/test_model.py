@@ -105,7 +105,6 @@ def test_word_ladder_builds_tokenization_with_gpt2():
         assert len(new) == step.count and all(spans[i].id == step.new_id for i in new)
 
 
-
 @settings(max_examples=60)
 @given(
     text=st.text(alphabet="ab c\nαβ", min_size=1, max_size=200),

@@ -40,14 +40,6 @@ def test_token_table_marks_partial_and_special_tokens():
     assert list(df["bytes"])[0] == "20 68 69"
 
 
-def test_token_table_marks_partial_and_special_tokens():
-    emoji = "😄".encode()
-    df = model.token_table(make_spans([(1, b" hi"), (2, emoji[:2]), (3, emoji[2:]), (4, b"<|endoftext|>")], {4}))
-    assert list(df["text"]) == ["·hi", "<F0 9F>", "<98 84>", "<|endoftext|>"]
-    assert list(df["kind"]) == ["", "part of a character", "part of a character", "special"]
-    assert list(df["bytes"])[0] == "20 68 69"
-
-
 def test_byte_histogram_and_summary():
     assert model.byte_histogram("aé你😄") == {1: 1, 2: 1, 3: 1, 4: 1}
     assert model.bytes_summary("") == "**0 characters (code points) → 0 UTF-8 bytes**: nothing"
@@ -69,7 +61,9 @@ def test_special_token_lines():
 def chat_reference(name: str) -> tiktoken.Encoding:
     base = tiktoken.get_encoding(name)
     return tiktoken.Encoding(
-        name=f"{name}-chat", pat_str=base._pat_str, mergeable_ranks=base._mergeable_ranks,
+        name=f"{name}-chat",
+        pat_str=base._pat_str,
+        mergeable_ranks=base._mergeable_ranks,
         special_tokens={**base._special_tokens, **CHAT_SPECIAL_TOKENS[name]},
     )
 
@@ -84,7 +78,12 @@ def test_chat_format_is_tiktokenizers():
 
 
 MESSAGES = st.lists(
-    st.fixed_dictionaries({"role": st.sampled_from(model.ROLES), "content": st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)}),
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(model.ROLES),
+            "content": st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+        }
+    ),
     max_size=4,
 )
 

@@ -11,7 +11,12 @@ from ui.train import model
 
 def test_vocab_size_checks():
     assert model.check_vocab_size(256) == 256 and model.check_vocab_size(512.0) == 512
-    for bad, msg in [(255, "at least 256"), (model.MAX_VOCAB + 1, "at most|too large"), (300.5, "whole number"), (None, "Type a vocab size")]:
+    for bad, msg in [
+        (255, "at least 256"),
+        (model.MAX_VOCAB + 1, "at most|too large"),
+        (300.5, "whole number"),
+        (None, "Type a vocab size"),
+    ]:
         with pytest.raises(ValueError, match=msg):
             model.check_vocab_size(bad)
 
