@@ -18,7 +18,7 @@ help:
 	@echo "make run    - set up and start BPE Lab on http://localhost:$(PORT)"
 	@echo "make serve  - BPE Lab for a class: $(WORKERS) app processes behind nginx on http://localhost:$(PORT) (shared mode)"
 	@echo "make test   - set up and run the whole test suite (lint, unit, doctests, app, browser)"
-	@echo "make test-fast - everything but the slow and browser tests (about a minute)"
+	@echo "make test-fast - everything but the slow and browser tests (about 7 minutes on 2 cores)"
 	@echo "make lint   - ruff check and ruff format --check; make format rewrites"
 	@echo "make bench  - benchmarks against HF tokenizers and tiktoken"
 

@@ -259,7 +259,7 @@ def test_simple_files_load_as_a_plain_pattern():
     gpt2_like, _ = pair(build(pre_tokenizer=BL(add_prefix_space=False, use_regex=True)))
     assert gpt2_like.pipeline is None and gpt2_like.pattern == GPT2_PATTERN
     llama, _ = pair(build(**CONFIGS["llama3_like"]))
-    assert llama.pipeline is None and llama.pattern_name == "custom"
+    assert llama.pipeline is None and llama.pattern_name == "llama3"  # a Llama 3 pattern in the file is the built-in one
     nothing, _ = pair(build(pre_tokenizer=BL(add_prefix_space=False, use_regex=False)))
     assert nothing.pipeline is None and nothing.pattern is None
     for name in ("deepseek_like", "added_plain", "normalizer_NFC", "bytelevel_prefix1_regex0", "ignore_merges"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import regex
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, pre_tokenizers
 
@@ -188,7 +188,9 @@ _ATOMS_PY = [
 ]  # fmt: skip
 
 
-@settings(max_examples=300)
+@settings(
+    max_examples=300, suppress_health_check=[HealthCheck.filter_too_much]
+)  # look-behinds that are not fixed-length are refused
 @given(_pattern(_ATOMS_PY), st.lists(st.text(_ALPHABET, max_size=12), min_size=1, max_size=4))
 def test_exported_python_patterns_split_alike_under_tokenizers(pattern, texts):
     try:
