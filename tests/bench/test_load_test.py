@@ -6,7 +6,6 @@ A single `streamlit run serve.py` in shared mode (what `make run` starts), with 
 
 from __future__ import annotations
 
-import asyncio
 import random
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ sys.path.append(str(ROOT / "bench"))  # last: tests/ has a corpus module too
 import load_test  # noqa: E402
 from stclient import ProtocolError, Student  # noqa: E402
 
+from tests import aio  # noqa: E402
 from tests.browser.conftest import StreamlitServer  # noqa: E402
 
 
@@ -31,7 +31,7 @@ def server(tmp_path_factory):
 
 def test_one_student_completes_the_scenario(server):
     rec = load_test.Recorder()
-    asyncio.run(load_test.scenario(0, server.url, rec, (0.0, 0.05), None, random.Random(0)))
+    aio.run(load_test.scenario(0, server.url, rec, (0.0, 0.05), None, random.Random(0)))
     assert rec.errors == []
     counts = {a: len(t) for a, t in rec.times.items()}
     assert counts == {
@@ -69,10 +69,10 @@ def test_what_a_student_sends_reaches_the_page(server):
             s.choose("tokenize.tokenizer", "no such encoding")
         await s.close()
 
-    asyncio.run(go())
+    aio.run(go())
 
 
 def test_a_failing_student_is_counted(server):
     rec = load_test.Recorder()
-    asyncio.run(load_test.scenario(1, server.url.replace(str(server.port), "1"), rec, (0.0, 0.0), None, random.Random(0)))
+    aio.run(load_test.scenario(1, server.url.replace(str(server.port), "1"), rec, (0.0, 0.0), None, random.Random(0)))
     assert len(rec.errors) == 1 and "student 1" in rec.errors[0]

@@ -77,7 +77,7 @@ def test_vocabulary_size_vs_compression(page, server, trained):
     page.goto(server.url + "/train")
     wait_idle(page)
     page.get_by_text("Vocabulary size vs compression").first.scroll_into_view_if_needed()
-    expect(page.get_by_text(re.compile(r"GPT-2 \(r50k_base\) \(\d\.\d\d bytes per token\) is"))).to_be_visible()
-    assert page.locator('[data-testid="stVegaLiteChart"]').count() == 3
+    expect(page.get_by_text(re.compile(r"GPT-2 \(r50k_base\) \(\d\.\d\d bytes per token\) is"))).to_be_visible(timeout=90_000)
+    expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(3, timeout=90_000)  # waits: slow under load
     assert_no_exception(page)
     screenshot(page, "train-vocab-vs-compression", height=3200)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 
+from tests import aio
 from ui.common import identity
 from ui.common.identity import COOKIE, BrowserKeyMiddleware
 
@@ -22,7 +22,7 @@ def run(scope, *, enabled=True) -> list[tuple[bytes, bytes]]:
     async def send(message):
         sent.append(message)
 
-    asyncio.run(BrowserKeyMiddleware(app, enabled=enabled)(scope, receive, send))
+    aio.run(BrowserKeyMiddleware(app, enabled=enabled)(scope, receive, send))
     return sent[0]["headers"]
 
 
@@ -63,5 +63,5 @@ def test_local_mode_and_websockets_pass_through():
     async def app(scope, receive, send):
         seen.append(scope["type"])
 
-    asyncio.run(BrowserKeyMiddleware(app)({"type": "websocket", "headers": []}, None, None))
+    aio.run(BrowserKeyMiddleware(app)({"type": "websocket", "headers": []}, None, None))
     assert seen == ["websocket"]
