@@ -8,12 +8,15 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import tokenizer
+from tests.tier import FAST
 
 tokenizer.configure()  # tiktoken, the reference, reads the provisioned files
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True, print_blob=True)
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+# the fast tier (make test-fast) draws a tenth of the examples; see tests/tier.py
+settings.register_profile("fast", parent=settings.get_profile("ci" if os.environ.get("CI") else "default"), max_examples=10)
+settings.load_profile("fast" if FAST else "ci" if os.environ.get("CI") else "default")
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 

@@ -89,6 +89,7 @@ def env_for(tmp_path: Path, **extra) -> dict:
     return env
 
 
+@pytest.mark.slow
 def test_no_database_at_start_is_one_clear_line(tmp_path):
     env = env_for(tmp_path, DATABASE_URL="postgresql://bpe:secret@127.0.0.1:1/bpe", PORT="18599", WORKERS="1")
     out = subprocess.run(
@@ -121,6 +122,7 @@ def _children(pid: int) -> dict[str, list[int]]:
     return kids
 
 
+@pytest.mark.slow
 def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_path):
     port = classroom.free_port()
     env = env_for(tmp_path, PORT=str(port), WORKERS="1")

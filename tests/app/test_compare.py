@@ -51,6 +51,7 @@ def rows_html(at: AppTest) -> str:
     return "".join(h.proto.body for h in at.get("html"))
 
 
+@pytest.mark.slow
 def test_default_compares_gpt2_gpt4o_and_llama3():
     at = app()
     assert at.multiselect(key="compare.tokenizers").value == DEFAULT
@@ -77,6 +78,7 @@ def test_default_starts_with_your_latest_tokenizer(workspace):
     assert df.loc[label, "tokens"] == len(tok.encode(MIXED))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", samples.names())
 def test_counts_equal_tiktoken_and_baselines(sample):
     text = samples.SAMPLES[sample]
@@ -172,6 +174,7 @@ def test_empty_text_and_no_tokenizers():
     assert any("Choose one or more tokenizers" in i.value for i in at.info)
 
 
+@pytest.mark.slow
 def test_big_paste_is_cut_at_the_limit():
     unit = "Tokenizers compress text into tokens, some better than others. "
     text = unit * (MAX_CHARS // len(unit) + 100)
@@ -259,6 +262,7 @@ def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
 FIVE_FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken"]  # OpenAI, Meta, Qwen, Mistral, and yours
 
 
+@pytest.mark.slow
 def test_five_families_side_by_side_count_as_their_references(workspace):
     from tokenizer import train
     from ui.common.workspace import TokenizerStore
@@ -274,12 +278,14 @@ def test_five_families_side_by_side_count_as_their_references(workspace):
     assert rows_html(at).count('class="bpe-row"') == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in registry.names() if n not in OFFICIAL])
 def test_every_open_model_compares(name):
     at = app("Tokenizers differ: 你好, 1234567, don't\n", [name, "cl100k_base"])
     assert stats(at).loc[LABELS[name], "tokens"] == len(reference_encode(name)("Tokenizers differ: 你好, 1234567, don't\n"))
 
 
+@pytest.mark.slow
 def test_the_leaderboard_can_cover_every_model():
     at = app(keys=["cl100k_base"])
     at.segmented_control(key="compare.board").set_value("every").run()

@@ -62,6 +62,7 @@ def test_uploaded_tokenizer_json_encodes_as_tokenizers(uploaded):
     assert tok.encode_ordinary(TEXT) == hf_ids(ref, TEXT, specials=False)
 
 
+@pytest.mark.slow
 def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
     key, tok, ref = uploaded
     at = AppTest.from_file(str(ROOT / "pages" / "tokenize.py"), default_timeout=120).run()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import Tokenizer, train
@@ -57,6 +58,7 @@ def test_nothing_unreachable_says_so(workspace):
     assert any("every token of this vocabulary encodes back to itself" in s.value for s in at.success)
 
 
+@pytest.mark.slow
 def test_an_open_model_with_whole_tokens():
     """Llama 3: 588 tokens no merge builds and merges that build on later tokens; all reached from their own text."""
     at = AppTest.from_file(PAGE, default_timeout=180)

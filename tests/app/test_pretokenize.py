@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +55,7 @@ def test_a_seed_example_replaces_the_text_and_not_the_shared_one():
     assert at.text_area(key="pretok.text").value == shared
 
 
+@pytest.mark.slow
 def test_a_custom_regex_adds_a_row_and_a_bad_one_an_error_not_a_traceback():
     at = run()
     at.text_input(key="pretok.custom").set_value(r"\w+|\W").run()

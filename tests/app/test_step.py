@@ -276,6 +276,7 @@ def test_settings_survive_a_switch_to_another_page_and_back(trained):
 # ----------------------------------------------------------------------------- the open models
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6", "tekken"])
 def test_every_open_model_steps_through_its_own_merges(workspace, name):
     at = run(mode="encoding", tokenizer=name, step="5")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import train
@@ -66,6 +67,7 @@ def test_own_parallel_texts_pasted(workspace):
     assert not at.exception
 
 
+@pytest.mark.slow
 def test_the_open_models_counts_are_their_own_packages():
     """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
     from references import reference_encode

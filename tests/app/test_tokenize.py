@@ -305,6 +305,7 @@ def test_a_trained_tokenizer_can_be_chosen(workspace):
 OPEN_MODELS = [n for n in registry.names() if n not in OFFICIAL]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", OPEN_MODELS)
 def test_every_open_model_tokenizes_as_its_reference(name):
     at = app(MIXED, name)
@@ -315,6 +316,7 @@ def test_every_open_model_tokenizes_as_its_reference(name):
     assert shown_text(spans_html(at)).startswith("Hello")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in OPEN_MODELS if registry.spec(n).chat is not None])
 def test_chat_mode_of_every_open_model_is_its_format(name):
     at = app(tokenizer_key=name)

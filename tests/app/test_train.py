@@ -116,6 +116,7 @@ def test_invalid_custom_regex(workspace):
     assert at.button(key="train.go").disabled
 
 
+@pytest.mark.slow
 def test_catastrophic_custom_regex_is_stopped(workspace):
     at = page()
     at.selectbox(key="train.pattern").set_value("custom").run()

@@ -119,6 +119,7 @@ def test_longest_and_never_produced_on_the_training_text(mine):
     assert longest["bytes"].iloc[0] == max(len(b) for b in tok.vocab.values())
 
 
+@pytest.mark.slow
 def test_o200k_vocabulary_browses(workspace):
     at = run()
     at.selectbox(key="vocab.tokenizer").set_value("o200k_base").run()
@@ -163,6 +164,7 @@ def test_filters_survive_a_switch_to_another_page_and_back(mine):
 # ----------------------------------------------------------------------------- the open models
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6", "tekken"])
 def test_every_open_model_browses_with_its_special_tokens(workspace, name):
     at = run()

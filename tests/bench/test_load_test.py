@@ -21,6 +21,8 @@ from stclient import ProtocolError, Student  # noqa: E402
 from tests import aio  # noqa: E402
 from tests.browser.conftest import StreamlitServer  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a real server for the module
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):

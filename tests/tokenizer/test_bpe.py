@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import naive_encode
 
+from tests.tier import examples
 from tokenizer import Merge, Tokenizer, engine_py, formats, train
 from tokenizer.bpe import clean_text
 
@@ -259,7 +260,7 @@ def test_truncating_drops_merges_whose_inputs_are_cut():
     assert tok.truncated(tok.num_merges).whole_tokens == tok.whole_tokens
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(st.sampled_from(["a", "b", "c", "x", "y", "z", "ab", "bc", "abc", "xyz"]), max_size=12).map("".join))
 def test_tiktoken_style_vocabulary_encodes_as_tiktoken(text):
     ranks = _toy_ranks([b"abc", b"bc", b"ab", b"xyz", b"xy", b"cab", b"abca", b"yz"])
@@ -268,7 +269,7 @@ def test_tiktoken_style_vocabulary_encodes_as_tiktoken(text):
     assert tok.encode_trace(text).final == tok.encode(text)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.sampled_from(["a", "b", "c", "x", "y", "z", "ab", "ba", "abc", "xyz"]), min_size=1, max_size=8).map("".join),
     st.integers(1, 3000),

@@ -164,6 +164,7 @@ def test_module_entry_point_runs():
     assert out.stdout.splitlines() == ["15496\tHello", "995\t·world"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", ["llama3", "Llama-3.1", "llama4", "qwen2.5", "qwen3.5", "tekken", "mistral", "gpt-oss", "p50k_base"]
 )

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenizer
+from tests.tier import examples
 from tokenizer import Tokenizer, TrainingTrace, formats, load_encoding, registry, train
 from tokenizer.display import from_gpt2_form, gpt2_form, hex_bytes, visible
 from tokenizer.errors import InvalidType, UnknownToken
@@ -270,7 +271,7 @@ def test_every_public_function_is_in_the_table(tok, tmp_path):
     assert missing == []
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(1500), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_public_functions_raise_only_value_errors(tok, tmp_path, monkeypatch, data):
     monkeypatch.chdir(tmp_path)  # junk such as "x" or "all" is a valid relative path for save()

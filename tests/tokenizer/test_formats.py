@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import naive_encode
 
+from tests.tier import examples
 from tokenizer import Tokenizer, formats, load_encoding, train
 
 
@@ -108,7 +109,7 @@ def test_minbpe_errors_name_the_line(text, message):
 texts = st.text(alphabet=st.sampled_from("ab c\n😄é'sT1"), max_size=60)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(texts, st.integers(256, 300), st.sampled_from([None, "gpt2", "gpt4", "o200k"]), texts)
 def test_tiktoken_export_gives_our_ids(train_text, vocab_size, pattern, text):
     tok = train(train_text, vocab_size, pattern=pattern, special_tokens=["<|endoftext|>"])

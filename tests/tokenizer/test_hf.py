@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, trainers
 
+from tests.tier import examples
 from tokenizer import formats, hf, load_encoding, train
 from tokenizer.patterns import GPT2_PATTERN
 
@@ -148,7 +149,7 @@ def files(request):
 
 
 SETTINGS = settings(
-    max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None
+    max_examples=examples(60), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None
 )
 
 
@@ -162,6 +163,7 @@ def test_ids_equal_tokenizers(files, text):
     assert ours.decode(ids) == ref.decode(ids, skip_special_tokens=False)
 
 
+@pytest.mark.slow
 def test_ids_equal_tokenizers_on_the_corpus(files):
     ours, ref, _ = files
     text = MULTILINGUAL + stdlib_sample(20_000)
@@ -186,6 +188,7 @@ def test_traces_replay_to_encode_and_spans_point_into_the_text(files, text):
     assert starts == sorted(starts) or ours.pipeline is not None  # lstrip/rstrip may overlap, as in tokenizers
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(texts(ADDED_TEXT))
 def test_saving_and_exporting_keep_every_id(files, text):
@@ -490,7 +493,7 @@ def _small_cached():
     return _SMALL
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_files_load_exactly_or_are_refused_naming_what_is_wrong(data):
     doc = data.draw(_mutations(_small_cached()))
@@ -518,6 +521,7 @@ def test_mutated_files_load_exactly_or_are_refused_naming_what_is_wrong(data):
 # ----------------------------------------------------------------------------- export
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
 def test_export_of_official_encodings_keeps_special_token_ids(name):
     tok = load_encoding(name)
@@ -598,7 +602,9 @@ DEEPSEEK_SPECIALS = [
 ]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(texts(DEEPSEEK_SPECIALS))
 def test_deepseek_ids_equal_tokenizers(deepseek, text):
     ours, ref = deepseek

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
+from tests.tier import examples
 from tokenizer import hf_pipeline
 from tokenizer.display import bytes_to_unicode
 from tokenizer.hf_pipeline import OPAQUE, Normalizer, hf_normalize
@@ -29,13 +30,13 @@ _BASES = "aeoiuAEOKΩωαιUnc가각ᄀ\u1161\u11a8\u0b47\u0b3e\u0cc6\u0cc2ﬁ�
 NORMALIZABLE = st.text(alphabet=st.sampled_from(list(_MARKS + _BASES) + OPAQUE_CHARS[:80]), max_size=12)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.one_of(NORMALIZABLE, st.text(max_size=12)), st.sampled_from(hf_pipeline.NORMAL_FORMS))
 def test_normalization_equals_tokenizers(text, form):
     assert hf_normalize(form, text) == HF_NORMALIZERS[form].normalize_str(text)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(NORMALIZABLE)
 def test_alignment_covers_the_original_text(text):
     out, align = Normalizer(("NFKC",)).aligned(text)
@@ -126,19 +127,24 @@ _RUNS = [
     (0xF0000, 0x10FFFF),
 ]
 _UNASSIGNED = regex.compile(r"\p{Cn}")
-CHARACTER_SAMPLE = [c for c in ALL if not _UNASSIGNED.match(chr(c)) and not any(a + 300 <= c <= b for a, b in _RUNS)]
+
+
+def character_sample() -> list[int]:
+    """Every assigned code point, but only the first 300 of each long uniform run (built when a slow test asks)."""
+    return [c for c in ALL if not _UNASSIGNED.match(chr(c)) and not any(a + 300 <= c <= b for a, b in _RUNS)]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("flag", ["single_word", "lstrip", "rstrip"])
 def test_added_token_flags_see_the_same_word_and_space_characters(flag):
-    """single_word looks for a word character beside the match, lstrip/rstrip take whitespace (``CHARACTER_SAMPLE``)."""
+    """single_word looks for a word character beside the match, lstrip/rstrip take whitespace (``character_sample()``)."""
     from tokenizer import formats
 
     ref = _with_added(AddedToken("x", **{flag: True}))
     ours = formats.load_bytes(ref.to_str().encode())
-    for i in range(0, len(CHARACTER_SAMPLE), 50_000):
-        chars = [chr(c) for c in CHARACTER_SAMPLE[i : i + 50_000] if c != ord("x")]
+    sample = character_sample()
+    for i in range(0, len(sample), 50_000):
+        chars = [chr(c) for c in sample[i : i + 50_000] if c != ord("x")]
         if flag == "single_word":
             text = "".join(c + "x " for c in chars)
         elif flag == "lstrip":

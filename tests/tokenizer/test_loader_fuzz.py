@@ -10,6 +10,7 @@ from corpus import MULTILINGUAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.tier import examples
 from tokenizer import Tokenizer, formats, load_encoding, train
 from tokenizer.pretrained import gpt2_files_from_ranks, load_gpt2_files
 
@@ -134,7 +135,7 @@ def mutated(data: bytes, structured: bool = False):
 
 
 FUZZ = settings(
-    max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None
+    max_examples=examples(400), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None
 )
 
 

@@ -22,6 +22,7 @@ from references import (
     tiktoken_reference,
 )
 
+from tests.tier import examples
 from tokenizer import chat, load_encoding, registry
 
 pieces = st.sampled_from(
@@ -41,7 +42,7 @@ def model(request):
 # ----------------------------------------------------------------------------- ids
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(mixed_text)
 def test_ids_equal_the_reference_on_any_text(model, text):
     ours, ref = model
@@ -150,7 +151,7 @@ def test_qwen_tokenizers_own_encode_agrees_on_nfc_text(name):
 # ----------------------------------------------------------------------------- Tekken against mistral-common
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(mixed_text)
 def test_tekken_equals_mistral_common_on_any_text(text):
     ours, ref = load_encoding("tekken"), tekkenizer()
@@ -190,7 +191,7 @@ def _messages(conv):
     return [{"role": r, "content": c} for r, c in conv]
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(conversations)
 def test_llama3_chat_is_llama_models_chat_format(conv):
     from llama_models.datatypes import RawMessage, StopReason
@@ -201,7 +202,7 @@ def test_llama3_chat_is_llama_models_chat_format(conv):
     assert chat.encode(load_encoding("llama3"), _messages(conv), registry.spec("llama3").chat) == expected
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(conversations)
 def test_llama4_chat_follows_llama_models_chat_format(conv):
     # llama_models/llama4/chat_format.py needs torch, so its encode_dialog_prompt is written out here:
@@ -239,7 +240,7 @@ mistral_conversations = st.lists(
 )
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(mistral_conversations)
 def test_mistral_chat_is_mistral_commons_instruct_v3(conv):
     """Any conversation, through mistral-common's v3 normaliser and instruct tokenizer; a valid one also through its front door."""
@@ -257,7 +258,7 @@ def test_mistral_chat_is_mistral_commons_instruct_v3(conv):
         pass  # mistral-common's validator refuses this order of roles (e.g. an assistant message last); BPE Lab shows it anyway
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(conversations)
 def test_harmony_chat_is_openai_harmonys_rendering(conv):
     from openai_harmony import Conversation, Message, Role

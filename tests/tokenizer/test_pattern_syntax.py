@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from reference import reference_split
 
+from tests.tier import examples
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, Splitter, Tokenizer
 from tokenizer.pattern_syntax import Unsupported, alphabet, class_ranges, parse, safe_cuts
 
@@ -104,7 +105,7 @@ def test_every_pattern_here_has_safe_cuts():
         assert safe_cuts(pattern) is not None, name
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.sampled_from(sorted(PATTERNS)), texts, st.integers(1, 12), st.lists(st.integers(0, 400), max_size=6))
 def test_pieces_give_the_chunks_of_the_whole_text(name, text, window, breaks):
     pattern = PATTERNS[name]
@@ -214,7 +215,7 @@ small_texts = st.lists(st.sampled_from(["a", "b", "ab", " ", "  ", "\n", "1", "Ã
 )
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(any_pattern, small_texts, st.integers(1, 6))
 def test_any_accepted_pattern_keeps_the_text_and_cuts_exactly(pattern, text, window):
     try:

@@ -147,6 +147,7 @@ TWIN_ALPHABET = [
 TWIN_PATTERNS = {**PATTERNS, **OPEN_MODEL_PATTERNS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TWIN_PATTERNS))
 def test_the_re_twin_agrees_on_every_short_string(name):
     import itertools

@@ -10,6 +10,7 @@ from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.tier import examples
 from tokenizer import Tokenizer, load_encoding, load_gpt2_files
 from tokenizer.formats import _tiktoken_parts
 from tokenizer.pretrained import build_encoding, merges_from_ranks
@@ -71,7 +72,7 @@ def test_seed_001_gpt2_ids_240_to_270():
     ]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(mixed_text)
 def test_ids_equal_tiktoken_on_any_text(official, text):
     ours, ref = official
@@ -211,6 +212,7 @@ def test_every_code_point_splits_like_tiktoken(official):
     assert bad == []
 
 
+@pytest.mark.slow
 def test_merge_cache_is_used_and_checked(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
     fresh = build_encoding("r50k_base")  # recovers, then writes the cache
@@ -227,6 +229,7 @@ def test_merge_cache_is_used_and_checked(tmp_path, monkeypatch):
     assert build_encoding("r50k_base").merge_list == fresh.merge_list
 
 
+@pytest.mark.slow
 def test_merge_cache_keeps_whole_tokens_and_later_merges(tmp_path, monkeypatch):
     """Llama 3's cache marks the tokens no merge builds and keeps the merges that build on later ones."""
     import array

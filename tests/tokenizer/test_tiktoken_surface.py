@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from references import TIKTOKEN_MODELS, tiktoken_reference
 
+from tests.tier import examples
 from tokenizer import Tokenizer, load_encoding
 
 # OpenAI's special tokens, and the open models' (Llama 3/4, Qwen, gpt-oss)
@@ -84,7 +85,7 @@ def test_single_tokens(official):
             ours.encode_single_token(missing)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.lists(st.text(max_size=40), max_size=5))
 def test_batches(official, batch):
     ours, ref = official
@@ -95,7 +96,7 @@ def test_batches(official, batch):
     assert ours.decode_bytes_batch(ids) == ref.decode_bytes_batch(ids)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.text(max_size=60))
 def test_decode_with_offsets(official, text):
     ours, ref = official
@@ -117,7 +118,7 @@ def test_encode_to_numpy(official):
     assert got.dtype == want.dtype == np.uint32 and list(got) == list(want)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(texts_with_specials, allowed_args, disallowed_args)
 def test_allowed_and_disallowed_special_as_in_tiktoken(official, text, allowed, disallowed):
     ours, ref = official

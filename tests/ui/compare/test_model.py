@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenizer
+from tests.tier import examples
 from tokenizer.baselines import CharTokenizer
 from tokenizer.trace import make_spans
 from ui.common import samples
@@ -44,7 +45,7 @@ def test_stats_row_of_the_baselines():
     }
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(TEXTS)
 def test_boundary_diff_invariants(encodings, text):
     spans = {n: t.encode_spans(text, disallowed_special=()) for n, t in encodings.items()}

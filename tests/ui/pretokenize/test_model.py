@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
@@ -66,9 +67,8 @@ def test_the_seed_examples_show_the_differences_the_rules_describe():
     assert model.split(gpt4, code)[-5:] == ["):\n", "   ", " if", " x", ":"]  # the newline ends a chunk
 
 
+@pytest.mark.slow
 def test_a_catastrophic_custom_regex_is_stopped_with_a_message():
-    import pytest
-
     with pytest.raises(ValueError, match="took longer than"):
         model.split(model.custom_choice(r"(a|aa)+$"), "a" * 40 + "!")
     with pytest.raises(ValueError, match="not a valid regex"):

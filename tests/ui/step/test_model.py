@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.tier import examples
 from tokenizer import load_encoding, train
 from ui.step import model as stepper
 
@@ -105,7 +106,7 @@ def test_word_ladder_builds_tokenization_with_gpt2():
         assert len(new) == step.count and all(spans[i].id == step.new_id for i in new)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     text=st.text(alphabet="ab c\nαβ", min_size=1, max_size=200),
     merges=st.integers(1, 40),

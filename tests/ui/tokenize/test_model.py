@@ -10,6 +10,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import tokenizer
+from tests.tier import examples
 from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
 from tokenizer.trace import make_spans
 from ui.tokenize import model
@@ -99,7 +100,7 @@ def chat_reference_ids(name: str, msgs) -> list[int]:
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(msgs=MESSAGES)
 @example(msgs=[{"role": "system", "content": "<|im_start|>"}])
 def test_chat_encoding_equals_tiktoken_with_the_chat_tokens(chat_encodings, name, msgs):
@@ -108,7 +109,7 @@ def test_chat_encoding_equals_tiktoken_with_the_chat_tokens(chat_encodings, name
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(msgs=MESSAGES)
 def test_chat_encoding_is_tiktokens_whole_text_encoding_without_special_strings(chat_encodings, name, msgs):
     ref = chat_reference(name)

@@ -6,6 +6,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.tier import examples
 from tokenizer import train
 from tokenizer.baselines import bytes_tokenizer
 from ui.train import heldout
@@ -13,7 +14,7 @@ from ui.train import heldout
 WORDS = st.sampled_from(["low", "lower", "newest", "widest", " ", "\n", "the", "héllo", "你好", "1234", "!"])
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     st.lists(WORDS, min_size=1, max_size=40).map("".join),
     st.lists(WORDS, max_size=40).map("".join),

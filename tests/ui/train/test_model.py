@@ -38,6 +38,7 @@ def test_pattern_choices():
         model.pattern_for("custom", "  ")
 
 
+@pytest.mark.slow
 def test_custom_pattern_validation():
     chunks, err = model.validate_custom(r"\w+|\s+|[^\w\s]+")
     assert err is None and "Hello" in chunks

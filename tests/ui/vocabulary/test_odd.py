@@ -48,6 +48,7 @@ def test_bpe_unreachable_and_partial_tokens():
     assert found.checked == 260
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
 def test_official_encodings_agree_with_the_definition_and_with_tiktoken(name):
     tok = load_encoding(name)
