@@ -18,7 +18,8 @@ What it does, in the foreground:
 4. nginx (Debian's package) on ``PORT`` with the config rendered from
    ``deploy/nginx.conf.in``: static assets, compression, per-browser affinity, websockets.
 5. Supervision: an app process or nginx that exits is started again (its log line says
-   so), after a pause that grows when it keeps failing; if one fails five times within
+   so), after what is left of its process group is killed (a killed nginx master leaves
+   workers that hold the port), after a pause that grows when it keeps failing; if one fails five times within
    a minute the command stops everything and exits with status 1 and a message that
    says which and where its log is. SIGINT (Ctrl+C) and SIGTERM stop every process it
    started (SIGTERM, then SIGKILL after ten seconds) and it exits with status 0.
@@ -238,6 +239,16 @@ class Child:
             except ProcessLookupError:
                 pass
 
+    def reap_group(self) -> None:
+        """SIGKILL what is left of a dead child's process group: nginx's workers outlive a killed master and keep
+        the port, a dead app process's training workers keep their memory. The kernel does not reuse the group's
+        id while a member lives, so this reaches only what this child started."""
+        if self.proc is not None and not self.alive():
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
 
 class Supervisor:
     def __init__(self, children: list[Child]):
@@ -297,6 +308,7 @@ class Supervisor:
                 continue
             if c.next_start == 0.0:  # just found dead
                 status = c.proc.returncode if c.proc else "?"
+                c.reap_group()
                 c.fails = [t for t in c.fails if now - t < WINDOW] + [now]
                 if len(c.fails) >= MAX_FAILS:
                     raise SystemExit(
@@ -323,6 +335,7 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 c.stop(signal.SIGKILL)
                 c.proc.wait()
+            c.reap_group()
         say("stopped")
 
 

@@ -113,6 +113,12 @@ def test_no_database_at_start_is_one_clear_line(tmp_path):
     assert "BPE Lab: cannot connect to the PostgreSQL database postgresql://bpe@127.0.0.1:1/bpe" in out.stderr
 
 
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of a process group: an nginx master and its workers, an app and its pool."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,pgid=,stat="], capture_output=True, text=True).stdout
+    return [int(p) for p, g, stat in (line.split() for line in out.strip().splitlines()) if int(g) == pgid and "Z" not in stat]
+
+
 def _children(pid: int) -> dict[str, list[int]]:
     out = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     kids: dict[str, list[int]] = {"app": [], "nginx": []}
@@ -140,8 +146,10 @@ def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_pa
             assert r.status == 200
         kids = _children(proc.pid)
         assert len(kids["app"]) == 1 and len(kids["nginx"]) == 1
+        old_nginx = _group(kids["nginx"][0])  # each child leads a process group of its own
+        assert len(old_nginx) > 1, "nginx's master and its workers"
         os.kill(kids["app"][0], signal.SIGKILL)
-        os.kill(kids["nginx"][0], signal.SIGKILL)
+        os.kill(kids["nginx"][0], signal.SIGKILL)  # a crash: the master's workers are orphaned, still on the port
         deadline = time.time() + 180
         while True:
             text = log.read_text()
@@ -155,11 +163,15 @@ def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_pa
             assert time.time() < deadline, text
             time.sleep(0.5)
         assert "exited (status -9); starting it again" in log.read_text()
+        assert _group(kids["nginx"][0]) == [], "the dead master's workers are gone, so the new nginx serves the port"
         after = _children(proc.pid)
+        assert after["nginx"] and after["nginx"] != kids["nginx"]
+        groups = after["app"] + after["nginx"]
+        assert all(_group(g) for g in groups)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
-        for pid in after["app"] + after["nginx"]:
-            assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+        for g in groups:
+            assert _group(g) == [], f"process group {g} outlived the supervisor"
         assert "stopped" in log.read_text()
     finally:
         if proc.poll() is None:
