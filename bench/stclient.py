@@ -13,6 +13,12 @@ Chromium sends for the same steps.
 
 asyncio and the ``websockets`` package (installed with Streamlit): forty students are
 forty coroutines in one process, so the client stays a small part of the machine.
+
+This module is the only one that uses Streamlit's non-public wire protocol
+(``streamlit.proto``) and the frontend's way of using it. A load
+generator that speaks the protocol has no public alternative; ``validate.py`` checks it
+against Chromium and ``tests/bench/test_load_test.py`` against a real server, and
+``tests/test_architecture.py`` keeps every other module off these imports.
 """
 
 from __future__ import annotations
@@ -323,6 +329,13 @@ class Student:
     def set_int(self, key: str, value: int) -> None:
         _, s = self._state(key)
         s.int_value = value
+
+
+def parse_back(payload: bytes | str) -> BackMsg:
+    """A websocket frame a browser sent, as the ``BackMsg`` it encodes (Playwright gives binary frames as latin-1 text)."""
+    msg = BackMsg()
+    msg.ParseFromString(payload if isinstance(payload, bytes) else payload.encode("latin-1"))
+    return msg
 
 
 def describe(msg: BackMsg) -> dict:

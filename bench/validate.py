@@ -22,8 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
-from stclient import Student, describe  # noqa: E402
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from stclient import Student, describe, parse_back  # noqa: E402
 
 TEXT = "Validation text: hello world, tokenization. " * 5
 
@@ -38,8 +37,7 @@ def chromium_run(base: str) -> tuple[list[dict], list[str]]:
 
     def on_ws(ws):
         def frame(payload):
-            m = BackMsg()
-            m.ParseFromString(payload if isinstance(payload, bytes) else payload.encode("latin-1"))
+            m = parse_back(payload)
             if m.WhichOneof("type") == "rerun_script":
                 sent.append(describe(m))
 

@@ -60,6 +60,39 @@ def shown_result(page) -> str:
     return page.get_by_role("combobox", name="Results for").input_value()
 
 
+def _app_port(classroom) -> int:
+    import subprocess
+
+    pid = classroom.children()["app"][0]
+    args = subprocess.run(["ps", "-ww", "-o", "args=", "-p", str(pid)], capture_output=True, text=True).stdout.split()
+    return int(args[args.index("--server.port") + 1])
+
+
+def test_nginx_serves_streamlits_own_assets_compressed(classroom):
+    """deploy/classroom.py copies the installed Streamlit's static folder (package data, the one thing it reads
+    from Streamlit's files) for nginx: what nginx serves, gzipped, is byte for byte what an app process serves."""
+    import gzip
+    import urllib.request
+
+    def get(url: str, encoding: str | None = None) -> tuple[bytes, str | None]:
+        req = urllib.request.Request(url, headers={"Accept-Encoding": encoding} if encoding else {})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.read(), r.headers.get("Content-Encoding")
+
+    app = f"http://127.0.0.1:{_app_port(classroom)}"
+    index, _ = get(classroom.url + "/")
+    assets = re.findall(r'(?:src|href)="\.?/?(static/[^"]+\.(?:js|css))"', index.decode())
+    assert assets, index[:500]
+    sizes = {}
+    for asset in assets:
+        body, encoding = get(f"{classroom.url}/{asset}", "gzip")
+        own = get(f"{app}/{asset}")[0]
+        assert (gzip.decompress(body) if encoding == "gzip" else body) == own, asset
+        sizes[asset] = (len(own), encoding)
+    biggest = max(sizes, key=lambda a: sizes[a][0])
+    assert sizes[biggest][1] == "gzip", sizes  # the main bundle (megabytes) goes out compressed; tiny files may not
+
+
 def test_the_cookie_is_http_only_and_never_in_a_link(browser, classroom):
     context, page = new_page(browser)
     page.goto(classroom.url + "/")
