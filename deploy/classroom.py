@@ -233,19 +233,12 @@ class Child:
             return False
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.alive():
+        """Signal the child's whole process group, whether the child still runs or not: nginx's workers outlive a
+        killed master and keep the port, a dead app process's training workers keep their memory. The kernel
+        does not reuse the group's id while a member lives, so this reaches only what this child started."""
+        if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                pass
-
-    def reap_group(self) -> None:
-        """SIGKILL what is left of a dead child's process group: nginx's workers outlive a killed master and keep
-        the port, a dead app process's training workers keep their memory. The kernel does not reuse the group's
-        id while a member lives, so this reaches only what this child started."""
-        if self.proc is not None and not self.alive():
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
 
@@ -308,7 +301,7 @@ class Supervisor:
                 continue
             if c.next_start == 0.0:  # just found dead
                 status = c.proc.returncode if c.proc else "?"
-                c.reap_group()
+                c.stop(signal.SIGKILL)  # what it left behind
                 c.fails = [t for t in c.fails if now - t < WINDOW] + [now]
                 if len(c.fails) >= MAX_FAILS:
                     raise SystemExit(
@@ -333,9 +326,9 @@ class Supervisor:
             try:
                 c.proc.wait(max(0.1, deadline - time.time()))
             except subprocess.TimeoutExpired:
-                c.stop(signal.SIGKILL)
-                c.proc.wait()
-            c.reap_group()
+                pass
+            c.stop(signal.SIGKILL)  # a child that would not stop, and whatever any child left behind
+            c.proc.wait()
         say("stopped")
 
 
