@@ -19,7 +19,7 @@ help:
 	@echo "make serve  - BPE Lab for a class: $(WORKERS) app processes behind nginx on http://localhost:$(PORT) (shared mode)"
 	@echo "make test   - set up and run the whole test suite (lint, unit, doctests, app, browser)"
 	@echo "make test-fast - everything but the slow and browser tests, fewer examples, on every core (about 90 s on 2 cores)"
-	@echo "make lint   - ruff check and ruff format --check; make format rewrites"
+	@echo "make lint   - ruff check, ruff format --check and eslint; make format rewrites"
 	@echo "make bench  - benchmarks against HF tokenizers and tiktoken"
 
 # serve.py is app.py as a public st.App, with the middleware that gives each browser its key in shared mode
@@ -31,19 +31,23 @@ serve: setup nginx
 	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python deploy/classroom.py
 
 test: setup-dev browser nginx postgres lint
+	node --test tests/web/
 	CI=$${CI:-} $(BIN)/python -m pytest
 
 # a tenth of the hypothesis examples (tests/tier.py), the slow and browser tests left out, one worker per core
 test-fast: setup-dev
+	node --test tests/web/
 	BPE_LAB_TEST_TIER=fast $(BIN)/python -m pytest -m "not slow and not browser" -n auto
 
 lint: setup-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	npx --no-install eslint .
 
 format: setup-dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+	npx --no-install eslint --fix .
 
 bench: setup-dev
 	$(BIN)/python bench/run.py
@@ -53,13 +57,18 @@ load-test: setup-dev
 	$(BIN)/python bench/load_test.py --url http://127.0.0.1:$(PORT) $(LOAD_ARGS)
 
 setup: $(VENV)/.runtime provision
-setup-dev: $(VENV)/.dev provision-strict
+setup-dev: $(VENV)/.dev node_modules/.installed provision-strict
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "BPE Lab needs Python 3.11 or newer"'
 	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+# the browser code's lint and test tools (eslint; node's own test runner needs nothing), from package-lock.json
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
@@ -105,4 +114,4 @@ postgres:
 	fi
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis artifacts
+	rm -rf $(VENV) node_modules .pytest_cache .hypothesis artifacts

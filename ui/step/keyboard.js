@@ -7,7 +7,7 @@ const KEYS = { ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last"
 const FIELDS = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], ' +
   '[role="textbox"], [role="combobox"], [role="listbox"], [role="option"], [role="slider"], [role="spinbutton"], [role="menu"], [role="menuitem"]';
 
-export default function (component) {
+export default function (_component) {
   const doc = document;
   const previous = window.__bpeStepKeys;
   if (previous) doc.removeEventListener("keydown", previous, true);
