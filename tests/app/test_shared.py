@@ -108,7 +108,7 @@ def test_an_expired_workspace_is_explained_once(monkeypatch, shared):
     as_browser(monkeypatch, ALICE)
     train_tiny(page("train"))
     db = database.Database(shared)
-    db.execute("UPDATE workspaces SET last_seen = ?", (time.time() - 3 * 86400,))
+    db.execute("UPDATE workspaces SET last_seen = :t", t=time.time() - 3 * 86400)
     database._last_purge.clear()
     at = page("train")
     [warning] = [w for w in texts(at.warning) if "not used for" in w]
@@ -124,7 +124,9 @@ def test_a_damaged_record_gets_a_message_and_a_delete_button(monkeypatch, shared
     at = train_tiny(page("train"), "bad")
     bad = at.session_state["train.selected"]
     database.Database(shared).execute(
-        "UPDATE tokenizers SET doc = ?, version = version + 1 WHERE key = ?", (zlib.compress(b'{"format": "bpe-lab'), bad)
+        "UPDATE tokenizers SET doc = :doc, version = version + 1 WHERE key = :key",
+        doc=zlib.compress(b'{"format": "bpe-lab'),
+        key=bad,
     )
     at = page("train")
     assert not at.exception
