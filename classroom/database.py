@@ -40,7 +40,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +53,7 @@ from tokenizer import Tokenizer, formats
 from tokenizer.fetch import data_dir
 from ui.common.workspace import Damaged, Entry, Notice
 
+from . import settings
 from .stores import BaseStore, new_key
 
 DATABASE_ENV = ("BPE_LAB_DATABASE_URL", "DATABASE_URL")
@@ -91,6 +92,33 @@ sa.Table(
 )
 
 
+#: What SQLite's error codes mean for the person who runs the server, and what to do (the first matching prefix).
+SQLITE_PROBLEMS = [
+    (
+        "SQLITE_CORRUPT",
+        "the database file {path} is damaged ({why}): restore it from a backup, or move it away "
+        "(BPE Lab then starts with an empty one)",
+    ),
+    (
+        "SQLITE_NOTADB",
+        "{path} is not a SQLite database ({why}): move it away (BPE Lab then starts with an empty one), "
+        "or set BPE_LAB_DATABASE_URL to the right file",
+    ),
+    (
+        "SQLITE_READONLY",
+        "the database file {path} cannot be written ({why}): let this user write it and its folder, "
+        "or set BPE_LAB_DATABASE_URL to a file it can write",
+    ),
+    (
+        "SQLITE_FULL",
+        "the disk that holds the database file {path} is full ({why}): free some space, "
+        "or set BPE_LAB_DATABASE_URL to a file on another disk",
+    ),
+    ("SQLITE_CANTOPEN", "cannot open the SQLite database {path} ({why}): check that this user may read and write its folder"),
+    ("SQLITE_IOERR", "the database file {path} cannot be read or written ({why}): check the disk it is on"),
+]
+
+
 class DatabaseUnavailable(ValueError):
     """The database cannot be reached or opened; ``str()`` is one line that says what to check."""
 
@@ -108,7 +136,7 @@ class Limits:
     ttl_days: float = 30.0
 
     @classmethod
-    def from_env(cls, env: dict | None = None) -> Limits:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
         """``BPE_LAB_MAX_TOKENIZERS``, ``BPE_LAB_MAX_MB``, ``BPE_LAB_WORKSPACE_TTL_DAYS`` (defaults 20, 50, 30).
 
         >>> Limits.from_env({"BPE_LAB_MAX_MB": "1.5", "BPE_LAB_MAX_TOKENIZERS": "3"})
@@ -116,27 +144,14 @@ class Limits:
         >>> Limits.from_env({"BPE_LAB_MAX_TOKENIZERS": "lots"})
         Traceback (most recent call last):
         ...
-        ValueError: BPE_LAB_MAX_TOKENIZERS must be a positive number, not 'lots'
+        ValueError: BPE_LAB_MAX_TOKENIZERS must be a whole number from 1 to 100000 (tokenizers one browser may keep on a shared server), not 'lots'
         """
-        env = os.environ if env is None else env
         d = cls()
-
-        def number(name: str, default: float) -> float:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return default
-            try:
-                value = float(raw)
-            except ValueError:
-                value = -1
-            if value <= 0:
-                raise ValueError(f"{name} must be a positive number, not {raw!r}")
-            return value
-
+        megabytes = settings.number(MAX_MB_ENV, env, d.max_bytes / 1024 / 1024)
         return cls(
-            int(number(MAX_TOKENIZERS_ENV, d.max_tokenizers)),
-            int(number(MAX_MB_ENV, d.max_bytes / 1024 / 1024) * 1024 * 1024),
-            number(TTL_ENV, d.ttl_days),
+            settings.number(MAX_TOKENIZERS_ENV, env, d.max_tokenizers),
+            max(1, int(megabytes * 1024 * 1024)),
+            float(settings.number(TTL_ENV, env, d.ttl_days)),
         )
 
 
@@ -224,6 +239,7 @@ class Database:
             sa.event.listen(self.engine, "begin", _sqlite_begin)
         elif scheme in ("postgres", "postgresql"):
             self.kind = "postgresql"
+            self.path = describe_url(url)
             self.engine = sa.create_engine(
                 sa.make_url(url).set(drivername="postgresql+psycopg"),
                 connect_args={"connect_timeout": 5},
@@ -239,6 +255,8 @@ class Database:
             version = conn.execute(sa.text("SELECT version FROM bpe_lab_schema")).scalar()
             if version is None:
                 conn.execute(sa.text("INSERT INTO bpe_lab_schema (version) VALUES (:v)"), {"v": SCHEMA_VERSION})
+        if version is not None and not isinstance(version, int):  # another table's page where the schema's should be
+            raise DatabaseUnavailable(SQLITE_PROBLEMS[0][1].format(path=self.path, why=f"schema version {version!r}"))
         if version is not None and version > SCHEMA_VERSION:
             raise DatabaseUnavailable(
                 f"the database {describe_url(self.url)} was made by a newer BPE Lab (schema {version}); upgrade this one"
@@ -246,17 +264,52 @@ class Database:
 
     @contextmanager
     def _errors(self, opening: bool = False) -> Iterator[None]:
-        """Any error of the database driver as a ``DatabaseUnavailable`` of one line."""
+        """Any error of the database driver as a ``DatabaseUnavailable`` of one line that says what to do."""
         try:
             yield
         except exc.SQLAlchemyError as e:
-            if self.kind == "sqlite" and opening:
-                raise DatabaseUnavailable(f"cannot open the SQLite database {self.path}: {_first_line(e)}") from None
+            raise DatabaseUnavailable(self._explain(e, opening)) from None
+
+    def _explain(self, e: exc.SQLAlchemyError, opening: bool) -> str:
+        first = _first_line(e)
+        if self.kind == "postgresql":
             if opening:
+                return f"cannot connect to the PostgreSQL database {describe_url(self.url)}: {first}"
+            return f"the database {describe_url(self.url)} is not answering: {first}"
+        code = getattr(getattr(e, "orig", None), "sqlite_errorname", "") or ""
+        if code.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_READONLY")):
+            code = self._disk_problem() or code  # SQLite often says only "disk I/O error": the disk says why
+        for prefix, what in SQLITE_PROBLEMS:
+            if code.startswith(prefix):
+                return what.format(path=self.path, why=first)
+        if opening:
+            return f"cannot open the SQLite database {self.path}: {first}"
+        return f"the database {self.path} is not answering: {first}"
+
+    def _disk_problem(self) -> str | None:
+        """``SQLITE_READONLY`` or ``SQLITE_FULL`` when the file's disk is read-only or (nearly) full, else None."""
+        folder = Path(self.path).parent
+        try:
+            disk = os.statvfs(folder)
+        except OSError:
+            return None
+        if disk.f_flag & os.ST_RDONLY or not os.access(folder, os.W_OK):
+            return "SQLITE_READONLY"
+        if disk.f_bavail * disk.f_frsize < 256 * 1024:
+            return "SQLITE_FULL"
+        return None
+
+    def check(self) -> None:
+        """At start-up: the whole SQLite file reads back whole (``PRAGMA quick_check``) and can be written."""
+        if self.kind != "sqlite":
+            return
+        with self._errors(), self._connection(write=True) as conn:
+            problems = [row[0] for row in conn.exec_driver_sql("PRAGMA quick_check")]
+            if problems != ["ok"]:
                 raise DatabaseUnavailable(
-                    f"cannot connect to the PostgreSQL database {describe_url(self.url)}: {_first_line(e)}"
-                ) from None
-            raise DatabaseUnavailable(f"the database {describe_url(self.url)} is not answering: {_first_line(e)}") from None
+                    SQLITE_PROBLEMS[0][1].format(path=self.path, why=f"{len(problems)} problems, the first: {problems[0]}")
+                )
+            conn.execute(sa.text("UPDATE bpe_lab_schema SET version = version"))  # a page written: read-only, full disk
 
     @contextmanager
     def _connection(self, write: bool) -> Iterator[sa.Connection]:

@@ -46,6 +46,9 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
+
+from . import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).with_name("nginx.conf.in")
@@ -58,6 +61,12 @@ STARTRETRIES = 5
 STOP_WAIT = 10
 #: The upload limit (10 MB in .streamlit/config.toml) plus room for the form's framing.
 MAX_BODY = "12m"
+
+
+def fail(problem: BaseException) -> NoReturn:
+    """A problem found before anything started: one line on stderr, exit status 2."""
+    print(f"BPE Lab: {problem}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 
 def say(msg: str) -> None:
@@ -335,8 +344,13 @@ def app_command(port: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="BPE Lab for a class: N app processes behind nginx on one port.")
-    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8501))
-    ap.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS") or os.cpu_count() or 1))
+    try:
+        port = settings.number("PORT", default=8501)
+        workers = settings.number("WORKERS", default=os.cpu_count() or 1)
+    except ValueError as e:
+        fail(e)
+    ap.add_argument("--port", type=int, default=port)
+    ap.add_argument("--workers", type=int, default=workers)
     ap.add_argument("--listen", default=os.environ.get("LISTEN", ""), help="address nginx listens on (default: every address)")
     ap.add_argument(
         "--proxy-only", action="store_true", help="run only nginx, in front of --upstream host:port (several allowed)"
@@ -344,8 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--upstream", action="append", default=[], help="an app process's host:port (with --proxy-only)")
     ap.add_argument("--check-config", action="store_true", help="render the nginx config, run `nginx -t`, print its path")
     args = ap.parse_args(argv)
-    if args.workers < 1:
-        raise SystemExit("BPE Lab: WORKERS must be at least 1")
+    for name, value in (("PORT", args.port), ("WORKERS", args.workers)):
+        try:
+            settings.number(name, {name: str(value)})
+        except ValueError as e:
+            fail(e)
 
     if not args.proxy_only:
         os.environ["BPE_LAB_SHARED"] = "1"
@@ -359,8 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.proxy_only:
         where = "database: (the app processes')"
     else:
-        from .asgi import check_database  # the app's own check (imports the app's modules: not needed for the proxy)
+        from .asgi import check_database, check_settings  # the app's own checks (not needed for the proxy)
 
+        check_settings()
         where = check_database()
     static = prepare_static(nginx_root() / "static")
 
