@@ -26,6 +26,7 @@ What it does, in the foreground:
    unexpected exits within a minute, the command stops everything and exits with status 1
    and a message that says which and where its log is. SIGINT (Ctrl+C) and SIGTERM stop every process (SIGTERM to each process group,
    SIGKILL after ten seconds: ``stopasgroup``, ``killasgroup``) and it exits with status 0.
+   If this command is itself killed, supervisord gets SIGTERM and stops everything the same way.
 
 Logs: ``data/run/classroom-<port>/`` (supervisord's, one file per app process, nginx's error log).
 """
@@ -33,6 +34,7 @@ Logs: ``data/run/classroom-<port>/`` (supervisord's, one file per app process, n
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gzip
 import os
 import shlex
@@ -271,6 +273,15 @@ def supervisor_config(programs: list[Program], *, run: Path, logs: Path, fatal: 
     return "\n".join(out)
 
 
+def _follow_parent() -> None:
+    """In supervisord's process, before it runs: SIGTERM (its orderly stop of every program) when this command dies,
+    even by SIGKILL (Linux's PR_SET_PDEATHSIG); without it a killed command would leave a class's server running."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
 def _healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2) as r:
@@ -286,7 +297,9 @@ def supervise(conf: Path, programs: list[Program], fatal: Path, banner: str, tim
     cannot be started again stops it too, with the listener's message (1).
     """
     fatal.unlink(missing_ok=True)
-    proc = subprocess.Popen([sys.executable, "-m", "supervisor.supervisord", "-c", str(conf)], cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "supervisor.supervisord", "-c", str(conf)], cwd=ROOT, preexec_fn=_follow_parent
+    )
 
     def forward(signum, _frame) -> None:
         if proc.poll() is None:

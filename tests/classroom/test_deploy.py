@@ -214,3 +214,19 @@ def test_a_program_that_keeps_dying_after_starting_stops_the_command(tmp_path):
         assert "MemoryError" in message  # the tail of its log
     finally:
         supervisord.kill()
+
+
+@pytest.mark.slow
+def test_a_killed_command_leaves_nothing_running(tmp_path):
+    """SIGKILL to `make serve`'s command (no chance to clean up): its supervisord still stops every program."""
+    port = classroom.free_port()
+    proc, _ = start(tmp_path, port, WORKERS="1")
+    kids = programs(proc.pid)
+    groups = kids["app"] + kids["nginx"] + kids["other"]
+    assert len(groups) == 3
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 60
+    while any(group(g) for g in groups) and time.time() < deadline:
+        time.sleep(0.5)
+    assert [g for g in groups if group(g)] == []
