@@ -32,7 +32,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import tokenizer
-from tokenizer.provision import ESSENTIAL
+from tokenizer.models.provision import ESSENTIAL
 from ui.render import STYLESHEET
 
 from . import present, state, tokenizers, workspace

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from tokenizer.provision import ESSENTIAL
+from tokenizer.models.provision import ESSENTIAL
 from ui.common import cache, errors, samples, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
