@@ -49,7 +49,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tokenizer import Tokenizer, formats
-from tokenizer.fetch import data_dir
+from tokenizer.models.fetch import data_dir
 
 from .workspace import Damaged, Entry, TokenizerStore, _slug, new_key, stamp
 

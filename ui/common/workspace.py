@@ -27,7 +27,7 @@ from pathlib import Path
 import streamlit as st
 
 from tokenizer import Tokenizer, TrainingTrace, formats
-from tokenizer.fetch import data_dir
+from tokenizer.models.fetch import data_dir
 
 from .upload import check_size
 
