@@ -10,9 +10,9 @@ from model_packages import reference_encode, tiktoken_reference
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
-from ui.common import samples
 from ui.common.text import MAX_CHARS
 from ui.compare import model
+from ui.content import samples
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -64,10 +64,10 @@ def test_default_compares_gpt2_gpt4o_and_llama3():
 
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
     tok = train(samples.SAMPLES["Python code"] * 3, 300, name="newest")
     key = "user:" + store.add(tok)
@@ -153,10 +153,10 @@ def test_leaderboard_matches_tiktoken():
 
 
 def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
+    key = "user:" + FolderStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
     text = "<script>alert(1)</script><img src=x onerror=\"document.title='pwned'\">"
     at = app(text, [key, "cl100k_base"])
     body = rows_html(at)
@@ -243,10 +243,10 @@ def test_choices_survive_a_switch_between_pages():
 
 
 def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     key = store.add(train("abababab" * 10, 260, name="short-lived"))
     at = app("abab")
     assert at.multiselect(key="compare.tokenizers").value == ["user:" + key, *DEFAULT]
@@ -264,11 +264,11 @@ FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken", "deepseek_v4"]  # OpenA
 
 @pytest.mark.slow
 def test_every_family_side_by_side_counts_as_its_reference(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     mine = train(samples.SAMPLES["English prose"] * 2, 400, name="mine")
-    key = "user:" + TokenizerStore(workspace).add(mine)
+    key = "user:" + FolderStore(workspace).add(mine)
     at = app(MIXED, [*FAMILIES, key])
     df = stats(at)
     for name in FAMILIES[:3]:

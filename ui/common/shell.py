@@ -99,8 +99,8 @@ def _rerun_through_app(file_name: str) -> None:
 def workspace_notices() -> None:
     """What the page must say about the user's saved work first (shared mode): an expired workspace, no cookie, no database."""
     icons = {"error": "⚠️", "warning": "🗂️", "info": "ℹ️"}
-    for kind, message in workspace.notices():
-        getattr(st, kind)(message, icon=icons[kind])
+    for notice in workspace.notices():
+        getattr(st, notice.kind)(notice.message, icon=icons[notice.kind])
 
 
 def inject_style() -> None:

@@ -13,9 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer.models.provision import ESSENTIAL
-from ui.common import cache, errors, samples, state, urlstate
+from ui.common import cache, errors, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.content import samples
 from ui.render import charts
 from ui.render.spans import Row, render_rows
 

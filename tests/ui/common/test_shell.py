@@ -16,8 +16,13 @@ SIDEBAR = "**BPE Lab** shows how"
 
 @pytest.fixture(autouse=True)
 def workspace(tmp_path, monkeypatch):
+    from classroom import workspaces
+
     monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    workspaces.configure(shared=False)
+    yield
+    workspaces.unconfigure()
 
 
 def from_app() -> AppTest:

@@ -1,4 +1,4 @@
-"""ui/common/workspace.py: the tokenizer store (folder and memory), imports, exports, training traces."""
+"""classroom/stores.py: the folder and memory stores, imports, exports (ui/train/downloads.py), training traces."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import time
 
 import pytest
 
+from classroom.stores import FolderStore, MemoryStore
 from tokenizer import TrainingTrace, formats, train
-from ui.common import workspace
 from ui.common.upload import MAX_UPLOAD_BYTES
-from ui.common.workspace import TokenizerStore
+from ui.train import downloads
 
 CORPUS = "the cat in the hat sat on the mat; the cat ate the rat. " * 20
 
@@ -23,7 +23,7 @@ def tok():
 
 @pytest.fixture(params=["folder", "memory"])
 def store(request, tmp_path):
-    return TokenizerStore(tmp_path / "ws" if request.param == "folder" else None)
+    return FolderStore(tmp_path / "ws") if request.param == "folder" else MemoryStore()
 
 
 def test_add_get_entries(store, tok):
@@ -51,8 +51,8 @@ def test_added_object_is_kept_with_its_training_trace(store, tok):
 
 
 def test_trace_rebuilt_from_stored_corpus_matches_training(tmp_path, tok):
-    key = TokenizerStore(tmp_path).add(tok, corpus=CORPUS)
-    fresh = TokenizerStore(tmp_path)  # as after a server restart
+    key = FolderStore(tmp_path).add(tok, corpus=CORPUS)
+    fresh = FolderStore(tmp_path)  # as after a server restart
     loaded = fresh.get(key)
     assert loaded is not tok and loaded.training is None
     trace = fresh.training_trace(key)
@@ -69,14 +69,14 @@ def test_no_corpus_no_trace(store, tok):
 
 
 def test_folder_survives_a_new_store(tmp_path, tok):
-    key = TokenizerStore(tmp_path).add(tok, corpus=CORPUS)
-    again = TokenizerStore(tmp_path)
+    key = FolderStore(tmp_path).add(tok, corpus=CORPUS)
+    again = FolderStore(tmp_path)
     assert [e.key for e in again.entries()] == [key]
     assert again.get(key).encode("the cat") == tok.encode("the cat")
 
 
 def test_memory_stores_are_separate(tok):
-    a, b = TokenizerStore(None), TokenizerStore(None)
+    a, b = MemoryStore(), MemoryStore()
     key = a.add(tok)
     assert b.entries() == []
     with pytest.raises(ValueError, match="no tokenizer"):
@@ -96,9 +96,9 @@ def test_rename_and_delete(store, tok):
 
 
 def test_rename_persists_on_disk(tmp_path, tok):
-    key = TokenizerStore(tmp_path).add(tok)
-    TokenizerStore(tmp_path).rename(key, "renamed")
-    assert TokenizerStore(tmp_path).get(key).name == "renamed"
+    key = FolderStore(tmp_path).add(tok)
+    FolderStore(tmp_path).rename(key, "renamed")
+    assert FolderStore(tmp_path).get(key).name == "renamed"
 
 
 def test_entries_oldest_first(store):
@@ -107,13 +107,13 @@ def test_entries_oldest_first(store):
         t = train(CORPUS, 260, name=f"t{i}")
         keys.append(store.add(t))
         t.metadata["saved_at"] = f"2030-01-01T00:00:0{i}"  # distinct times without sleeping
-        if store.root is not None:
+        if isinstance(store, FolderStore):
             formats.save(t, store.root / f"{keys[-1]}.json")
     assert [e.name for e in store.entries()] == ["t0", "t1", "t2"]
 
 
 def test_damaged_file_is_listed_not_fatal(tmp_path, tok):
-    store = TokenizerStore(tmp_path)
+    store = FolderStore(tmp_path)
     good = store.add(tok)
     (tmp_path / "broken-abc123.json").write_text('{"format": "bpe-lab/tokenizer", "version": 1, "merg', encoding="utf-8")
     (tmp_path / "binary-abc123.json").write_bytes(b"\xff\xfe\x00garbage")
@@ -128,7 +128,7 @@ def test_damaged_file_is_listed_not_fatal(tmp_path, tok):
 
 
 def test_exports_round_trip(store, tok):
-    exports = {e.label: e for e in workspace.exports(tok)}
+    exports = {e.label: e for e in downloads.exports(tok)}
     assert set(exports) == {"BPE Lab JSON", "tiktoken", "HF tokenizer.json"}
     assert all(e.problem is None and e.data for e in exports.values())
     assert exports["BPE Lab JSON"].file_name == "cats.json"
@@ -147,11 +147,11 @@ def test_export_problem_is_reported_not_raised(tok):
 
     # "abc" minted twice: a+b then ab+c, and b+c then a+bc; tiktoken and HF need unique bytes
     twin = Tokenizer({(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259}, name="twin")
-    exports = {e.label: e for e in workspace.exports(twin)}
+    exports = {e.label: e for e in downloads.exports(twin)}
     assert exports["BPE Lab JSON"].data
     assert exports["tiktoken"].data is None and "same bytes" in exports["tiktoken"].problem
     assert exports["HF tokenizer.json"].data is None and "same bytes" in exports["HF tokenizer.json"].problem
-    assert all(e.problem is None for e in workspace.exports(tok))
+    assert all(e.problem is None for e in downloads.exports(tok))
 
 
 def test_import_errors_name_the_file(store):
@@ -165,22 +165,12 @@ def test_import_errors_name_the_file(store):
 
 
 def test_tiktoken_import_uses_the_given_pattern(store, tok):
-    data = workspace.exports(tok)[1].data
+    data = downloads.exports(tok)[1].data
     assert store.get(store.import_bytes(data, "x.tiktoken", pattern="gpt2")).pattern_name == "gpt2"
 
 
-def test_store_picks_mode_from_environment(monkeypatch, tmp_path):
-    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "here"))
-    monkeypatch.delenv("BPE_LAB_SHARED", raising=False)
-    assert workspace.workspace_dir() == tmp_path / "here"
-    assert not workspace.shared_mode()
-    monkeypatch.setenv("BPE_LAB_SHARED", "1")
-    assert workspace.shared_mode()
-    assert "this browser tab only" in workspace.describe()  # no browser key outside a browser session
-
-
 def test_saved_json_is_readable_and_complete(tmp_path, tok):
-    key = TokenizerStore(tmp_path).add(tok, corpus=CORPUS)
+    key = FolderStore(tmp_path).add(tok, corpus=CORPUS)
     doc = json.loads((tmp_path / f"{key}.json").read_text(encoding="utf-8"))
     assert doc["name"] == "cats" and doc["metadata"]["source"] == "trained"
     assert (tmp_path / f"{key}.corpus.txt").read_text(encoding="utf-8") == CORPUS
@@ -192,8 +182,8 @@ def test_saved_json_is_readable_and_complete(tmp_path, tok):
 def test_stored_tokenizers_are_never_changed_in_place(tmp_path, tok):
     """Pages cache results by tokenizer object: renaming gives a new object, a rebuilt trace stays with the store."""
     folder = tmp_path / "ws"
-    key = TokenizerStore(folder).add(tok, corpus=CORPUS)
-    store = TokenizerStore(folder)  # as after a restart: no trace on the object
+    key = FolderStore(folder).add(tok, corpus=CORPUS)
+    store = FolderStore(folder)  # as after a restart: no trace on the object
     before = store.get(key)
     trace = store.training_trace(key)
     assert trace is not None and before.training is None

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "deploy"))
+from classroom import deploy as classroom
 
-import classroom  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+SERVE = [sys.executable, "-m", "classroom"]  # what `make serve` runs
 
 
 def test_the_generated_nginx_config_passes_nginx_t(tmp_path):
@@ -50,20 +50,18 @@ def test_a_broken_config_is_reported(tmp_path):
 
 
 def test_the_compose_file_follows_the_compose_specification():
-    """deploy/compose-spec.schema.json is the Compose Specification's JSON schema (compose-spec/compose-spec,
-    Apache-2.0), kept here so the check runs offline."""
+    """compose-spec.schema.json (next to this file) is the Compose Specification's JSON schema
+    (compose-spec/compose-spec, Apache-2.0), kept here so the check runs offline."""
     import jsonschema
     import yaml
 
-    schema = json.loads((ROOT / "deploy" / "compose-spec.schema.json").read_text())
+    schema = json.loads((Path(__file__).with_name("compose-spec.schema.json")).read_text())
     doc = yaml.safe_load((ROOT / "compose.yaml").read_text())
     assert list(jsonschema.Draft7Validator(schema).iter_errors(doc)) == []
     services = doc["services"]
     assert set(services) == {"db", "app", "proxy"}
     assert "postgresql://" in services["app"]["environment"]["DATABASE_URL"]
-    assert (
-        services["proxy"]["command"][:2] == ["python", "deploy/classroom.py"] and "--proxy-only" in services["proxy"]["command"]
-    )
+    assert services["proxy"]["command"][:3] == ["python", "-m", "classroom"] and "--proxy-only" in services["proxy"]["command"]
     assert "serve.py" in services["app"]["command"]
     broken = dict(doc, services=dict(services, app=dict(services["app"], replicas_typo=2)))
     assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))  # the check can fail
@@ -71,10 +69,10 @@ def test_the_compose_file_follows_the_compose_specification():
 
 def test_the_image_runs_what_exists():
     docker = (ROOT / "Dockerfile").read_text()
-    assert 'CMD ["python", "deploy/classroom.py"]' in docker and "python -m tokenizer provision" in docker
+    assert 'CMD ["python", "-m", "classroom"]' in docker and "python -m tokenizer provision" in docker
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".venv", "data", ".git"} <= set(ignored)
-    for path in ("deploy/classroom.py", "serve.py", "requirements.txt", "deploy/nginx.conf.in"):
+    for path in ("classroom/__main__.py", "serve.py", "requirements.txt", "classroom/nginx.conf.in"):
         assert (ROOT / path).exists()
 
 
@@ -92,9 +90,7 @@ def env_for(tmp_path: Path, **extra) -> dict:
 @pytest.mark.slow
 def test_no_database_at_start_is_one_clear_line(tmp_path):
     env = env_for(tmp_path, DATABASE_URL="postgresql://bpe:secret@127.0.0.1:1/bpe", PORT="18599", WORKERS="1")
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "deploy" / "classroom.py")], env=env, capture_output=True, text=True, timeout=120
-    )
+    out = subprocess.run(SERVE, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
@@ -134,9 +130,7 @@ def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_pa
     env = env_for(tmp_path, PORT=str(port), WORKERS="1")
     log = tmp_path / "classroom.log"
     with open(log, "w") as f:
-        proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "deploy" / "classroom.py")], env=env, stdout=f, stderr=subprocess.STDOUT
-        )
+        proc = subprocess.Popen(SERVE, env=env, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
         deadline = time.time() + 180
         while "BPE Lab for a class:" not in log.read_text():

@@ -2,7 +2,7 @@
 
 Plain Python (no Streamlit), tested against both. One ``Database`` per server
 process (``connect``), one ``DatabaseStore`` per browser session: it sees only
-the rows of its *owner*, the SHA-256 of the browser's key (``ui.common.identity``),
+the rows of its *owner*, the SHA-256 of the browser's key (``classroom.identity``),
 so the key itself is never stored and one browser can never name another's rows.
 
 Schema (``SCHEMA``, the same in both, created at start-up)::
@@ -33,13 +33,11 @@ so a database restart costs one slow rerun, not an error page.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import queue
 import sqlite3
 import threading
 import time
-import zipfile
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -50,8 +48,9 @@ from urllib.parse import urlsplit
 
 from tokenizer import Tokenizer, formats
 from tokenizer.models.fetch import data_dir
+from ui.common.workspace import Damaged, Entry, Notice
 
-from .workspace import Damaged, Entry, TokenizerStore, _slug, new_key, stamp
+from .stores import BaseStore, new_key
 
 DATABASE_ENV = ("BPE_LAB_DATABASE_URL", "DATABASE_URL")
 MAX_TOKENIZERS_ENV = "BPE_LAB_MAX_TOKENIZERS"
@@ -358,8 +357,8 @@ def _mb(n: int) -> str:
 # ----------------------------------------------------------------------------- one browser's tokenizers
 
 
-class DatabaseStore(TokenizerStore):
-    """One browser's tokenizers in the database (the ``TokenizerStore`` interface).
+class DatabaseStore(BaseStore):
+    """One browser's tokenizers in the database (a ``ui.common.workspace.Store``).
 
     Parsed tokenizers and training texts are kept by this object (one per browser
     session) by ``(key, version)``: a rerun reads one small row listing, never a document.
@@ -368,7 +367,7 @@ class DatabaseStore(TokenizerStore):
     CORPORA_KEPT = 2
 
     def __init__(self, db: Database, owner: str, limits: Limits | None = None, *, now: float | None = None):
-        super().__init__(None)
+        super().__init__()
         self.db = db
         self.owner = owner
         self.limits = limits or Limits()
@@ -376,7 +375,6 @@ class DatabaseStore(TokenizerStore):
         self._parsed: dict[str, tuple[int, Tokenizer]] = {}
         self._corpora: OrderedDict[str, tuple[int, str | None]] = OrderedDict()
         self._damaged: dict[tuple[str, int], str] = {}
-        self.problem: str | None = None
         now = time.time() if now is None else now
         maybe_purge(db, self.limits, now)
         rows = db.query("SELECT expired FROM workspaces WHERE owner = ?", (owner,))
@@ -395,15 +393,9 @@ class DatabaseStore(TokenizerStore):
         return [r[0] for r in self._rows()]
 
     def entries(self) -> list[Entry]:
-        """The readable tokenizers, oldest first; none (and ``problem`` set) while the database is not answering."""
-        try:
-            rows = self._rows()
-        except DatabaseUnavailable as e:
-            self.problem = f"Your saved tokenizers cannot be reached right now: {e}. Reload the page in a moment."
-            return []
-        self.problem = None
+        """The readable tokenizers, oldest first."""
         out = []
-        for key, name, created, vocab, pattern, source, has_corpus, version in rows:
+        for key, name, created, vocab, pattern, source, has_corpus, version in self._rows():
             self._versions[key] = version
             if (key, version) in self._damaged:
                 continue
@@ -570,31 +562,27 @@ class DatabaseStore(TokenizerStore):
         self._corpora.pop(key, None)
         self._traces.pop(key, None)
 
+    def notices(self) -> list[Notice]:
+        if not self.expired:
+            return []
+        days = self.limits.ttl_days
+        return [
+            Notice(
+                "warning",
+                f"Your workspace was not used for {days:g} days, so its tokenizers were deleted (this server "
+                f"keeps them {days:g} days after your last visit). Train or upload to start again.",
+                once=True,
+            )
+        ]
 
-def export_all(store: TokenizerStore) -> bytes:
-    """Every readable tokenizer of a store (BPE Lab JSON) and its training text, as one zip file."""
-    buf = io.BytesIO()
-    used: set[str] = set()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        lines = ["BPE Lab: every tokenizer of this workspace.", "Upload a .json on the Train page to use it again.", ""]
-        for e in store.entries():
-            try:
-                tok = store.get(e.key)
-            except ValueError:
-                continue
-            stem = _slug(e.name)
-            n = 2
-            while stem in used:
-                stem = f"{_slug(e.name)}-{n}"
-                n += 1
-            used.add(stem)
-            zf.writestr(f"bpe-lab/{stem}.json", formats.dumps(tok))
-            corpus = store.corpus(e.key)
-            if corpus is not None:
-                zf.writestr(f"bpe-lab/{stem}.training-text.txt", corpus)
-            lines.append(f"{stem}.json  {e.name}  {e.vocab_size} tokens  {e.source} {e.created}")
-        zf.writestr("bpe-lab/README.txt", "\n".join(lines) + "\n")
-    return buf.getvalue()
+    def describe(self) -> str:
+        count, used = self.usage()
+        lim = self.limits
+        return (
+            f"Shared server: your tokenizers are kept for this browser (a cookie; nobody else can see them) for "
+            f"{lim.ttl_days:g} days after your last visit. You keep {count} of at most {lim.max_tokenizers} "
+            f"({used / 1024 / 1024:.1f} of {lim.max_bytes / 1024 / 1024:.0f} MB)."
+        )
 
 
 __all__ = [
@@ -605,8 +593,6 @@ __all__ = [
     "Limits",
     "database_url",
     "describe_url",
-    "export_all",
     "maybe_purge",
     "owner_of",
-    "stamp",
 ]

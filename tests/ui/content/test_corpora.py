@@ -1,10 +1,10 @@
-"""ui/common/corpora.py: the built-in training corpora, read offline from this machine's Python."""
+"""ui/content/corpora.py: the built-in training corpora, read offline from this machine's Python."""
 
 from __future__ import annotations
 
 import pytest
 
-from ui.common import corpora
+from ui.content import corpora
 from ui.train.model import MAX_VOCAB
 
 

@@ -1,8 +1,8 @@
 """``make serve``: BPE Lab for a class on one machine, N app processes behind nginx on one port.
 
-    python deploy/classroom.py [--port 8501] [--workers N]        # what `make serve` runs
-    python deploy/classroom.py --proxy-only --upstream app:8501    # the proxy alone (compose.yaml)
-    python deploy/classroom.py --check-config                      # render the nginx config and run `nginx -t`
+    python -m classroom [--port 8501] [--workers N]        # what `make serve` runs
+    python -m classroom --proxy-only --upstream app:8501    # the proxy alone (compose.yaml)
+    python -m classroom --check-config                      # render the nginx config and run `nginx -t`
 
 What it does, in the foreground:
 
@@ -16,7 +16,7 @@ What it does, in the foreground:
    ``streamlit run serve.py`` on a port of its own on 127.0.0.1; each loads the official
    encodings before it answers its health check.
 4. nginx (Debian's package) on ``PORT`` with the config rendered from
-   ``deploy/nginx.conf.in``: static assets, compression, per-browser affinity, websockets.
+   ``classroom/nginx.conf.in``: static assets, compression, per-browser affinity, websockets.
 5. Supervision: an app process or nginx that exits is started again (its log line says
    so), after what is left of its process group is killed (a killed nginx master leaves
    workers that hold the port), after a pause that grows when it keeps failing; if one fails five times within
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "deploy" / "nginx.conf.in"
+TEMPLATE = Path(__file__).with_name("nginx.conf.in")
 NGINX_CANDIDATES = ("/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx")
 MIME_TYPES = "/etc/nginx/mime.types"
 COMPRESSIBLE = (".js", ".css", ".html", ".json", ".svg", ".txt", ".map", ".ttf", ".wasm", ".mjs")
@@ -342,21 +342,6 @@ def _tail(path: Path, n: int = 8) -> str:
 # ----------------------------------------------------------------------------- main
 
 
-def check_database() -> str:
-    """Open the database once (one line and exit status 2 when it cannot be); returns its URL without password."""
-    sys.path.insert(0, str(ROOT))
-    from ui.common import database
-
-    url = database.database_url()
-    try:
-        database.Limits.from_env()
-        database.Database(url).close()
-    except ValueError as e:
-        print(f"BPE Lab: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    return database.describe_url(url)
-
-
 def app_command(port: int) -> list[str]:
     return [
         sys.executable,
@@ -402,7 +387,12 @@ def main(argv: list[str] | None = None) -> int:
     run.mkdir(parents=True, exist_ok=True)
     run.chmod(0o755)
     run.parent.chmod(0o755)
-    where = "database: (the app processes')" if args.proxy_only else check_database()
+    if args.proxy_only:
+        where = "database: (the app processes')"
+    else:
+        from .asgi import check_database  # the app's own check (imports the app's modules: not needed for the proxy)
+
+        where = check_database()
     static = prepare_static(nginx_root() / "static")
 
     children: list[Child] = []

@@ -9,14 +9,15 @@ process, ``BPE_LAB_TRAIN_WORKERS``, default 2 in shared mode and 0, in the sessi
 own thread, in local mode); the session's thread only waits, which leaves the
 interpreter to the other sessions, and shows the worker's progress.
 
-Plain Python (no Streamlit): a worker is ``python -m ui.common.workers``, which imports
+Plain Python (no Streamlit): a worker is ``python -m classroom.workers``, which imports
 this module and ``tokenizer`` only, and reads tasks from its stdin (length-prefixed
 pickles: the text and the settings) and writes progress and the trained tokenizer to
 its stdout. (Not ``multiprocessing``: its spawned children import the parent's
 ``__main__``, which under Streamlit is the page script.) The pool is created on first
 use, once per app process (a lock guards it), holds no user data between trainings,
 and starts a worker again when one dies. Workers run at a lower priority (``NICE``, 5), so
-a rerun that overlaps trainings gets the processor first.
+a rerun that overlaps trainings gets the processor first. The pages reach it through
+``ui.common.training``, where ``classroom.workspaces.configure`` installs ``runner(size)``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from tokenizer import Tokenizer
 from tokenizer import train as _train_here
 
 WORKERS_ENV = "BPE_LAB_TRAIN_WORKERS"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 _HEADER = struct.Struct("!I")
 
 
@@ -77,7 +78,7 @@ def _receive(stream):
 
 
 def serve(stdin=None, stdout=None) -> None:
-    """A worker's loop (``python -m ui.common.workers``): a task in, progress and the result out, until stdin closes."""
+    """A worker's loop (``python -m classroom.workers``): a task in, progress and the result out, until stdin closes."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     while True:
@@ -102,7 +103,7 @@ class _Worker:
     def __init__(self) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ui.common.workers"],
+            [sys.executable, "-m", "classroom.workers"],
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -201,25 +202,26 @@ def pool(size: int) -> Pool:
         return _pools[size]
 
 
-def train(
-    text: str,
-    vocab_size: int,
-    *,
-    pattern: str | None,
-    special_tokens: Sequence[str] | None = None,
-    name: str | None = None,
-    progress: Callable[[int, int], object] | None = None,
-    workers: int = 0,
-) -> Tokenizer:
-    """``tokenizer.train`` in a worker process (``workers`` > 0) or here; ``progress(done, total)`` as training goes.
+def runner(size: int) -> Callable[..., Tokenizer]:
+    """A training runner for ``ui.common.training``: ``tokenizer.train`` in this process's pool of ``size`` workers.
 
-    The same result either way (the tokenizer and its training trace come back whole);
+    The same result as training here (the tokenizer and its training trace come back whole);
     a ValueError from training (a bad vocab size, a catastrophic regex) is raised here with its message.
     """
-    kwargs = {"pattern": pattern, "special_tokens": list(special_tokens) if special_tokens else None, "name": name or ""}
-    if workers <= 0:
-        return _train_here(text, vocab_size, progress=progress, **kwargs)
-    return pool(workers).train((text, vocab_size, kwargs), progress)
+
+    def train(
+        text: str,
+        vocab_size: int,
+        *,
+        pattern: str | None,
+        special_tokens: Sequence[str] | None = None,
+        name: str = "",
+        progress: Callable[[int, int], object] | None = None,
+    ) -> Tokenizer:
+        kwargs = {"pattern": pattern, "special_tokens": list(special_tokens) if special_tokens else None, "name": name}
+        return pool(size).train((text, vocab_size, kwargs), progress)
+
+    return train
 
 
 #: Niceness of a training process: the app processes' reruns (what students wait for, 0.05-0.3 s each) get the

@@ -1,11 +1,11 @@
 """Which browser a session belongs to, on a shared server: an unguessable key in an HttpOnly cookie.
 
-Shared mode keeps each browser's tokenizers in a database (``ui.common.database``)
+Shared mode keeps each browser's tokenizers in a database (``classroom.database``)
 under the SHA-256 of this key. The key
 
 * is 128 random bits, minted by the server: by the proxy of ``make serve``
-  (nginx's ``$request_id`` on the first page it serves, see ``deploy/nginx.conf.in``)
-  or, without a proxy, by ``BrowserKeyMiddleware`` (``serve.py``'s ``st.App``
+  (nginx's ``$request_id`` on the first page it serves, see ``classroom/nginx.conf.in``)
+  or, without a proxy, by ``BrowserKeyMiddleware`` (``classroom.asgi``'s ``st.App``
   runs it in front of Streamlit, for ``make run`` in shared mode);
 * lives only in the cookie ``bpe_lab_browser``: ``HttpOnly`` (page scripts cannot read
   it), ``SameSite=Lax``, ``Path=/``, kept for 400 days (browsers cap cookies there);

@@ -1,12 +1,12 @@
-"""ui/common/identity.py: the browser key's cookie, minted once, HttpOnly, never for websockets or in local mode."""
+"""classroom/identity.py: the browser key's cookie, minted once, HttpOnly, never for websockets or in local mode."""
 
 from __future__ import annotations
 
 import re
 
+from classroom import identity
+from classroom.identity import COOKIE, BrowserKeyMiddleware
 from tests import aio
-from ui.common import identity
-from ui.common.identity import COOKIE, BrowserKeyMiddleware
 
 
 def run(scope, *, enabled=True) -> list[tuple[bytes, bytes]]:

@@ -1,11 +1,11 @@
-"""ui/common/workers.py: training in a worker process gives what training here gives, progress included."""
+"""classroom/workers.py: training in a worker process gives what training here gives, progress included."""
 
 from __future__ import annotations
 
 import pytest
 
+from classroom import workers
 from tokenizer import train
-from ui.common import workers
 
 TEXT = "the cat in the hat sat on the mat; the cat ate the rat. " * 40
 
@@ -13,14 +13,8 @@ TEXT = "the cat in the hat sat on the mat; the cat ate the rat. " * 40
 def test_a_worker_trains_exactly_what_training_here_gives():
     here = train(TEXT, 300, pattern="gpt4", special_tokens=["<|endoftext|>"], name="here")
     seen = []
-    there = workers.train(
-        TEXT,
-        300,
-        pattern="gpt4",
-        special_tokens=["<|endoftext|>"],
-        name="here",
-        progress=lambda d, t: seen.append((d, t)),
-        workers=1,
+    there = workers.runner(1)(
+        TEXT, 300, pattern="gpt4", special_tokens=["<|endoftext|>"], name="here", progress=lambda d, t: seen.append((d, t))
     )
     assert there.merges == here.merges and there.special_tokens == here.special_tokens and there.name == "here"
     assert there.training.tokens_after == here.training.tokens_after  # the trace comes back whole
@@ -30,14 +24,26 @@ def test_a_worker_trains_exactly_what_training_here_gives():
 
 def test_errors_come_back_as_they_are():
     with pytest.raises(ValueError, match="vocab_size must be at least 256"):
-        workers.train(TEXT, 100, pattern=None, workers=1)
-    assert workers.train(TEXT, 260, pattern=None, workers=1).num_merges == 4  # the pool still works
+        workers.runner(1)(TEXT, 100, pattern=None)
+    assert workers.runner(1)(TEXT, 260, pattern=None).num_merges == 4  # the pool still works
 
 
 def test_no_workers_means_this_thread(monkeypatch):
+    from classroom import workspaces
+    from ui.common import training
+
     monkeypatch.setenv(workers.WORKERS_ENV, "0")
     assert workers.configured_workers(True) == 0
-    assert workers.train(TEXT, 260, pattern=None, workers=0).num_merges == 4
+    workspaces.configure(shared=True)
+    try:
+        assert training._runner is train  # the page's own thread
+        assert training.train(TEXT, 260, pattern=None).num_merges == 4
+        monkeypatch.setenv(workers.WORKERS_ENV, "1")
+        workspaces.configure(shared=True)
+        assert training._runner is not train
+        assert training.train(TEXT, 260, pattern=None).merges == train(TEXT, 260, pattern=None).merges
+    finally:
+        workspaces.unconfigure()
     monkeypatch.setenv(workers.WORKERS_ENV, "two")
     with pytest.raises(ValueError, match="must be a whole number"):
         workers.configured_workers(True)

@@ -1,4 +1,4 @@
-"""ui/common/database.py against SQLite and a real PostgreSQL server (tests/postgres.py): isolation,
+"""classroom/database.py against SQLite and a real PostgreSQL server (tests/postgres.py): isolation,
 survival, limits, expiry, damaged rows, concurrency, the download of everything, an unavailable database."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import zlib
 import pytest
 from postgres import PostgresServer
 
+from classroom import database
+from classroom.database import Database, DatabaseStore, DatabaseUnavailable, LimitReached, Limits, owner_of
 from tokenizer import formats, train
-from ui.common import database
-from ui.common.database import Database, DatabaseStore, DatabaseUnavailable, LimitReached, Limits, owner_of
+from ui.train import downloads
 
 CORPUS = "the cat in the hat sat on the mat; the cat ate the rat. " * 20
 
@@ -239,7 +240,7 @@ def test_export_all_holds_every_tokenizer_and_text(db):
     s = DatabaseStore(db, owner(1))
     s.add(tok("same"), corpus=CORPUS)
     s.add(tok("same"))
-    zf = zipfile.ZipFile(io.BytesIO(database.export_all(s)))
+    zf = zipfile.ZipFile(io.BytesIO(downloads.export_all(s)))
     names = sorted(zf.namelist())
     assert names == ["bpe-lab/README.txt", "bpe-lab/same-2.json", "bpe-lab/same.json", "bpe-lab/same.training-text.txt"]
     assert zf.read("bpe-lab/same.training-text.txt").decode() == CORPUS
@@ -268,20 +269,6 @@ def test_a_database_restart_costs_no_error(postgres):
     assert [e.name for e in s.entries()] == ["survivor"]
     assert DatabaseStore(d, owner(9)).get(key).name == "survivor"
     d.close()
-
-
-def test_entries_while_the_database_is_down_say_so(tmp_path):
-    d = Database(f"sqlite:///{tmp_path / 'ws.sqlite3'}")
-    s = DatabaseStore(d, owner(1))
-    s.add(tok())
-    d.url = f"sqlite:///{tmp_path / 'gone' / 'x' / 'ws.sqlite3'}"
-
-    def broken(*a, **k):
-        raise DatabaseUnavailable("the database sqlite:///x is not answering: disk I/O error")
-
-    d.query = broken
-    assert s.entries() == []
-    assert "cannot be reached right now" in s.problem
 
 
 def test_limits_from_the_environment():

@@ -1,8 +1,8 @@
-"""ui/common/samples.py: the built-in sample texts cover what Tokenize and Compare are for."""
+"""ui/content/samples.py: the built-in sample texts cover what Tokenize and Compare are for."""
 
 from __future__ import annotations
 
-from ui.common import samples
+from ui.content import samples
 
 
 def test_samples_cover_what_the_issue_asks_for():
