@@ -50,7 +50,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 
 from tokenizer import Tokenizer, formats
-from tokenizer.fetch import data_dir
+from tokenizer.models.fetch import data_dir
 from ui.common.workspace import Damaged, Entry, Notice
 
 from . import settings

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tokenizer import Tokenizer, TrainingTrace
-from tokenizer.fetch import data_dir
+from tokenizer.models.fetch import data_dir
 from ui.common import training, workspace
 from ui.common.workspace import Damaged, Entry, Notice
 

@@ -127,7 +127,8 @@ def _other(kind: str) -> str:
 
 
 def test_deepseek_is_offered_on_the_tokenize_page(workspace):
-    from tokenizer import fetch, registry
+    from tokenizer import registry
+    from tokenizer.models import fetch
 
     ref = HFTokenizer.from_file(str(fetch.path_of(registry.spec("deepseek_v4").source)))
     at = AppTest.from_file(str(ROOT / "pages" / "tokenize.py"), default_timeout=120).run()

@@ -70,7 +70,7 @@ def test_own_parallel_texts_pasted(workspace):
 @pytest.mark.slow
 def test_the_open_models_counts_are_their_own_packages():
     """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
-    from references import reference_encode
+    from model_packages import reference_encode
 
     from tokenizer import registry
 

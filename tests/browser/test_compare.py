@@ -5,8 +5,8 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
+from model_packages import reference_encode, tiktoken_reference
 from playwright.sync_api import expect
-from references import reference_encode, tiktoken_reference
 
 from classroom.stores import FolderStore
 from tokenizer import registry, train
