@@ -26,8 +26,9 @@ from typing import Any
 
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer, check_tokenizer
-from ..errors import check_str, parse_json
+from ..errors import check_str
 from .hf import pipeline_from_json, pipeline_to_json
+from .json_input import read_json
 
 FORMAT = "bpe-lab/tokenizer"
 VERSION = 1
@@ -174,5 +175,5 @@ def _short_json(value: object) -> str:
 
 
 def loads(text: str) -> Tokenizer:
-    """Parse BPE Lab JSON text; a truncated or damaged file names the line."""
-    return from_json(parse_json(check_str(text, "text")))
+    """Parse BPE Lab JSON text; a truncated or damaged file names the line (``json_input.read_json``)."""
+    return from_json(read_json(check_str(text, "text"), what="the tokenizer file"))
