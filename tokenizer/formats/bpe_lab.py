@@ -6,6 +6,7 @@ BPE Lab JSON (``format: "bpe-lab/tokenizer"``, ``version: 1``) is lossless::
       "format": "bpe-lab/tokenizer", "version": 1,
       "name": "my tokenizer",
       "pattern": "<regex>" | null,           # null: no pre-split
+      "normalizer": "NFC",                   # only if the model normalizes text first (Qwen's NFC)
       "special_tokens": {"<|endoftext|>": 512},
       "byte_ids": null | [256 ids],          # null: byte b has id b
       "merges": [[left, right, new_id, count | null], ...],   # in merge order
@@ -27,6 +28,7 @@ from typing import Any
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer, check_tokenizer
 from ..errors import check_str
+from ..pretokenize.pretokenizer import NORMAL_FORMS
 from .hf import pipeline_from_json, pipeline_to_json
 from .json_input import read_json
 
@@ -42,6 +44,7 @@ def to_json(tok: Tokenizer) -> dict[str, Any]:
         "version": VERSION,
         "name": tok.name,
         "pattern": tok.pattern,
+        **({"normalizer": tok.normalizer} if tok.normalizer is not None else {}),
         "special_tokens": dict(tok.special_tokens),
         "byte_ids": None if tok.byte_ids == tuple(range(256)) else list(tok.byte_ids),
         "merges": [[a, b, new_id, count] for (a, b), new_id, count in zip(*_table_with_counts(tok))],
@@ -140,14 +143,19 @@ def from_json(doc: Any) -> Tokenizer:
     metadata = doc.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise ValueError(f"field 'metadata' should be an object or null, got {type(metadata).__name__}")
+    normalizer = doc.get("normalizer")
+    if normalizer is not None and normalizer not in NORMAL_FORMS:
+        raise ValueError(
+            f"field 'normalizer' should be one of {', '.join(NORMAL_FORMS)} or absent, got {_short_json(normalizer)}"
+        )
     pipeline = None
     if doc.get("pipeline") is not None:  # a tokenizer.json's text handling (hf.py)
         pipeline = pipeline_from_json(doc["pipeline"], set(byte_ids or range(256)) | set(new_ids))
-        if pattern is not None:
+        if pattern is not None or normalizer is not None:
             raise ValueError(
-                "fields 'pattern' and 'pipeline' exclude each other: a tokenizer.json pipeline does its own splitting"
+                "field 'pipeline' excludes fields 'pattern' and 'normalizer': a tokenizer.json pipeline does its own splitting"
             )
-        declared = {t.content: t.id for t in pipeline.added if t.special}
+        declared = {a["content"]: a["id"] for a in pipeline.spec["added_tokens"] if a["special"]}
         if declared != specials:
             raise ValueError(
                 "field 'special_tokens' should list the special tokens of field 'pipeline.added_tokens', with the same ids"
@@ -156,6 +164,7 @@ def from_json(doc: Any) -> Tokenizer:
         return Tokenizer(
             merges,
             pattern=pattern,
+            normalizer=normalizer,
             special_tokens=specials,
             byte_ids=byte_ids,
             name=name or "",

@@ -55,7 +55,13 @@ def _from_ranks(s: EncodingSpec, ranks: dict[bytes, int], data: bytes, metadata:
     cache = data_dir() / "cache" / f"{s.name}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
     table = _read_merge_cache(cache, ranks)
     tok = Tokenizer.from_ranks(
-        ranks, pattern=s.pattern, special_tokens=s.special_tokens, name=s.name, metadata=metadata, merges=table
+        ranks,
+        pattern=s.pattern,
+        special_tokens=s.special_tokens,
+        name=s.name,
+        metadata=metadata,
+        merges=table,
+        normalizer=s.normalizer,
     )
     if table is None:
         _write_merge_cache(cache, tok.merge_table, ranks)

