@@ -133,7 +133,7 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
     from collections import defaultdict
 
     sys.path.insert(0, str(ROOT / "bench"))
-    from load_test import student_text
+    from load_test import report_step, student_text
     from stclient import Student
 
     with socket.socket() as sock:
@@ -213,8 +213,8 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
             await t("open Step through", s.navigate("step"))
             s.segment("step.mode", "Training")
             await t("Step through: training mode", s.rerun())
-            for _ in range(5):
-                await t("Step through: Next", s.rerun(trigger="step.next", fragment=True))
+            report_step(s, 5)  # five steps in the page, then the step told once
+            await t("Step through: report the step", s.rerun(fragment_of="step.stepper"))
             await t("open Vocabulary", s.navigate("vocabulary"))
             await s.close()
 

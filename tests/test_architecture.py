@@ -100,7 +100,7 @@ def test_the_import_graph_inside_tokenizer_has_no_cycle():
 
 
 def _pure_ui_modules() -> list[Path]:
-    """ui/render/, every ui/<page>/model.py, and the plain-Python parts of ui/common/."""
+    """ui/render/, ui/web/, every ui/<page>/model.py, and the plain-Python parts of ui/common/ and of the pages."""
     ui = ROOT / "ui"
     common = [ui / "common" / f"{name}.py" for name in ("text", "samples", "corpora", "upload")]
     # the teaching and research views' plain-data parts
@@ -109,8 +109,9 @@ def _pure_ui_modules() -> list[Path]:
         ui / "compare" / "languages.py",
         ui / "train" / "heldout.py",
         ui / "vocabulary" / "odd.py",
+        ui / "step" / "payload.py",  # the trace Step through sends to the browser
     ]
-    return sorted([*(ui / "render").rglob("*.py"), *ui.glob("*/model.py"), *common, *parts])
+    return sorted([*(ui / "render").rglob("*.py"), *(ui / "web").rglob("*.py"), *ui.glob("*/model.py"), *common, *parts])
 
 
 def test_pure_ui_modules_never_import_streamlit():
