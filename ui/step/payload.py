@@ -42,8 +42,10 @@ from tokenizer.trace import EncodeTrace, Span, make_spans
 from . import model
 
 VERSION = 1
-#: The largest payload the page sends to a browser (bytes of JSON). Above it the page says what to shorten.
-MAX_BYTES = 3_000_000
+#: The largest payload the page sends to a browser (bytes of JSON). Above it the page says what to shorten. It holds
+#: the largest training the Train page makes (50,257 tokens: about 620 kB) and about 165,000 characters of English in
+#: encoding mode (6 bytes a character); more would also be more spans than a page redraws smoothly.
+MAX_BYTES = 1_000_000
 #: Steps per window of top pairs (training mode), and how many pairs per step.
 WINDOW = 48
 
@@ -172,10 +174,10 @@ def check_size(size: int, *, mode: str, chars: int, limit: int | None = None) ->
     """``TooBig`` for a payload of ``size`` bytes above ``limit``, saying what to shorten.
 
     >>> check_size(10, mode="encoding", chars=5)
-    >>> check_size(4_000_000, mode="encoding", chars=300_000)
+    >>> check_size(1_800_000, mode="encoding", chars=300_000)
     Traceback (most recent call last):
     ...
-    ui.step.payload.TooBig: This text's steps come to 4.0 MB, more than the 3.0 MB the page sends to your browser: shorten the text to about 202,000 characters (it has 300,000).
+    ui.step.payload.TooBig: This text's steps come to 1.8 MB, more than the 1.0 MB the page sends to your browser: shorten the text to about 150,000 characters (it has 300,000).
     """
     limit = MAX_BYTES if limit is None else limit
     if size <= limit:

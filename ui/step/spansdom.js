@@ -1,7 +1,10 @@
 // The spans of a step on the page, changed in place from one step to the next: only the tokens a step merged
-// are replaced, so a browser lays out and paints a few elements instead of thousands (a 6,000-character text is
-// about 5,000 spans at step 0). The element it leaves is exactly what spans.js renderSpans writes for the same
-// view (tests/browser/test_step.py compares it with the Python renderer after steps, jumps and going back).
+// are replaced, and the text is held in one block per line, so a browser lays out the lines that changed
+// instead of the whole text (a 6,000-character text is about 5,000 spans at step 0, and one inline run of
+// them costs tens of milliseconds per step to lay out again; a line, well under one). A line ends after a token
+// that ends with a newline, where the text breaks anyway: the page looks exactly as spans.js renderSpans draws
+// it (the same spans, cuts and outlines in the same order; tests/browser/test_step.py compares them with the
+// Python renderer after steps, jumps and going back).
 import { PALETTE, colorSlots, spanHtml } from "../web/spans.js";
 
 /** The regions where two token lists over the same bytes differ: [[oldFrom, oldTo, newFrom, newTo], ...],
@@ -37,7 +40,7 @@ function spanClass(special, hl) {
   return "t" + (special ? " sp" : "") + (hl ? " hl" : "");
 }
 
-/** A `.bpe-spans` element kept in step with a view's tokens. */
+/** A `.bpe-spans` element kept in step with a view's tokens, one `.ln` block per line. */
 export class SpanView {
   constructor(host, { specialIds, data, showCuts }) {
     this.host = host;
@@ -62,15 +65,17 @@ export class SpanView {
   rebuild(view) {
     const { tokens, highlight, cuts } = view;
     const slots = colorSlots(tokens.ids);
-    const parts = ['<div class="bpe-spans" aria-hidden="true">'];
-    for (let i = 0; i < tokens.ids.length; i++) {
+    const parts = ['<div class="bpe-spans" aria-hidden="true"><div class="ln">'];
+    const last = tokens.ids.length - 1;
+    for (let i = 0; i <= last; i++) {
       if (i && this.showCuts && cuts.has(i)) parts.push('<span class="cut"></span>');
       parts.push(this._html(i, tokens, slots[i], highlight.has(i)));
+      if (i < last && this.data[tokens.ends[i] - 1] === 0x0a) parts.push('</div><div class="ln">');
     }
-    parts.push("</div>");
+    parts.push("</div></div>");
     this.host.innerHTML = parts.join("");
     this.root = this.host.firstElementChild;
-    this.nodes = Array.from(this.root.querySelectorAll(":scope > .t"));
+    this.nodes = Array.from(this.root.querySelectorAll(".t"));
     this.tokens = tokens;
     this.slots = slots;
     this.hl = new Set(highlight);
@@ -107,8 +112,16 @@ export class SpanView {
       for (let t = j0; t < j1; t++) html += this._html(t, tokens, slots[t], highlight.has(t));
       this.template.innerHTML = html;
       const fresh = Array.from(this.template.content.children);
+      const line = this.nodes[i0].parentNode;
+      const lastLine = this.nodes[i1 - 1].parentNode;
       this.nodes[i0].before(this.template.content);
       for (let t = i0; t < i1; t++) this.nodes[t].remove();
+      if (lastLine !== line) {
+        // the region ran over a line end that is gone now: the rest of its last line joins the first
+        while (line.nextSibling !== lastLine) line.nextSibling.remove();
+        line.append(...lastLine.childNodes);
+        lastLine.remove();
+      }
       for (let t = j0; t < j1; t++) nodes[t] = fresh[t - j0];
       i = i1;
       j = j1;
