@@ -271,8 +271,19 @@ def test_a_reload_and_a_copied_link_land_on_the_same_step(browser, page, server,
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     wait_step(page, 17)
-    assert url_step(page) == 17  # the address bar follows at once
-    page.wait_for_timeout(1500)  # and the server has heard
+    page.wait_for_url(re.compile(r"[?&]step=17(&|$)"), timeout=2_000)  # the address bar follows as soon as the keys rest
+    page.wait_for_timeout(1500)  # and the server has heard: a rerun for something else keeps the step
+    trace = page.locator(".bpe-stepper").get_attribute("data-trace")
+    if mode == "encoding":
+        page.get_by_role("textbox", name="Word").fill("Honolulu")
+        page.get_by_role("textbox", name="Word").press("Enter")
+        wait_idle(page)
+    else:  # a new excerpt is a new trace: it opens where the user was
+        page.get_by_role("combobox", name="Training text shown").click()
+        page.get_by_role("option", name="first 1,000 characters").click()
+        page.wait_for_function(f"document.querySelector('.bpe-stepper')?.dataset.trace !== {trace!r}")
+        wait_idle(page)
+    assert shown(page)[0] == 17 and url_step(page) == 17
     link = page.url
     page.reload()
     page.locator(".bpe-stepper[data-k]").wait_for()

@@ -81,6 +81,11 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Write text only when it changes: a new text node is a new layout, even with the same words. */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 function plural(n, word) {
   return `${fmtInt(n)} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -174,6 +179,8 @@ export default function mount(component) {
   let urlTimer = 0;
   let urlAt = 0;
   let shownView = null;
+  let cardsHtml = "";
+  let scrolling = null;
   const spanView = new SpanView(box, { specialIds: trace.specialIds, data: trace.data, showCuts });
   let pairsAsked = null; // [want, time] of the last request for top pairs
 
@@ -186,6 +193,8 @@ export default function mount(component) {
       spanView.show(view);
     }
     const scroll = view.tokens.ids.length > SCROLL_AFTER;
+    if (scroll === scrolling) return; // nothing to write: an unchanged attribute still costs a style check
+    scrolling = scroll;
     box.classList.toggle("bpe-scroll", scroll);
     if (scroll) {
       box.setAttribute("tabindex", "0");
@@ -204,18 +213,18 @@ export default function mount(component) {
   }
 
   function drawFigures(view) {
-    fStep.v.textContent = `${fmtInt(view.k)} of ${fmtInt(n)}`;
+    setText(fStep.v, `${fmtInt(view.k)} of ${fmtInt(n)}`);
     const bytes = trace.data.length;
     if (training) {
-      fTokens.v.textContent = fmtInt(256 + view.k);
-      fThird.v.textContent = fmtInt(view.trainingTokens);
-      fThird.d.textContent = view.k ? `↓ ${fmtInt(view.trainingBytes - view.trainingTokens)}` : "";
-      fBpt.v.textContent = view.trainingTokens ? (view.trainingBytes / view.trainingTokens).toFixed(3) : "–";
+      setText(fTokens.v, fmtInt(256 + view.k));
+      setText(fThird.v, fmtInt(view.trainingTokens));
+      setText(fThird.d, view.k ? `↓ ${fmtInt(view.trainingBytes - view.trainingTokens)}` : "");
+      setText(fBpt.v, view.trainingTokens ? (view.trainingBytes / view.trainingTokens).toFixed(3) : "–");
     } else {
-      fTokens.v.textContent = fmtInt(view.count);
-      fTokens.d.textContent = view.k ? `↓ ${fmtInt(trace.initialCount - view.count)}` : "";
-      fThird.v.textContent = view.step ? fmtInt(view.step.rank) : "–";
-      fBpt.v.textContent = view.count ? (bytes / view.count).toFixed(2) : "–";
+      setText(fTokens.v, fmtInt(view.count));
+      setText(fTokens.d, view.k ? `↓ ${fmtInt(trace.initialCount - view.count)}` : "");
+      setText(fThird.v, view.step ? fmtInt(view.step.rank) : "–");
+      setText(fBpt.v, view.count ? (bytes / view.count).toFixed(2) : "–");
     }
   }
 
@@ -262,8 +271,8 @@ export default function mount(component) {
         "Outlined in orange: the tokens this step created." +
         (view.cuts.size && showCuts ? " Dashed lines: regex chunk boundaries." : "");
     }
-    cards.innerHTML = html;
-    note.textContent = text;
+    if (html !== cardsHtml) cards.innerHTML = cardsHtml = html;
+    setText(note, text);
   }
 
   function drawPairs(view) {
@@ -304,7 +313,7 @@ export default function mount(component) {
     last.disabled = playing || atEnd;
     slider.disabled = playing || n === 0;
     play.disabled = n === 0;
-    play.textContent = playing ? "⏸ Pause" : "▶ Play";
+    setText(play, playing ? "⏸ Pause" : "▶ Play");
     play.classList.toggle("on", playing);
     slider.value = String(k);
     slider.setAttribute("aria-valuetext", `${fmtInt(k)} of ${fmtInt(n)}`);
