@@ -50,9 +50,13 @@ import tokenizer  # noqa: E402
 tokenizer.configure()  # as the app does at start-up
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from classroom import workspaces  # noqa: E402
+from classroom.stores import FolderStore  # noqa: E402
 from tokenizer import train  # noqa: E402
-from ui.common import corpora, shell  # noqa: E402
-from ui.common.workspace import TokenizerStore  # noqa: E402
+from ui.common import shell  # noqa: E402
+from ui.content import corpora  # noqa: E402
+
+workspaces.configure(shared=False)  # as serve.py does at start-up: the folder store above
 
 
 def page(name: str, **query) -> AppTest:
@@ -91,13 +95,13 @@ def bench_train(runs: int) -> str:
     at.number_input(key="train.vocab_size").set_value(1000).run()
     page_runs = [timed(lambda: at.button(key="train.go").click().run()) for _ in range(max(3, runs // 4))]
     report("Train page rerun: train + progress bar + save + results", page_runs)
-    return TokenizerStore(Path(WORKSPACE)).entries()[-1].key
+    return FolderStore(Path(WORKSPACE)).entries()[-1].key
 
 
 def bench_step_payload(runs: int, chars: int, key: str, largest: bool) -> None:
     """What Step through sends the page once per trace (bytes of JSON), and the server's time to build it."""
     from tokenizer import load_encoding
-    from ui.common.samples import DEFAULT_TEXT
+    from ui.content.samples import DEFAULT_TEXT
     from ui.step import model, payload
 
     def row(label: str, build) -> int:
@@ -129,7 +133,7 @@ def bench_step_payload(runs: int, chars: int, key: str, largest: bool) -> None:
     print(
         f"  -> about {size / len(sample):.1f} bytes per character of English: a text of about {payload.MAX_BYTES / (size / len(sample)):,.0f} characters reaches the limit"
     )
-    store = TokenizerStore(Path(WORKSPACE))
+    store = FolderStore(Path(WORKSPACE))
     trained, trace, corpus = store.get(key), store.training_trace(key), store.corpus(key)
     for excerpt in model.EXCERPT_CHOICES:
         etrace = model.excerpt_trace(trained, corpus[:excerpt])
@@ -236,7 +240,7 @@ def bench_step_browser(runs: int, chars: int) -> None:
             import tokenizer as core
 
             corpus = corpora.text("stdlib-docstrings")
-            key = TokenizerStore(ws).add(core.train(corpus, 1000, pattern="gpt4", name="docstrings 1000"), corpus=corpus)
+            key = FolderStore(ws).add(core.train(corpus, 1000, pattern="gpt4", name="docstrings 1000"), corpus=corpus)
             url = f"/step?mode=training&tokenizer=user:{key}&step=0"
             measure("training, docstrings 1000, 3,000 characters shown", url)
             measure("training, docstrings 1000, 10,000 characters shown", url, shown=10_000)

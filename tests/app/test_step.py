@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import load_encoding, train
-from ui.common import corpora
-from ui.common.workspace import TokenizerStore
+from ui.content import corpora
 from ui.step import payload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ CORPUS = (
 @pytest.fixture
 def trained(workspace):
     tok = train(CORPUS, 400, pattern="gpt4", name="pairs")
-    key = TokenizerStore(workspace).add(tok, corpus=CORPUS)
+    key = FolderStore(workspace).add(tok, corpus=CORPUS)
     return key, tok
 
 
@@ -188,7 +188,7 @@ def test_training_mode_without_own_tokenizers_offers_a_demo(workspace):
     at = run(mode="training")
     assert any("Training mode replays" in i.value for i in at.info)
     click(at, "step.demo")
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     assert entry.has_corpus and entry.vocab_size == corpora.CORPORA["stdlib-docstrings"].vocab_size
     r = trace(at)
     assert r.mode == "training" and r.n == entry.vocab_size - 256 and opened_at(at) == 0
@@ -221,7 +221,7 @@ def test_training_mode_link_to_step_12(trained):
 def test_chunk_boundaries_only_for_a_split_pattern(trained, workspace):
     key, _ = trained
     assert trace(run(mode="training", tokenizer=f"user:{key}")).cuts(0)
-    whole = TokenizerStore(workspace).add(train(CORPUS, 300, pattern=None, name="no split"), corpus=CORPUS)
+    whole = FolderStore(workspace).add(train(CORPUS, 300, pattern=None, name="no split"), corpus=CORPUS)
     assert trace(run(mode="training", tokenizer=f"user:{whole}")).cuts(0) == set()
 
 

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
+from classroom.stores import FolderStore
 from tokenizer import load_encoding
-from ui.common import corpora
-from ui.common.samples import DEFAULT_TEXT
-from ui.common.workspace import TokenizerStore
+from ui.content import corpora
+from ui.content.samples import DEFAULT_TEXT
 from ui.render.spans import render_spans, sr_table
 from ui.step import model
 
@@ -214,7 +214,7 @@ def test_the_page_shows_what_the_python_model_shows_encoding(page, server):
 
 def test_the_page_shows_what_the_python_model_shows_training(page, server, trained):
     open_step(page, server.url + f"/step?mode=training&tokenizer={trained}&step=0")
-    store = TokenizerStore(server.workspace)
+    store = FolderStore(server.workspace)
     key = trained.split(":", 1)[1]
     tok = store.get(key)
     trace = store.training_trace(key)

@@ -20,8 +20,9 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from ui.common import cache, corpora, errors, present, state, tokenizers, urlstate, workers, workspace
+from ui.common import cache, errors, present, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
+from ui.content import corpora
 from ui.render import cards
 
 from . import model, payload, stepper
@@ -149,9 +150,7 @@ def _train_demo() -> None:
         tok, _ = cache.for_builtin(
             "training",
             (DEMO, c.vocab_size, c.pattern, ()),
-            lambda: workers.train(
-                text, c.vocab_size, pattern=c.pattern, name=name, workers=workers.configured_workers(workspace.shared_mode())
-            ),
+            lambda: training.train(text, c.vocab_size, pattern=c.pattern, name=name),
         )
         tok.name = name
         key = store.add(tok, corpus=text)

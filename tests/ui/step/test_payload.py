@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.tier import examples
 from tokenizer import load_encoding, train
-from ui.common import corpora
+from ui.content import corpora
 from ui.step import model, payload
 
 CORPUS = (
