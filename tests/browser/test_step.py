@@ -169,7 +169,7 @@ def test_first_prev_last_and_the_slider(page, server):
     page.get_by_role("slider").fill("120")
     assert shown(page)[0] == 120 and page.locator(".bpe-st-chart .cursor").first.get_attribute("x1") != x  # the cursor follows
     assert frames.since(t) == 0  # nothing asked of the server yet
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(2000)
     assert frames.since(t) == 1 and url_step(page) == 120
     screenshot(page, "step-encoding", height=2000)
     assert_no_exception(page)
@@ -272,7 +272,7 @@ def test_a_reload_and_a_copied_link_land_on_the_same_step(browser, page, server,
         page.keyboard.press("ArrowRight")
     wait_step(page, 17)
     page.wait_for_url(re.compile(r"[?&]step=17(&|$)"), timeout=2_000)  # the address bar follows as soon as the keys rest
-    page.wait_for_timeout(1500)  # and the server has heard: a rerun for something else keeps the step
+    page.wait_for_timeout(2500)  # and the server has heard: a rerun for something else keeps the step
     trace = page.locator(".bpe-stepper").get_attribute("data-trace")
     if mode == "encoding":
         page.get_by_role("textbox", name="Word").fill("Honolulu")

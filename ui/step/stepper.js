@@ -20,7 +20,7 @@ export const SPANS_HEIGHT = 420;
 export const SCROLL_AFTER = 600;
 /** Tell the server the step this long after stepping stops (ms); the address bar at most this often while playing
  *  (browsers throttle history.replaceState, and each call costs a few milliseconds). */
-export const REPORT_AFTER = 700;
+export const REPORT_AFTER = 1000;
 export const URL_EVERY = 250;
 const URL_SETTLE = 120; // after a manual step: a held key writes the address once it rests
 const SR_AFTER = 400;
@@ -182,7 +182,8 @@ export default function mount(component) {
   let cardsHtml = "";
   let scrolling = null;
   const spanView = new SpanView(box, { specialIds: trace.specialIds, data: trace.data, showCuts });
-  let pairsAsked = null; // [want, time] of the last request for top pairs
+  let pairsAsked = training ? [k, performance.now()] : null; // [want, time] of the last request for top pairs (the
+  // server sends the window from the step it opens at with the trace: no need to ask before it has had time to)
 
   function drawSpans(view) {
     shownView = view;
