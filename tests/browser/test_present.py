@@ -48,8 +48,8 @@ def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, na
         assert size >= 28  # about twice the normal 15 px
     assert_no_exception(page)
     screenshot(page, f"present-{name}")
-    if name == "step":  # the stepping view itself, scrolled to, as the class sees it
-        page.locator('[data-testid="stMetric"]').first.scroll_into_view_if_needed()
+    if name == "step":  # the stepping view itself comes first (tests/browser/test_step.py checks it is on the first screen)
+        page.locator(".bpe-stepper").first.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         screenshot(page, "present-step-stepping")
 
