@@ -66,6 +66,20 @@ def run(page) -> None:
         _through_app.reset(mark)
 
 
+def alias(target: st.Page, url_path: str) -> st.Page:
+    """A hidden page at ``/<url_path>`` that opens ``target`` with the same query parameters.
+
+    For the default page: Streamlit serves it at ``/`` only, so its name in the
+    address bar (``/tokenize``, also what a link opened on a fresh server reaches
+    through ``_rerun_through_app``) would otherwise say "Page not found".
+    """
+
+    def go() -> None:
+        st.switch_page(target, query_params=[(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
+
+    return st.Page(go, title=target.title, icon=target.icon, url_path=url_path, visibility="hidden")
+
+
 def open_page(file: str, page_state: state.PageState) -> None:
     """The first line of every page file: make sure the page runs inside the shell, then set its defaults.
 
