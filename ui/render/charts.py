@@ -131,21 +131,47 @@ def compare_leaderboard(board: pd.DataFrame, metric: str) -> dict:
 
 # ----------------------------------------------------------------------------- Train and Step through: merge curves
 
+#: The merge-count chart draws a bar per step up to this many steps, a line beyond.
+BAR_STEPS = 120
+#: A line of counts goes on a log scale when its largest count is at least this many times its smallest.
+LOG_SPAN = 20
+
 
 def merge_counts(df: pd.DataFrame, *, height: int = 260) -> dict:
-    """Count of the merged pair against the step (``step, count, token``; Train)."""
+    """Count of the merged pair against the step (``step, count, token``; Train).
+
+    Up to ``BAR_STEPS`` steps: a bar per step on a linear scale from zero (bars on a
+    log scale have no base to stand on, so a short run drew nothing). Longer runs: a
+    line, on a log scale when the counts span more than ``LOG_SPAN`` times (the first
+    merges are thousands of times more frequent than the last ones).
+
+    >>> short = merge_counts(pd.DataFrame({"step": [1, 2, 3], "count": [500, 40, 3], "token": ["a", "b", "c"]}))
+    >>> short["mark"]["type"], short["encoding"]["y"]["scale"]
+    ('bar', {'zero': True})
+    >>> steps = range(1, 1001)
+    >>> long = merge_counts(pd.DataFrame({"step": steps, "count": [5000 // s + 1 for s in steps], "token": "x"}))
+    >>> long["mark"]["type"], long["encoding"]["y"]["scale"]
+    ('line', {'type': 'log'})
+    """
     data = df.dropna(subset=["count"])[["step", "count", "token"]]
+    bars = len(data) <= BAR_STEPS
+    low, high = (int(data["count"].min()), int(data["count"].max())) if len(data) else (0, 0)
+    log = not bars and low > 0 and high >= LOG_SPAN * low
     mark = (
         {"type": "bar", "color": ACCENT, "opacity": 0.85}
-        if len(data) <= 120
+        if bars
         else {"type": "line", "color": ACCENT, "interpolate": "step-after"}
     )
     return {
         "data": {"values": data},
         "mark": mark,
         "encoding": {
-            "x": _q("step", title="merge step", scale={"domainMin": 1, "nice": False}),
-            "y": _q("count", title="count of the merged pair", scale={"type": "log"}),
+            "x": _q("step", title="merge step", scale={"domainMin": 0.5 if bars else 1, "nice": False}),
+            "y": _q(
+                "count",
+                title="count of the merged pair" + (" (log scale)" if log else ""),
+                scale={"type": "log"} if log else {"zero": True},
+            ),
             "tooltip": [_q("step", title="step"), _n("token", title="new token"), _q("count", format=",")],
         },
         "height": height,
