@@ -233,7 +233,8 @@ def show_diff(diff: BoundaryDiff, results: Sequence[Tokenized]) -> None:
         "A stretch runs from one place where every tokenizer cuts to the next."
     )
     if diff.n_differing:
-        st.dataframe(diff.table, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(diff.table)))
+        # a static table: its cells and headers wrap, so a column per tokenizer fits the page (no sideways scrolling)
+        st.table(diff.table, hide_index=True, height=min(420, 40 + 36 * len(diff.table)))
         if diff.n_differing > len(diff.table):
             st.caption(f"Showing the first {len(diff.table):,} of {diff.n_differing:,} differing stretches.")
 
@@ -276,7 +277,9 @@ def show_leaderboard(keys: Sequence[str]) -> None:
         )
         or "bytes/token"
     )
-    st.dataframe(model.leaderboard_table(board, metric, samples.names()), width="stretch")
+    table = model.leaderboard_table(board, metric, samples.names())
+    # a static table: its headers wrap, so it fits the page even with every model (no sideways scrolling)
+    st.table(table.style.format(precision=0 if metric == "tokens" else 3, thousands=","))
     chart_data = board[board["sample"] != model.ALL_SAMPLES]
     st.vega_lite_chart(spec=_chart("leaderboard", chart_data, metric), width="stretch")
 
