@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import formats, train
+from ui.common import corpora
 from ui.common.upload import MAX_UPLOAD_BYTES
 from ui.common.workspace import TokenizerStore
 
@@ -151,8 +153,8 @@ def test_non_utf8_upload_offers_replacement(workspace):
 
 
 def test_binary_upload_is_refused(workspace):
-    at = upload(page(), "cat.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
-    assert any("binary" in e for e in errors(at))
+    at = upload(page(), "cat.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)  # any file name is taken
+    assert any("cat.png is not UTF-8 text: it looks like a PNG image" in e for e in errors(at))
     assert len(at.checkbox) == 0
     press_train(at)
     assert any("corpus is empty" in e for e in errors(at))
@@ -201,8 +203,6 @@ def test_upload_a_tokenizer_file(workspace, fmt):
     elif fmt == "tiktoken":
         name, data = "hats.tiktoken", formats.dumps_tiktoken(tok)
     else:
-        import json
-
         name, data = "hats.tokenizer.json", json.dumps(formats.to_hf_json(tok)).encode()
     at = page()
     at.file_uploader(key="train.tokenizer_file").upload(name, data, "application/octet-stream").run()
@@ -210,7 +210,17 @@ def test_upload_a_tokenizer_file(workspace, fmt):
     [entry] = TokenizerStore(workspace).entries()
     assert entry.source == "uploaded" and entry.vocab_size == 256 + tok.num_merges
     assert TokenizerStore(workspace).get(entry.key).encode("the cat") == tok.encode("the cat")
-    assert any("no compression curve" in i.value for i in at.info)
+    assert any(f"Uploaded {name} as **hats**" in s.value for s in at.success)
+    notes = " ".join(c.value for c in at.caption)
+    assert "No training text is stored with hats" in notes
+    counts = at.dataframe[0].value["count"]
+    if fmt == "json":  # BPE Lab JSON keeps the pair counts
+        assert counts.tolist() == [m.count for m in tok.merge_list]
+        assert "no compression curve" in notes
+    else:  # tiktoken and tokenizer.json do not: said in words, never a column of "None"
+        assert counts.isna().all()
+        assert "No pair counts" in notes and "no merge-count chart or compression curve" in notes
+        assert json.loads(at.dataframe[0].proto.columns)["count"] == {"hidden": True}
 
 
 def test_bad_tokenizer_upload_is_a_message(workspace):

@@ -113,8 +113,9 @@ def _rerun_through_app(file_name: str) -> None:
 def workspace_notices() -> None:
     """What the page must say about the user's saved work first (shared mode): an expired workspace, no cookie, no database."""
     icons = {"error": "⚠️", "warning": "🗂️", "info": "ℹ️"}
-    for kind, message in workspace.notices():
-        getattr(st, kind)(message, icon=icons[kind])
+    with st.container():  # one slot, however many: the page below keeps its place (a widget that moves is redrawn)
+        for kind, message in workspace.notices():
+            getattr(st, kind)(message, icon=icons[kind])
 
 
 def inject_style() -> None:

@@ -90,6 +90,27 @@ def new_key(tok: Tokenizer) -> str:
     return f"{_slug(tok.name)}-{secrets.token_hex(3)}"
 
 
+def unique_name(name: str, taken) -> str:
+    """``name``, or the first of ``name (2)``, ``name (3)``… that is not ``taken``.
+
+    >>> unique_name("docstrings-2000", {"docstrings-2000"})
+    'docstrings-2000 (2)'
+    >>> unique_name("docstrings-2000 (2)", {"docstrings-2000", "docstrings-2000 (2)"})
+    'docstrings-2000 (3)'
+    >>> unique_name("new", {"old"})
+    'new'
+    """
+    taken = set(taken)
+    if name not in taken:
+        return name
+    m = re.fullmatch(r"(.*) \((\d+)\)", name)
+    base, n = (m.group(1), int(m.group(2))) if m else (name, 1)
+    while True:
+        n += 1
+        if f"{base} ({n})" not in taken:
+            return f"{base} ({n})"
+
+
 def stamp() -> str:
     """Now, as the workspace writes times (local time, to the second)."""
     return time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -198,6 +219,7 @@ class TokenizerStore:
             tok.metadata["uploaded_at"] = now
         if not tok.name:
             tok.name = f"tokenizer {time.strftime('%H:%M:%S')}"
+        tok.name = unique_name(tok.name, (e.name for e in self.entries()))  # two alike would be told apart by key only
         if corpus is not None and len(corpus) > MAX_CORPUS_CHARS:
             corpus = corpus[:MAX_CORPUS_CHARS]
             tok.metadata["corpus_kept_chars"] = MAX_CORPUS_CHARS
@@ -231,7 +253,7 @@ class TokenizerStore:
         """
         check_size(len(data), file_name)
         stem = Path(file_name).name
-        for suffix in (".json", ".tiktoken", ".model", ".txt", ".bpe"):
+        for suffix in (".tokenizer.json", ".json", ".tiktoken", ".model", ".txt", ".bpe"):  # our exports' names first
             if stem.lower().endswith(suffix):
                 stem = stem[: -len(suffix)]
                 break
@@ -246,6 +268,8 @@ class TokenizerStore:
         name = name.strip()
         if not name:
             raise ValueError("a name cannot be empty: type at least one character")
+        if any(e.name == name and e.key != key for e in self.entries()):
+            raise ValueError(f"you already have a tokenizer called {name!r}: pick another name")
         old = self.get(key)
         tok = old.with_special_tokens({}, name=name)  # a new object: pages may hold (and cache by) the old one
         hit = self._traces.get(key)
@@ -435,4 +459,5 @@ __all__ = [
     "export_all",
     "new_key",
     "stamp",
+    "unique_name",
 ]

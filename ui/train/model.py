@@ -141,6 +141,53 @@ def merges_frame(tok: Tokenizer, start: int = 0, rows: int | None = MERGE_ROWS) 
     )
 
 
+NO_COUNTS = (
+    "No pair counts: the file this tokenizer was uploaded from keeps only the order of the merges "
+    "(tiktoken and tokenizer.json files do), not how often each pair occurred."
+)
+
+
+def has_counts(tok: Tokenizer) -> bool:
+    """Whether the merges carry the pair counts training saw (trained here, or a BPE Lab JSON file): all or none.
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> has_counts(tok), has_counts(Tokenizer.from_ranks({v: k for k, v in tok.vocab.items()}, pattern=None))
+    (True, False)
+    """
+    return bool(tok.merge_list) and tok.merge_list[0].count is not None
+
+
+def missing_note(tok: Tokenizer, *, has_counts: bool) -> str:
+    """What a tokenizer without a stored training text (uploaded) has no chart of, and where it still works."""
+    missing = "compression curve" if has_counts else "merge-count chart or compression curve"
+    return (
+        f"No training text is stored with {tok.name or 'this tokenizer'} (it was uploaded), so there is no {missing} here. "
+        "Tokenize, Compare, Vocabulary and Step through (encoding mode) work with it."
+    )
+
+
+def first_shown(entries, preferred: str | None = None):
+    """The workspace key whose results Train opens on: ``preferred`` (the tokenizer chosen last on any page) if it is
+    one of ``entries``, else the newest with a training text, else the newest.
+
+    Not simply the newest: a new session would then open on an uploaded tokenizer's "no training text" note.
+
+    >>> from ui.common.workspace import Entry
+    >>> es = [Entry("t", "t", "1", 300, "gpt4", "trained", True), Entry("u", "u", "2", 300, "gpt4", "uploaded", False)]
+    >>> first_shown(es), first_shown(es, "u"), first_shown(es[1:])
+    ('t', 'u', 'u')
+    """
+    entries = list(entries)
+    if not entries:
+        return None
+    keys = [e.key for e in entries]
+    if preferred in keys:
+        return preferred
+    with_text = [e.key for e in entries if e.has_corpus]
+    return (with_text or keys)[-1]
+
+
 def thin(n: int, points: int = CHART_POINTS) -> list[int]:
     """Evenly spread indices ``0..n-1`` (all of them when ``n <= points``), last one kept.
 

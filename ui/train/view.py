@@ -116,7 +116,8 @@ def corpus_section() -> tuple[str | None, str]:
         return text, "pasted text"
     f = st.file_uploader(
         f"A text file, UTF-8, up to {upload.MAX_UPLOAD_MB} MB",
-        type=upload.CORPUS_TYPES,
+        type=None,  # any name: a file that is not text gets a message saying so, never the uploader's silent red mark
+        help=f"Plain text of any kind, such as {', '.join('.' + t for t in upload.CORPUS_TYPES)}.",
         key=STATE.key("corpus_file"),
         max_upload_size=upload.MAX_UPLOAD_MB,
     )
@@ -222,7 +223,13 @@ def _chunk_spans(chunks: list[str]):
 
 
 def train_section(text: str | None, settings: dict | None) -> None:
-    """The Train button, the progress bar while it runs, and the final time."""
+    """The Train button, the progress bar while it runs, and the final time: one slot on the page, so the
+    sections below keep their place whichever of these show (see ``workspace_section``)."""
+    with st.container():
+        _train_section(text, settings)
+
+
+def _train_section(text: str | None, settings: dict | None) -> None:
     clicked = st.button("Train", type="primary", icon="🏋️", key=STATE.key("go"), disabled=settings is None)
     if settings is None:
         st.caption("Fix the settings marked in red to train.")
@@ -315,14 +322,16 @@ def _on_upload_tokenizer() -> None:
     f = STATE.get("tokenizer_file")
     if f is None:
         return
+    store = workspace.store()
     try:
-        key = workspace.store().import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
+        key = store.import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
+        name = store.get(key).name
     except ValueError as e:
         STATE["flash"] = ("error", str(e))
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
-    STATE["flash"] = ("success", f"Uploaded {f.name}: it is now in your tokenizers and on every page.")
+    STATE["flash"] = ("success", f"Uploaded {f.name} as **{name}**: it is now in your tokenizers and on every page.")
 
 
 def _on_rename(key: str) -> None:
@@ -365,16 +374,21 @@ def workspace_section() -> str | None:
     st.subheader("3 · Your tokenizers")
     st.caption(workspace.describe() + " Each one is also offered on the Tokenize, Compare, Step through and Vocabulary pages.")
     store = workspace.store()
-    for bad in store.damaged():
-        c1, c2 = st.columns([5, 1], vertical_alignment="center")
-        c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
-        c2.button("Delete it", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
-    _flash()
+    # One slot, however many messages: what follows keeps its place on the page. When a message appeared above the
+    # uploader, the browser dropped the uploader and drew a new one, and a file picked or dropped on the old one
+    # while the run that put the message there was still arriving was silently lost (issue 19).
+    with st.container():
+        for bad in store.damaged():
+            c1, c2 = st.columns([5, 1], vertical_alignment="center")
+            c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
+            c2.button("Delete it", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
+        _flash()
     entries = {e.key: e for e in store.entries()}
     with st.expander("Upload a tokenizer file", icon="📤", expanded=not entries):
         st.file_uploader(
             f"BPE Lab JSON, Hugging Face tokenizer.json, a tiktoken rank file or a minbpe .model (up to {upload.MAX_UPLOAD_MB} MB)",
-            type=upload.TOKENIZER_TYPES,
+            type=None,  # any name: a file we cannot read gets a message, never the uploader's silent red mark
+            help=f"Usually {', '.join('.' + t for t in upload.TOKENIZER_TYPES)}.",
             key=STATE.key("tokenizer_file"),
             on_change=_on_upload_tokenizer,
             max_upload_size=upload.MAX_UPLOAD_MB,
@@ -401,7 +415,7 @@ def workspace_section() -> str | None:
     )
     keys = list(entries)[::-1]  # newest first
     if STATE.get("selected") not in entries:
-        STATE["selected"] = keys[0]
+        STATE["selected"] = model.first_shown(entries.values(), st.session_state.get(state.TOKENIZER, "").removeprefix(USER))
     key = st.selectbox(
         "Results for",
         keys,
@@ -477,18 +491,14 @@ def results_section(key: str) -> None:
         with left:
             _merges_table(tok)
         with right:
-            if any(m.count is not None for m in tok.merge_list[:1]):
+            if model.has_counts(tok):
                 st.vega_lite_chart(
                     cache.for_tokenizer(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))),
                     width="stretch",
                 )
             trace = _trace(store, key)
             if trace is None:
-                st.info(
-                    "No training text is stored with this tokenizer (it was uploaded), so there is no compression curve. "
-                    "The Vocabulary and Step through (encoding mode) pages work with it.",
-                    icon="ℹ️",
-                )
+                st.caption(model.missing_note(tok, has_counts=model.has_counts(tok)))
             else:
                 frame = cache.for_tokenizer(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
                 vocab = int(tok.metadata.get("vocab_size") or 256 + tok.num_merges)
@@ -536,6 +546,7 @@ def _merges_table(tok) -> None:
             - 1
         )
     df = cache.for_tokenizer(tok, "merges_frame", start, lambda: model.merges_frame(tok, start))
+    counts = model.has_counts(tok)
     st.dataframe(
         df,
         hide_index=True,
@@ -551,7 +562,9 @@ def _merges_table(tok) -> None:
             "new token": st.column_config.TextColumn("new token"),
             "count": st.column_config.NumberColumn(
                 "count", help="How often the pair occurred when it was merged", format="localized"
-            ),
+            )
+            if counts
+            else None,  # the file did not store them: said under the table, never a column of "None"
             "id": st.column_config.NumberColumn("id", width="small"),
             "left id": None,
             "right id": None,
@@ -560,4 +573,7 @@ def _merges_table(tok) -> None:
         key=STATE.key("merges_table"),
     )
     shown = len(df)
-    st.caption(f"Merges {start + 1:,}–{start + shown:,} of {n:,}." if shown < n else f"All {n:,} merges.")
+    note = f"Merges {start + 1:,}–{start + shown:,} of {n:,}." if shown < n else f"All {n:,} merges."
+    if not counts:
+        note += " " + model.NO_COUNTS
+    st.caption(note)
