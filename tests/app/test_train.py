@@ -73,13 +73,28 @@ def test_training_the_default_sample(workspace):
     assert at.metric[0].value == "1,000"
 
 
-def test_a_sample_brings_its_settings(workspace):
+def test_a_sample_suggests_its_settings_and_never_overwrites_them(workspace):
+    """Issue 19: picking a sample changed the vocab size the user had typed (2,000 became 1,000)."""
     at = page()
-    at.selectbox(key="train.sample").set_value("honolulu").run()
-    assert at.number_input(key="train.vocab_size").value == 257
+    at.number_input(key="train.vocab_size").set_value(2000).run()
+    for sample in ("honolulu", "stdlib-source", "aaabdaaabac"):
+        at.selectbox(key="train.sample").set_value(sample).run()
+        assert at.number_input(key="train.vocab_size").value == 2000
+        assert at.selectbox(key="train.pattern").value == "gpt4"
+    c = corpora.CORPORA["aaabdaaabac"]
+    assert any(f"suggests {c.vocab_size:,} tokens and no split pattern" in x.value for x in at.caption)
+    at.button(key="train.suggest").click().run()  # "Use the suggested 259 · no split"
+    assert at.number_input(key="train.vocab_size").value == c.vocab_size
     assert at.selectbox(key="train.pattern").value == "none"
+    assert not any("The sample *" in x.value for x in at.caption)  # taken: nothing left to suggest
     press_train(at)
-    assert at.dataframe[0].value["new token"].tolist() == ["lu"]
+    assert at.dataframe[0].value["new token"].tolist() == ["aa", "aaa", "aaab"]
+
+
+def test_a_sample_that_fits_the_settings_suggests_nothing(workspace):
+    at = page()  # the default sample with its own settings
+    assert not any("The sample *" in x.value for x in at.caption)
+    assert not [b for b in at.button if b.key == "train.suggest"]
 
 
 def test_split_pattern_and_special_tokens(workspace):

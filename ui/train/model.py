@@ -5,6 +5,8 @@ draws what these return.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from tokenizer import Tokenizer, TrainingTrace, registry, validate_pattern
@@ -106,6 +108,41 @@ def validate_custom(pattern: str, corpus_head: str = "") -> tuple[list[str] | No
     except ValueError as e:
         return None, str(e)
     return chunks, None
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A sample's suggested settings where they differ from the chosen ones: for a sentence and for a button."""
+
+    vocab_size: int
+    pattern: str  # a key of PATTERN_CHOICES
+    text: str  # "1,000 tokens and the GPT-4 (cl100k_base) split pattern"
+    label: str  # "1,000 · GPT-4 (cl100k_base)"
+
+
+def suggestion(corpus, vocab_size, pattern: str) -> Suggestion | None:
+    """What a built-in corpus suggests (``corpus.vocab_size``, ``corpus.pattern``) where the settings differ, or None.
+
+    >>> from ui.common.corpora import CORPORA
+    >>> suggestion(CORPORA["honolulu"], 2000, "gpt4").text
+    '257 tokens and no split pattern'
+    >>> suggestion(CORPORA["stdlib-source"], 2000, "gpt4").label
+    '1,000'
+    >>> suggestion(CORPORA["honolulu"], 257, "none") is None
+    True
+    """
+    want_vocab, want_pattern = corpus.vocab_size, corpus.pattern or "none"
+    texts, labels = [], []
+    if vocab_size != want_vocab:
+        texts.append(f"{want_vocab:,} tokens")
+        labels.append(f"{want_vocab:,}")
+    if pattern != want_pattern:
+        name = PATTERN_CHOICES[want_pattern]
+        texts.append("no split pattern" if want_pattern == "none" else f"the {name} split pattern")
+        labels.append("no split" if want_pattern == "none" else name)
+    if not texts:
+        return None
+    return Suggestion(want_vocab, want_pattern, " and ".join(texts), " · ".join(labels))
 
 
 def default_name(corpus_title: str, vocab_size: int, pattern_choice: str) -> str:

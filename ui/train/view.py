@@ -43,6 +43,7 @@ STATE = state.PageState(
     },
     widgets=(
         "corpus_file",
+        "suggest",
         "go",
         "tokenizer_file",
         "rename",
@@ -67,11 +68,9 @@ def _sample_text(key: str) -> str:
     return corpora.text(key)
 
 
-def _on_sample_change() -> None:
-    c = corpora.CORPORA.get(STATE["sample"])
-    if c is not None:
-        STATE["vocab_size"] = c.vocab_size
-        STATE["pattern"] = c.pattern or "none"
+def _use_suggestion(vocab_size: int, pattern: str) -> None:
+    STATE["vocab_size"] = vocab_size
+    STATE["pattern"] = pattern
 
 
 def corpus_section() -> tuple[str | None, str]:
@@ -91,9 +90,9 @@ def corpus_section() -> tuple[str | None, str]:
             list(corpora.CORPORA),
             format_func=corpora.label,
             key=STATE.key("sample"),
-            on_change=_on_sample_change,
             persist_state="session",
-            help="Picking a sample also sets a vocab size and split pattern that suit it.",
+            help="Each sample suggests a vocab size and split pattern that suit it: Settings offers them, "
+            "and never changes what you chose by itself.",
         )
         c = corpora.CORPORA[key]
         with errors.shown():
@@ -176,6 +175,8 @@ def settings_section(text: str | None, title: str) -> dict | None:
         persist_state="session",
         help="The text is first cut into chunks with this regex; merges never cross a chunk boundary.",
     )
+    with st.container():  # one slot, shown or not: the inputs below keep their place (and focus)
+        _suggestion(vocab, choice)
     if choice == "custom":
         pattern = st.text_input(
             "Custom split regex",
@@ -213,6 +214,24 @@ def settings_section(text: str | None, title: str) -> dict | None:
         "specials": model.parse_special_tokens(STATE["specials"]),
         "name": STATE["name"].strip() or model.default_name(title, vocab, choice),
     }
+
+
+def _suggestion(vocab, choice: str) -> None:
+    """What the chosen sample suggests, when the settings differ from it, and a button that takes it."""
+    c = corpora.CORPORA.get(STATE["sample"]) if STATE["source"] == "sample" else None
+    if c is None:
+        return
+    want = model.suggestion(c, vocab, choice)
+    if want is None:
+        return
+    st.caption(f"The sample *{c.title}* suggests {want.text}.")
+    st.button(
+        f"Use the suggested {want.label}",
+        key=STATE.key("suggest"),
+        on_click=_use_suggestion,
+        args=(want.vocab_size, want.pattern),
+        icon="💡",
+    )
 
 
 def _chunk_spans(chunks: list[str]):
