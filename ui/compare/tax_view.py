@@ -124,7 +124,9 @@ def show_token_tax(keys: list[str]) -> None:
     counted: list[tuple[str, dict[str, int]]] = []
     for key in keys:
         with errors.shown(prefix=f"{labels[key]}: "):
-            counted.append((labels[key], _counts(key, tk.get(key), passages, ours)))
+            tok = tk.get(key)
+            with st.spinner(f"Counting the passages' tokens under {labels[key]}…", show_time=True):
+                counted.append((labels[key], _counts(key, tok, passages, ours)))
     if not counted:
         return
     key = (ours, reference, tuple((label, tuple(c.items())) for label, c in counted), tuple(passages.items()) if not ours else ())

@@ -116,8 +116,9 @@ def tokenize_all(keys: Sequence[str], text: str, *, recognise: bool) -> list[Tok
     for key in keys:
         with errors.shown(prefix=f"{labels[key]}: "):
             tok = tk.get(key)
-            ids = textmod.encode(tok, text, recognise_special=recognise)
-            out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
+            with st.spinner(f"Encoding the text with {labels[key]}…", show_time=True):  # shown after half a second
+                ids = textmod.encode(tok, text, recognise_special=recognise)
+                out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
     return out
 
 
@@ -143,12 +144,9 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
     labels = model.unique_labels(keys, tk.options())
     toks = []
     for k in keys:
-        if k in tk.OFFICIAL:
-            with st.spinner(f"Loading {tk.OFFICIAL[k]} (once per server)…"):
-                toks.append(tk.get(k))
-        else:
-            toks.append(tk.get(k))
-    return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
+        toks.append(tk.get(k))  # a model's first load says so (tk.get)
+    with st.spinner(f"Counting the samples' tokens under {len(keys)} tokenizers…", show_time=True):
+        return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
 
 
 def _sample_counts(tok, sample: str):
@@ -165,7 +163,7 @@ def warm_up() -> None:
     for key in dict.fromkeys((*ESSENTIAL, *model.OFFICIAL_DEFAULT)):
         if not tk.available(key):
             continue
-        tok = tk.get(key)
+        tok = tk.official(key)  # not tk.get: no page to show a spinner on yet
         for sample in samples.names():
             _sample_counts(tok, sample)
 

@@ -119,7 +119,8 @@ def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, 
     labels = model.unique_labels(chosen)
     out = []
     for label, c in zip(labels, chosen):
-        with errors.shown(prefix=f"{label}: "):
+        with errors.shown(prefix=f"{label}: "), st.spinner(f"Splitting the text with {label}…", show_time=True):
+            # a regex of the user's can take up to its time limit (2 s) before it is stopped: the spinner says so
             chunks = cache.for_session("pretok.split", (c.pattern, text), lambda c=c: model.split(c, text), maxsize=16)
             out.append((label, c, chunks))
     return out

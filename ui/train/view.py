@@ -145,7 +145,7 @@ def corpus_section() -> tuple[str | None, str]:
 
 def _validate(pattern: str, head: str) -> tuple[list[str] | None, str | None]:
     """``model.validate_custom``, kept for this session (a catastrophic pattern takes 2 s to fail)."""
-    with st.spinner("Trying the pattern…"):
+    with st.spinner("Trying the pattern (a regex is stopped after 2 s)…", show_time=True):
         return cache.for_session("train.validate", (pattern, head), lambda: model.validate_custom(pattern, head), maxsize=16)
 
 
@@ -473,9 +473,11 @@ def _actions(key: str, entry: workspace.Entry) -> None:
             st.warning(
                 f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️"
             )
+        with st.spinner("Preparing the downloads (BPE Lab JSON, tiktoken, tokenizer.json)…", show_time=True):
+            downloads = cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown("**Download**")
-            for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2):
+            for ex in downloads:
                 if ex.data is None:
                     st.button(ex.label, disabled=True, help=ex.problem, key=STATE.key("dl", ex.label), icon="⬇️")
                 else:
@@ -488,9 +490,7 @@ def _actions(key: str, entry: workspace.Entry) -> None:
                         key=STATE.key("dl", ex.label),
                         icon="⬇️",
                     )
-        problems = [
-            ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2) if ex.problem
-        ]
+        problems = [ex for ex in downloads if ex.problem]
         for ex in problems:
             st.caption(f"No {ex.label} download: {ex.problem}")
 
