@@ -12,9 +12,9 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
+from classroom.stores import FolderStore
 from tokenizer import formats, train
-from ui.common import corpora
-from ui.common.workspace import TokenizerStore
+from ui.content import corpora
 
 from .conftest import SCREENSHOTS, StreamlitServer, assert_no_exception, wait_idle
 
@@ -69,7 +69,7 @@ def view(request, browser, server):
 @pytest.fixture
 def workspace(server):
     """The browser server's workspace; what a test adds to it is deleted afterwards (other tests find it as before)."""
-    store = TokenizerStore(server.workspace)
+    store = FolderStore(server.workspace)
     before = set(store.keys())
     yield store
     for key in set(store.keys()) - before:

@@ -123,7 +123,7 @@ class Suggestion:
 def suggestion(corpus, vocab_size, pattern: str) -> Suggestion | None:
     """What a built-in corpus suggests (``corpus.vocab_size``, ``corpus.pattern``) where the settings differ, or None.
 
-    >>> from ui.common.corpora import CORPORA
+    >>> from ui.content.corpora import CORPORA
     >>> suggestion(CORPORA["honolulu"], 2000, "gpt4").text
     '257 tokens and no split pattern'
     >>> suggestion(CORPORA["stdlib-source"], 2000, "gpt4").label
