@@ -64,7 +64,7 @@ SIGNATURES = {
 def binary_kind(data: bytes) -> str | None:
     """What a binary file is, for a message ("a PDF document"), or None for what may be text.
 
-    >>> binary_kind(b"%PDF-1.7 ..."), binary_kind(b"\x7fELF\x02\x00"), binary_kind("héllo".encode("latin-1"))
+    >>> binary_kind(b"%PDF-1.7 ..."), binary_kind(b"\\x7fELF\\x02\\x00"), binary_kind("héllo".encode("latin-1"))
     ('a PDF document', 'a binary file (an image, archive or program: it contains NUL bytes)', None)
     """
     for magic, kind in SIGNATURES.items():
