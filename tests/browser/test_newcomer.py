@@ -218,9 +218,10 @@ def test_a_second_upload_right_after_the_first(page, server, workspace):
     wait_idle(page)
     files = tokenizer_files("newcomer-twice")
     uploader = tokenizer_uploader(page)
-    for name, data in files.items():  # the second while the first one's rerun is still arriving
-        uploader.set_input_files(as_file(name, data))
-        page.wait_for_timeout(50)
+    (first, first_data), (second, second_data) = files.items()
+    with page.expect_request_finished(lambda r: "upload_file" in r.url and r.method == "PUT"):
+        uploader.set_input_files(as_file(first, first_data))  # on the server: its rerun starts
+    uploader.set_input_files(as_file(second, second_data))  # while the first one's rerun is still arriving
     page.get_by_text("Uploaded newcomer-twice.tokenizer.json as newcomer-twice (2)").wait_for()
     wait_idle(page)
     assert sorted(e.name for e in workspace.entries() if e.name.startswith("newcomer-twice")) == [
@@ -259,7 +260,7 @@ def test_a_new_session_opens_on_a_trained_tokenizer_without_a_greeting(page, ser
     page.goto(server.url + "/train")
     wait_idle(page)
     results = page.get_by_role("combobox", name="Results for")
-    expect(results).to_have_value(re.compile(r"^newcomer trained · "))  # not the newer, uploaded one
+    expect(results).to_have_value(re.compile(r"^newcomer trained · "), timeout=30_000)  # not the newer, uploaded one
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="No training text")).to_have_count(0)
     assert_no_exception(page)
 
@@ -320,6 +321,8 @@ def test_compare_reads_with_eight_tokenizers(view, server):
     page.wait_for_timeout(1000)
     legend = board.locator("g.role-legend-label text").all_text_contents()
     assert legend == labels  # whole names: "Qwe…" before
+    groups = board.locator("g.role-axis-label text").all_text_contents()
+    assert "Chinese andJapanese" in groups and not any("…" in g for g in groups)  # two lines, each whole
     shot(page, f"compare-leaderboard-{view.name}", board)
 
     tables = main.locator('[data-testid="stTable"], [data-testid="stDataFrame"]')
@@ -383,4 +386,5 @@ def test_a_carriage_return_in_a_token_shows_as_its_byte(page, server):
     expect(row.locator(".t .hx", has_text="<0D>").first).to_be_visible()
     assert row.locator(".t .hx", has_text="<0D>").count() == "x = 1;\r\n\r\n// done".count("\r")
     assert_no_exception(page)
-    shot(page, "control-characters", row)
+    row.scroll_into_view_if_needed()
+    shot(page, "control-characters")

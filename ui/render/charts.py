@@ -167,13 +167,20 @@ def compare_leaderboard(board: pd.DataFrame, metric: str) -> dict:
         "data": {"values": board},
         "mark": {"type": "bar", "cornerRadiusEnd": 2},
         "encoding": {
-            "x": _n("sample", sort=samples, title=None, axis={"labelAngle": 0, "labelLimit": 130}),
+            # "Chinese and Japanese" on two lines: one did not fit a group's width in presenter mode ("Chinese and Jap…")
+            "x": _n(
+                "sample",
+                sort=samples,
+                title=None,
+                axis={"labelAngle": 0, "labelLimit": 130, "labelExpr": "split(replace(datum.label, ' and ', ' and\\n'), '\\n')"},
+            ),
             "xOffset": _n("tokenizer", sort=labels),
             "y": _q(metric, title=metric),
             "color": _color(labels, sort=labels, legend=_legend(labels)),
             "tooltip": [_n("sample"), _n("tokenizer"), _q(metric, format=",.2f"), _q("tokens")],
         },
         "height": 300,
+        "padding": {"left": 12, "top": 5, "right": 5, "bottom": 5},  # room for the y title at presenter mode's sizes
     }
 
 
