@@ -278,7 +278,7 @@ def test_the_merge_count_chart_draws_for_a_small_tokenizer(view, server, workspa
     page.get_by_role("button", name=re.compile("Train$")).click()
     page.get_by_text(re.compile(r"Done: 44 merges")).wait_for()
     wait_idle(page)
-    chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="How often the merged pair occurred")
+    chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="Pair counts, merge by merge")
     chart.scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     heights = chart.locator("g.mark-rect path").evaluate_all("ps => ps.map(p => p.getBBox().height)")

@@ -233,7 +233,7 @@ def show_diff(diff: BoundaryDiff, results: Sequence[Tokenized]) -> None:
     )
     if diff.n_differing:
         # a static table: its cells and headers wrap, so a column per tokenizer fits the page (no sideways scrolling)
-        st.table(diff.table, hide_index=True, height=min(420, 40 + 36 * len(diff.table)))
+        st.table(diff.table, hide_index=True, height="content" if len(diff.table) <= 10 else 420)
         if diff.n_differing > len(diff.table):
             st.caption(f"Showing the first {len(diff.table):,} of {diff.n_differing:,} differing stretches.")
 

@@ -162,7 +162,7 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
         if diff.n_differing:
             st.markdown(f"**{diff.n_differing:,} of {diff.n_regions:,}** stretches of the text are cut differently.")
             # a static table: cells and headers wrap, so a column per pattern fits the page (no sideways scrolling)
-            st.table(diff.table, hide_index=True, height=min(420, 40 + 36 * len(diff.table)))
+            st.table(diff.table, hide_index=True, height="content" if len(diff.table) <= 10 else 420)
         else:
             st.success("Every pattern cuts this text in the same places.", icon="✅")
 

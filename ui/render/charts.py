@@ -224,13 +224,13 @@ def merge_counts(df: pd.DataFrame, *, height: int = 260) -> dict:
             "x": _q("step", title="merge step", scale={"domainMin": 0.5 if bars else 1, "nice": False}),
             "y": _q(
                 "count",
-                title="count of the merged pair" + (" (log scale)" if log else ""),
+                title="count (log scale)" if log else "count of the merged pair",
                 scale={"type": "log"} if log else {"zero": True},
             ),
             "tooltip": [_q("step", title="step"), _n("token", title="new token"), _q("count", format=",")],
         },
         "height": height,
-        "title": "How often the merged pair occurred, step by step",
+        "title": "Pair counts, merge by merge",  # short: the chart is a third of the page wide
     }
 
 

@@ -498,9 +498,10 @@ def results_section(key: str) -> None:
     store = workspace.store()
     with errors.shown():
         tok = store.get(key)
-        cols = st.columns(len(model.summary(tok)))
-        for col, (label, value) in zip(cols, model.summary(tok).items()):
-            col.metric(label, value, border=True)
+        # each card as wide as its number, wrapping onto a second row: fixed columns cut "244.2 kB" to "244.2…" at 1280 px
+        with st.container(horizontal=True, wrap=True):
+            for label, value in model.summary(tok).items():
+                st.metric(label, value, border=True, width="content")
         left, right = st.columns([5, 4], gap="large")
         with left:
             _merges_table(tok)
@@ -566,23 +567,24 @@ def _merges_table(tok) -> None:
         hide_index=True,
         height=420,
         column_config={
+            # widths that add up to less than the column at 1280 px: the table never scrolls sideways
             "step": st.column_config.NumberColumn(
-                "step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width="small"
+                "step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width=48
             ),
             "left": st.column_config.TextColumn(
-                "left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)"
+                "left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)", width=64
             ),
-            "right": st.column_config.TextColumn("right"),
-            "new token": st.column_config.TextColumn("new token"),
+            "right": st.column_config.TextColumn("right", width=64),
+            "new token": st.column_config.TextColumn("new token", width=84),
             "count": st.column_config.NumberColumn(
-                "count", help="How often the pair occurred when it was merged", format="localized"
+                "count", help="How often the pair occurred when it was merged", format="localized", width=64
             )
             if counts
             else None,  # the file did not store them: said under the table, never a column of "None"
-            "id": st.column_config.NumberColumn("id", width="small"),
+            "id": st.column_config.NumberColumn("id", width=56),
             "left id": None,
             "right id": None,
-            "bytes": st.column_config.NumberColumn("bytes", width="small"),
+            "bytes": st.column_config.NumberColumn("bytes", width=40),
         },
         key=STATE.key("merges_table"),
     )
