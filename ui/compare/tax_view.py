@@ -85,6 +85,10 @@ def _their_passages() -> dict[str, str] | None:
     return passages
 
 
+#: Height of the tokens table (px): about ten languages, the rest scroll inside it.
+TABLE_HEIGHT = 420
+
+
 def show_token_tax(keys: list[str]) -> None:
     """The section: passages, the reference language, the chart and the table."""
     STATE.init()
@@ -118,7 +122,9 @@ def show_token_tax(keys: list[str]) -> None:
     counted: list[tuple[str, dict[str, int]]] = []
     for key in keys:
         with errors.shown(prefix=f"{labels[key]}: "):
-            counted.append((labels[key], _counts(key, tk.get(key), passages, ours)))
+            tok = tk.get(key)
+            with st.spinner(f"Counting the passages' tokens under {labels[key]}…", show_time=True):
+                counted.append((labels[key], _counts(key, tok, passages, ours)))
     if not counted:
         return
     key = (ours, reference, tuple((label, tuple(c.items())) for label, c in counted), tuple(passages.items()) if not ours else ())
@@ -131,23 +137,20 @@ def show_token_tax(keys: list[str]) -> None:
             reference=reference,
             scripts=languages.scripts() if ours else None,
         )
-        return frame, tax.language_order(frame, reference), tax.tax_table(frame)
+        return frame, tax.language_order(frame, reference), tax.tokens_table(frame)
 
     frame, order, table = cache.for_session("tax.frame", key, build, maxsize=4)
     spec = cache.for_session("tax.chart", key, lambda: charts.token_tax(frame, order, reference), maxsize=4)
     st.vega_lite_chart(spec, width="stretch")
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        column_config={c: st.column_config.NumberColumn(c, format="%.2f×") for c in table.columns if c.endswith(" ×")},
-    )
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
     if worst is not None:
         st.caption(
             f"Highest premium here: {worst['language']} under {worst['tokenizer']}, {worst['premium']:.2f}× the tokens of {reference}. "
-            "Bars are sorted by the first tokenizer's premium; the dashed line is 1×."
+            f"Languages are sorted by the first tokenizer's premium; blue cells need fewer tokens than {reference}, "
+            "orange ones more. The table gives each tokenizer's tokens."
         )
+    # a static table: its headers wrap, so it fits the page with any number of tokenizers (no sideways scrolling)
+    st.table(table, hide_index=True, height=TABLE_HEIGHT)
     if ours:
         with st.expander("The passages"):
             st.dataframe(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from tokenizer import train
 from ui.compare import model as compare
@@ -118,3 +119,19 @@ def test_the_next_pair_is_orange():
     spec = charts.top_pairs(step.top_pairs_frame(TOK, TOK.training, 0))
     assert spec["data"]["values"][0]["next"] is True
     assert spec["encoding"]["color"]["condition"]["value"] == charts.NEXT
+
+
+@pytest.mark.parametrize("vocab", [257, 300, 376, 377, 1000])
+def test_the_merge_count_chart_of_any_run_has_something_to_draw(vocab):
+    """Issue 19: at vocab 300 the chart was empty (bars on a log scale have no base). Bars stand on a linear scale
+    from zero; a log scale only carries a line, and only over counts that span more than a decade or so."""
+    from tokenizer import train as train_
+
+    tok = train_("the cat in the hat sat on the mat; the rat ate the fat cat. " * 200, vocab, pattern=None)
+    spec = charts.merge_counts(training.counts_frame(tok))
+    counts = spec["data"]["values"]["count"]
+    assert len(counts) == tok.num_merges and counts.min() > 0
+    log = spec["encoding"]["y"]["scale"].get("type") == "log"
+    if spec["mark"]["type"] == "bar":
+        assert not log and spec["encoding"]["y"]["scale"]["zero"] is True
+    assert not log or counts.max() >= charts.LOG_SPAN * counts.min()
