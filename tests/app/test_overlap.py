@@ -51,7 +51,12 @@ def test_it_opens_with_gpt4o_and_llama3_and_their_overlap_is_the_references():
     assert got[f"Only in {LABELS['o200k_base']}"] == f"{len(a - b):,}"
     assert got[f"Only in {LABELS['llama3']}"] == f"{len(b - a):,}"
     heads = [s.value for s in at.subheader]
-    assert heads[:2] == ["Shared and own tokens", "One tokenizer's tokens as another's pieces"]
+    assert heads == [
+        "Shared and own tokens",
+        "The longest tokens only one of them has",
+        "One tokenizer's tokens as another's pieces",
+        "Every token, searchable",
+    ]
     # the split: a share kept whole for each direction, at most the share the other vocabulary holds
     whole = [float(m.value.rstrip("%")) / 100 for m in at.metric if m.label == "kept whole"]
     assert len(whole) == 2 and whole[0] <= len(a & b) / len(a) + 1e-3 and whole[1] <= len(a & b) / len(b) + 1e-3
@@ -150,3 +155,31 @@ def test_a_trained_and_an_uploaded_tokenizer(workspace):
         text = gpt2.decode([int(row["id"])])
         if "\ufffd" not in text:
             assert row["pieces"] == len(hf_ids(ref, text, specials=False)), text
+
+
+def test_a_result_about_official_encodings_is_computed_once_when_sessions_ask_together():
+    """A class opening the page at once on a fresh server: one computation, the others wait for it and share it."""
+    import threading
+    import time
+
+    from ui.common import cache
+    from ui.overlap import model, view
+
+    class Tok:
+        pass
+
+    toks = [cache.share(Tok()), cache.share(Tok())]
+    chosen = [view.Chosen(f"k{i}", t, model.Vocab(f"k{i}", {})) for i, t in enumerate(toks)]
+    calls, results = [], []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.3)
+        return object()
+
+    threads = [threading.Thread(target=lambda: results.append(view._kept("test.once", chosen, (), compute))) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(results) == 5 and len({id(r) for r in results}) == 1

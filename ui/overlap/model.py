@@ -362,7 +362,8 @@ class SplitUnder:
 
     @property
     def direction(self) -> str:
-        return f"{self.source}'s tokens under {self.target}"
+        """``source → target``: the source's tokens as the target's pieces."""
+        return f"{self.source} → {self.target}"
 
 
 def split_under(source: Vocab, target, target_label: str, progress: Callable[[int, int], None] | None = None) -> SplitUnder:
@@ -371,7 +372,7 @@ def split_under(source: Vocab, target, target_label: str, progress: Callable[[in
     >>> from tokenizer import Tokenizer
     >>> s = split_under(Vocab("A", {b"a": 0, b"ab": 1, b"abc": 2}), Tokenizer({(97, 98): 256}), "B")
     >>> s.pieces.tolist(), round(s.mean, 3), round(s.whole, 3), s.direction
-    ([1, 1, 2], 1.333, 0.667, "A's tokens under B")
+    ([1, 1, 2], 1.333, 0.667, 'A → B')
     """
     t0 = time.perf_counter()
     order = sorted(source.ids.items(), key=lambda kv: kv[1])

@@ -10,6 +10,7 @@ the user's is kept in that session only (``_kept``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -110,13 +111,27 @@ class Chosen:
     vocab: model.Vocab
 
 
+# One computation at a time per result about official encodings: a class opening the page together on a fresh
+# server computes it once while the others wait for it, instead of all at once on two cores. Holds locks, no data.
+_FLIGHTS: dict[tuple, threading.Lock] = {}
+_FLIGHTS_LOCK = threading.Lock()
+
+
 def _kept(kind: str, chosen: Sequence[Chosen], key: tuple, compute: Callable[[], object], *, maxsize: int = 2):
     """``compute()`` kept for every session when every tokenizer involved is an official encoding (or a baseline),
     else for this session only (``ui.common.cache``: a user's tokenizers are theirs alone)."""
     toks = [c.tok for c in chosen]
     keys = tuple(c.key for c in chosen)
     if all(cache.is_shared(t) for t in toks):
-        return cache.for_tokenizer(toks[0], kind, (keys, key), compute, maxsize=maxsize)
+        with _FLIGHTS_LOCK:
+            flight = _FLIGHTS.setdefault((kind, keys, key), threading.Lock())
+        if not flight.acquire(blocking=False):
+            with st.spinner("Another session is computing this right now; it is kept for everyone once done…"):
+                flight.acquire()
+        try:
+            return cache.for_tokenizer(toks[0], kind, (keys, key), compute, maxsize=maxsize)
+        finally:
+            flight.release()
     # a user's tokenizer object stands for its content: the same key with another object is another tokenizer
     return cache.for_session(kind, (keys, tuple(map(id, toks)), key), compute, owner=toks[0], maxsize=maxsize)
 
@@ -176,21 +191,25 @@ def show_summary(ov: model.Overlap) -> None:
             border=True,
             help=f"{ov.labels[pair[0]]} and {ov.labels[pair[1]]}: their Jaccard similarity",
         )
-    table = model.summary(ov)
-    st.vega_lite_chart(charts.overlap_summary(model.summary_long(table)), width="stretch")
+    full = model.summary(ov)
+    st.vega_lite_chart(charts.overlap_summary(model.summary_long(full)), width="stretch")
     if n > 2:
         st.vega_lite_chart(charts.jaccard_heatmap(model.pairs(ov)), width="content")
     st.dataframe(
-        table,
+        full.drop(columns=[model.GROUPS[1]]) if n == 2 else full,  # "shared with some" needs a third tokenizer
         hide_index=True,
         width="stretch",
         column_config={
-            "tokens": st.column_config.NumberColumn("tokens", help="Ordinary tokens (special tokens apart), by their bytes"),
-            "shared by all": st.column_config.NumberColumn("shared by all", help="Every chosen tokenizer has it"),
-            "shared with some": st.column_config.NumberColumn(
-                "shared with some", help="Some other chosen tokenizer has it, not all"
+            "tokens": st.column_config.NumberColumn(
+                "tokens", format="localized", help="Ordinary tokens (special tokens apart), by their bytes"
             ),
-            "only here": st.column_config.NumberColumn("only here", help="No other chosen tokenizer has it"),
+            "shared by all": st.column_config.NumberColumn(
+                "shared by all", format="localized", help="Every chosen tokenizer has it"
+            ),
+            "shared with some": st.column_config.NumberColumn(
+                "shared with some", format="localized", help="Some other chosen tokenizer has it, not all"
+            ),
+            "only here": st.column_config.NumberColumn("only here", format="localized", help="No other chosen tokenizer has it"),
         },
     )
 
@@ -335,7 +354,7 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
         cols = st.columns(2)
         for col, s in zip(cols, (there, back)):
             with col:
-                st.markdown(f"**{s.source} → {s.target}**")
+                st.markdown(f"**{s.direction}**")
                 a, b = st.columns(2)
                 a.metric(
                     "kept whole",
@@ -345,7 +364,7 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
                 )
                 b.metric("pieces per token", f"{s.mean:.2f}", border=True, help=f"The mean number of {s.target} tokens")
         st.vega_lite_chart(charts.split_histogram(model.histogram([there, back])), width="stretch")
-        c1, c2 = st.columns([2, 3])
+        c1, c2 = st.columns([3, 2])
         pieces = (
             c1.segmented_control(
                 "Pieces",
