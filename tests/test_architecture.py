@@ -107,6 +107,8 @@ def _pure_ui_modules() -> list[Path]:
     parts = [
         ui / "compare" / "tax.py",
         ui / "compare" / "languages.py",
+        ui / "compare" / "code.py",
+        ui / "compare" / "coverage.py",
         ui / "train" / "heldout.py",
         ui / "vocabulary" / "odd.py",
     ]

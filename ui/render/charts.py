@@ -501,3 +501,38 @@ def split_histogram(hist: pd.DataFrame) -> dict:
         "height": 380,  # the whole chart's, legend and title included (Streamlit fits the spec to it)
         "title": "How many pieces each token becomes",
     }
+
+
+# ----------------------------------------------------------------------------- Compare: vocabulary used
+
+
+def vocabulary_used(usage: pd.DataFrame) -> dict:
+    """The share of each tokenizer's vocabulary some texts use, one bar each, labelled with the distinct tokens
+    (``ui.compare.coverage.usage_frame``: tokenizer, vocabulary, tokens, distinct tokens, vocabulary used %)."""
+    labels = list(usage["tokenizer"])
+    data = usage.assign(label=[f"{d:,} of {v:,}" for d, v in zip(usage["distinct tokens"], usage["vocabulary"])])
+    encoding = {
+        "y": _n("tokenizer", sort=labels, title=None, axis={"labelFontSize": 12, "labelLimit": 320}),
+        "x": _q("vocabulary used %", title="share of the vocabulary used (%)", scale={"type": "symlog", "constant": 0.1}),
+    }
+    return {
+        "data": {"values": data},
+        "layer": [
+            {
+                "mark": {"type": "bar", "cornerRadiusEnd": 2},
+                "encoding": {
+                    **encoding,
+                    "color": _color(labels, legend=None),
+                    "tooltip": [
+                        _n("tokenizer"),
+                        _q("distinct tokens", format=","),
+                        _q("vocabulary", format=","),
+                        _q("vocabulary used %", format=".3f"),
+                    ],
+                },
+            },
+            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12}, "encoding": {**encoding, "text": _n("label")}},
+        ],
+        "height": {"step": 30},
+        "title": "Vocabulary used: distinct tokens ÷ vocabulary",
+    }

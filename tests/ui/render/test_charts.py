@@ -7,8 +7,8 @@ import json
 import pandas as pd
 
 from tokenizer import train
+from ui.compare import coverage, tax
 from ui.compare import model as compare
-from ui.compare import tax
 from ui.overlap import model as overlap
 from ui.render import charts
 from ui.step import model as step
@@ -46,6 +46,9 @@ def specs() -> dict[str, dict]:
         ),
         "heldout": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {"GPT-2": 3.1, "GPT-4o": 3.4}),
         "heldout-alone": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {}),
+        "vocabulary-used": charts.vocabulary_used(
+            coverage.usage_frame([("A", {"x": [1, 2]}, 300), ("B (yours, 300 tokens)", {"x": [5]}, 50_000)])
+        ),
         "overlap": charts.overlap_summary(overlap.summary_long(overlap.summary(ov))),
         "overlap-two": charts.overlap_summary(overlap.summary_long(overlap.summary(overlap.overlap(vocabs[:2])))),
         "jaccard": charts.jaccard_heatmap(overlap.pairs(ov)),
