@@ -536,3 +536,23 @@ def vocabulary_used(usage: pd.DataFrame) -> dict:
         "height": {"step": 30},
         "title": "Vocabulary used: distinct tokens ÷ vocabulary",
     }
+
+
+# ----------------------------------------------------------------------------- Tokenize: pieces of N tokens
+
+
+def piece_sizes(table: pd.DataFrame, n: int) -> dict:
+    """How much text each piece of ``n`` tokens holds: one bar per piece (``ui.tokenize.pieces.table``: piece, tokens,
+    characters, bytes, …). One mark, so Streamlit fits the title, axes and bars into the height."""
+    data = table[["piece", "tokens", "characters", "bytes"]]
+    return {
+        "data": {"values": data},
+        "mark": {"type": "bar", "color": ACCENT, "cornerRadiusEnd": 2},
+        "encoding": {
+            "x": {"field": "piece", "type": "ordinal", "title": "piece", "axis": {"labelAngle": 0, "labelOverlap": True}},
+            "y": _q("characters", title="characters"),
+            "tooltip": [_q("piece"), _q("tokens"), _q("characters", format=","), _q("bytes", format=",")],
+        },
+        "height": 240,
+        "title": f"Characters in each piece of {n:,} tokens",
+    }

@@ -12,6 +12,7 @@ from ui.compare import model as compare
 from ui.overlap import model as overlap
 from ui.render import charts
 from ui.step import model as step
+from ui.tokenize import pieces
 from ui.train import heldout
 from ui.train import model as training
 from ui.vocabulary import model as vocabulary
@@ -46,6 +47,7 @@ def specs() -> dict[str, dict]:
         ),
         "heldout": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {"GPT-2": 3.1, "GPT-4o": 3.4}),
         "heldout-alone": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {}),
+        "pieces-of-n": charts.piece_sizes(pieces.table(pieces.cut(TOK.spans(TOK.encode("lower newest low " * 5)), 4)), 4),
         "vocabulary-used": charts.vocabulary_used(
             coverage.usage_frame([("A", {"x": [1, 2]}, 300), ("B (yours, 300 tokens)", {"x": [5]}, 50_000)])
         ),
