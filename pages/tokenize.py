@@ -32,7 +32,7 @@ with right:
     view.show_ids(res)
     view.show_chat_text(inp)
 
-pieces_view.section(inp, res)
-
 with present.fold("Token table, ids and bytes"):  # secondary: folded away in presenter mode
     view.show_details(inp, res)
+
+pieces_view.section(inp, res)

@@ -109,6 +109,7 @@ def _pure_ui_modules() -> list[Path]:
         ui / "compare" / "languages.py",
         ui / "compare" / "code.py",
         ui / "compare" / "coverage.py",
+        ui / "tokenize" / "pieces.py",
         ui / "train" / "heldout.py",
         ui / "vocabulary" / "odd.py",
     ]

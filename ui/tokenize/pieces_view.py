@@ -55,9 +55,8 @@ def section(inp: Input, res: Result) -> None:
         with c2:
             m = st.columns(3)
             m[0].metric("Pieces", f"{len(cut):,}", border=True)
-            m[1].metric(
-                "Tokens in the last", f"{len(cut[-1].spans):,}" if cut else "0", border=True, help=f"The others hold {int(n):,}"
-            )
+            last = len(cut[-1].spans) if cut else 0
+            m[1].metric("In the last piece", f"{last:,}", border=True, help=f"The others hold {int(n):,} each")
             m[2].metric(
                 "Cuts inside a character",
                 f"{len(broken):,}",
