@@ -34,7 +34,7 @@ sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow th
 import tokenizer  # noqa: E402
 
 tokenizer.configure()
-from references import hf_file_tokenizer, reference_encode, tiktoken_reference  # noqa: E402
+from model_packages import hf_file_tokenizer, reference_encode, tiktoken_reference  # noqa: E402
 
 from tokenizer import registry  # noqa: E402
 from tokenizer.display import unicode_to_bytes  # noqa: E402
@@ -67,7 +67,7 @@ def reference_tokens(name: str) -> set[bytes]:
                 out.add(text.encode("utf-8"))
         return out
     if fmt == "tekken":
-        from references import tekkenizer
+        from model_packages import tekkenizer
 
         tk = tekkenizer()
         return {tk.id_to_byte_piece(i) for i in range(tk.num_special_tokens, tk.n_words)}

@@ -11,6 +11,8 @@ library catches it.
 
 from __future__ import annotations
 
+import codecs
+import json
 import operator
 from collections.abc import Iterable
 from os import PathLike, fspath
@@ -58,6 +60,32 @@ def check_bytes(value: object, what: str) -> bytes:
         return bytes(value)
     hint = "; encode it first, e.g. text.encode('utf-8')" if isinstance(value, str) else ""
     raise InvalidType(f"{what} must be bytes, not {type_name(value)}{hint}")
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates with U+FFFD, exactly as tiktoken does before encoding.
+
+    >>> clean_text("a\\ud800b")
+    'a\\ufffdb'
+    """
+    check_str(text, "text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def error_handler(errors) -> str:
+    """A codec error handler name for ``bytes.decode`` ('replace', 'strict', 'ignore', ...)."""
+    check_str(errors, "errors")
+    try:
+        codecs.lookup_error(errors)
+    except LookupError:
+        raise ValueError(
+            f"errors={errors!r} is not a codec error handler; use 'replace', 'strict', 'ignore' or 'backslashreplace'"
+        ) from None
+    return errors
 
 
 def check_utf8(text: str, what: str) -> str:
@@ -157,3 +185,18 @@ def check_output_path(path: object, what: str = "output file") -> Path:
     if not parent.is_dir():
         raise ValueError(f"cannot write {what} {p}: the folder {parent} does not exist; create it first")
     return p
+
+
+def parse_json(text: str):
+    """JSON text as Python values; ValueError naming the line and column of a damaged file, or saying it is nested too deeply."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"the file is not complete JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+            "it may have been cut off: save or download the tokenizer again"
+        ) from None
+    except RecursionError:
+        raise ValueError(
+            "the file's JSON is nested too deeply to read (thousands of levels): it is damaged or not a tokenizer file"
+        ) from None

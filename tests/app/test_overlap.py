@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import regex
-from references import tiktoken_reference
+from model_packages import tiktoken_reference
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import registry, train
-from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "overlap.py")
@@ -124,7 +124,7 @@ def test_a_trained_and_an_uploaded_tokenizer(workspace):
     upload); GPT-2's tokens under the upload are what tokenizers itself encodes for them."""
     from hf_files import build, hf_ids, normalizers, pair, pre_tokenizers
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     mine = train("the cat sat on the mat with the hat " * 20, 300, pattern="gpt4", name="mine", special_tokens=["<|endoftext|>"])
     store.add(mine, corpus="x")
     uploaded, ref = pair(

@@ -9,9 +9,9 @@ from pathlib import Path
 import tiktoken
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import train
-from ui.common.samples import DEFAULT_TEXT
-from ui.common.workspace import TokenizerStore
+from ui.content.samples import DEFAULT_TEXT
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tokenize.py")
 
@@ -71,7 +71,7 @@ def test_special_tokens_recognised_are_one_token_and_as_text_several():
 
 def test_a_users_tokenizer_and_chat_mode(workspace):
     mine = train("low lower lowest newer newest " * 30, 280, pattern="gpt4", name="mine")
-    key = TokenizerStore(workspace).add(mine, corpus="x")
+    key = FolderStore(workspace).add(mine, corpus="x")
     at = app(query={"tokenizer": "user:" + key, "text": "lowest newest low"}, n=2)
     ids = mine.encode("lowest newest low")
     assert pieces_table(at)["tokens"].sum() == len(ids)

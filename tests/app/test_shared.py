@@ -1,6 +1,6 @@
 """Shared mode in AppTest: each browser's workspace in the database, and every message about it.
 
-A browser is its key (``ui.common.identity.browser_key``, read from a cookie in a
+A browser is its key (``classroom.identity.browser_key``, read from a cookie in a
 real session); AppTest sends no cookies, so each test says which key its session has.
 The browser suite checks the cookie itself against the real deployment.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.common import database, identity
+from classroom import database, identity, workspaces
 
 ROOT = Path(__file__).resolve().parents[2]
 ALICE, BOB = "a" * 32, "b" * 32
@@ -27,6 +27,7 @@ def shared(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'ws.sqlite3'}"
     monkeypatch.setenv("BPE_LAB_DATABASE_URL", url)
     database._last_purge.clear()
+    workspaces.configure(shared=True)  # as serve.py's start-up in shared mode
     return url
 
 
@@ -151,6 +152,7 @@ def test_download_everything(monkeypatch):
 def test_database_unavailable_in_a_session_is_a_message(monkeypatch, tmp_path):
     (tmp_path / "file").write_text("x")
     monkeypatch.setenv("BPE_LAB_DATABASE_URL", f"sqlite:///{tmp_path / 'file' / 'ws.sqlite3'}")
+    workspaces.configure(shared=True)
     as_browser(monkeypatch, ALICE)
     at = page("train")
     assert any("cannot be reached right now" in e for e in texts(at.error))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import registry, train
-from ui.common.workspace import TokenizerStore
 from ui.compare import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ def tax_table(at):
 
 def test_default_every_language_under_every_chosen_tokenizer(workspace):
     mine = train(languages.texts()["English"] * 20, 300, pattern="gpt4", name="mine")
-    TokenizerStore(workspace).add(mine, corpus="x")
+    FolderStore(workspace).add(mine, corpus="x")
     at = run()
     assert "Token tax by language" in [s.value for s in at.subheader]
     df = tax_table(at)
@@ -70,7 +70,7 @@ def test_own_parallel_texts_pasted(workspace):
 @pytest.mark.slow
 def test_the_open_models_counts_are_their_own_packages():
     """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
-    from references import reference_encode
+    from model_packages import reference_encode
 
     from tokenizer import registry
 
@@ -97,7 +97,7 @@ def usage_table(at):
 
 def test_our_program_in_every_programming_language_with_the_references_counts():
     """The code view: each program's tokens and premium over Python, as tiktoken (and llama-models) count them."""
-    from references import tiktoken_reference
+    from model_packages import tiktoken_reference
 
     from ui.compare import code
 
@@ -121,10 +121,10 @@ def test_our_program_in_every_programming_language_with_the_references_counts():
 
 
 def test_vocabulary_used_is_distinct_tokens_over_the_vocabulary_as_tiktoken_counts(workspace):
-    from references import tiktoken_reference
+    from model_packages import tiktoken_reference
 
     mine = train(languages.texts()["English"] * 20, 300, pattern="gpt4", name="mine")
-    TokenizerStore(workspace).add(mine, corpus="x")
+    FolderStore(workspace).add(mine, corpus="x")
     at = run()
     usage = usage_table(at).set_index("tokenizer")
     passages = languages.texts()

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from references import llama_tokenizer, reference_encode
+from model_packages import llama_tokenizer, reference_encode
 from streamlit.testing.v1 import AppTest
 
-from tokenizer import chat, load_encoding, registry
-from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
-from ui.common import samples
+from tokenizer import load_encoding, registry
+from tokenizer.models import chat
+from tokenizer.models.pretrained import CHAT_SPECIAL_TOKENS
 from ui.common.text import MAX_CHARS
+from ui.content import samples
 from ui.tokenize import model
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tokenize.py")
@@ -278,7 +279,7 @@ def test_chat_mode_is_only_offered_for_chat_encodings():
 
 
 def test_core_errors_are_shown_not_raised(monkeypatch):
-    from tokenizer.bpe import Tokenizer
+    from tokenizer import Tokenizer
 
     def broken(self, text, **kwargs):
         raise ValueError("the text could not be encoded: try a shorter one")
@@ -291,11 +292,11 @@ def test_core_errors_are_shown_not_raised(monkeypatch):
 
 
 def test_a_trained_tokenizer_can_be_chosen(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     tok = train(samples.SAMPLES["English prose"] * 2, 300, name="mine")
-    key = "user:" + TokenizerStore(workspace).add(tok)
+    key = "user:" + FolderStore(workspace).add(tok)
     at = app(MIXED, key)
     assert ids_shown(at) == tok.encode(MIXED)
     assert tokens(at) == len(tok.encode(MIXED))

@@ -69,7 +69,7 @@ def _app_port(classroom) -> int:
 
 
 def test_nginx_serves_streamlits_own_assets_compressed(classroom):
-    """deploy/classroom.py copies the installed Streamlit's static folder (package data, the one thing it reads
+    """classroom/deploy.py copies the installed Streamlit's static folder (package data, the one thing it reads
     from Streamlit's files) for nginx: what nginx serves, gzipped, is byte for byte what an app process serves."""
     import gzip
     import urllib.request

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from model_packages import tiktoken_reference
 from playwright.sync_api import expect
-from references import tiktoken_reference
 
 from tokenizer import registry
 from ui.compare import code

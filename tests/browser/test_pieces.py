@@ -10,7 +10,7 @@ import pytest
 import tiktoken
 from playwright.sync_api import expect
 
-from ui.common.samples import DEFAULT_TEXT
+from ui.content.samples import DEFAULT_TEXT
 
 from .conftest import assert_no_exception, screenshot, wait_idle
 

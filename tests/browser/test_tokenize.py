@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 import pytest
 import tiktoken
+from model_packages import tiktoken_reference
 from playwright.sync_api import expect
-from references import tiktoken_reference
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from references import TIKTOKEN_MODELS, tiktoken_reference
+from model_packages import TIKTOKEN_MODELS, tiktoken_reference
 
 from tests.tier import examples
 from tokenizer import Tokenizer, load_encoding

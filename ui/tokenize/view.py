@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, samples, state, urlstate
+from ui.common import cache, errors, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.content import samples
 from ui.render.spans import render_spans
 
 from . import model

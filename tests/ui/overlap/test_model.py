@@ -7,11 +7,11 @@ import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import naive_encode
 from tier import examples
 
 from tokenizer import Tokenizer, load_encoding, train
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
+from tokenizer.bpe import textbook
 from ui.overlap import model
 
 # ---------------------------------------------------------------- generated vocabularies
@@ -115,7 +115,7 @@ def test_p50k_is_r50k_and_24_runs_of_spaces():
 @pytest.mark.parametrize("a, b", [("cl100k_base", "o200k_base"), ("o200k_base", "llama3")])
 def test_overlap_equals_the_reference_libraries_token_sets(a, b):
     """Parity: the same counts as set operations over tiktoken's (and llama-models') own ``token_byte_values``."""
-    from references import tiktoken_reference
+    from model_packages import tiktoken_reference
 
     ref_a, ref_b = (set(tiktoken_reference(n).token_byte_values()) for n in (a, b))
     ov = model.overlap([model.vocab_of(load_encoding(a), a), model.vocab_of(load_encoding(b), b)])
@@ -129,13 +129,13 @@ def test_overlap_equals_the_reference_libraries_token_sets(a, b):
 
 
 def naive_pieces(target: Tokenizer, data: bytes) -> int:
-    """The textbook, for a trained tokenizer: split the token's text with the target's pattern, then minbpe's encode
-    loop per chunk; bytes that are not text get the loop alone."""
+    """The textbook (``tokenizer.bpe.textbook``), for a trained tokenizer: split the token's text with the target's
+    pattern, then the earliest-learned merge again and again per chunk; bytes that are not text get the loop alone."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return len(naive_encode_bytes(data, target.merges))
-    return len(naive_encode(text, target.merges, target.pattern))
+    return len(textbook.encode(text, target.merges, target.pattern))
 
 
 def naive_encode_bytes(data: bytes, merges: dict) -> list[int]:
@@ -222,7 +222,7 @@ def test_o200k_tokens_under_cl100k_are_tiktokens_pieces(every):
 def test_gpt4o_tokens_under_an_open_model_are_its_own_packages_pieces(target):
     """Llama 3's (llama-models' tiktoken) and DeepSeek V4's (HF tokenizers on its tokenizer.json) own encodes of
     GPT-4o's tokens that are text, one in 13."""
-    from references import reference_encode
+    from model_packages import reference_encode
 
     ref = reference_encode(target)
     vocab = model.vocab_of(load_encoding("o200k_base"), "o200k")

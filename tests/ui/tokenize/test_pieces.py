@@ -73,7 +73,7 @@ def test_json_lines_hold_each_piece(text, n):
 
 def test_the_default_texts_emoji_is_broken_between_two_pieces_of_16_under_gpt4():
     """A known answer from tiktoken: cl100k writes 🤚 as two tokens, and the 32nd token boundary falls between them."""
-    from ui.common.samples import DEFAULT_TEXT
+    from ui.content.samples import DEFAULT_TEXT
 
     enc = tiktoken.get_encoding("cl100k_base")
     ids = enc.encode(DEFAULT_TEXT)
