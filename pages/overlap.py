@@ -22,7 +22,7 @@ if len(chosen) < 2:
 
 ov = view.compute_overlap(chosen)
 view.show_summary(ov)
-view.show_longest(ov)
+view.show_longest(chosen, ov)
 view.show_split_under(chosen)  # after the sections that show at once: the first time, it encodes every token
 with present.fold("Every token, searchable"):  # secondary: folded away in presenter mode
     view.show_table(chosen, ov)

@@ -214,7 +214,7 @@ def show_summary(ov: model.Overlap) -> None:
     )
 
 
-def show_longest(ov: model.Overlap) -> None:
+def show_longest(chosen: Sequence[Chosen], ov: model.Overlap) -> None:
     st.subheader("The longest tokens only one of them has")
     st.caption(
         "What each vocabulary spent its longest tokens on that none of the others did: a glimpse of its training data "
@@ -223,7 +223,8 @@ def show_longest(ov: model.Overlap) -> None:
     tabs = st.tabs(list(ov.labels))
     for i, tab in enumerate(tabs):
         with tab:
-            df = model.longest_only(ov, i)
+            # half a second over 200,000 tokens: kept with the overlap it comes from
+            df = _kept("overlap.longest", chosen, (i,), lambda i=i: model.longest_only(ov, i), maxsize=2 * model.MAX_TOKENIZERS)
             if df.empty:
                 st.caption(f"None: every token of {ov.labels[i]} is in another chosen vocabulary.")
                 continue
@@ -258,13 +259,10 @@ def show_table(chosen: Sequence[Chosen], ov: model.Overlap) -> None:
         help="Python `regex` syntax, at most 2 s over the table",
     )
     with errors.shown():
-        rows = cache.for_session(  # the search is the user's input: this session only
-            "overlap.rows",
-            (tuple(c.key for c in chosen), tuple(map(id, (c.tok for c in chosen))), where, pattern),
-            lambda: model.union_rows(ov, where, _regex_match(pattern)),
-            maxsize=4,
-        )
-        table = model.union_table(ov, rows)
+        key = (tuple(c.key for c in chosen), tuple(map(id, (c.tok for c in chosen))), where, pattern)
+        # the search is the user's input: this session only
+        rows = cache.for_session("overlap.rows", key, lambda: model.union_rows(ov, where, _regex_match(pattern)), maxsize=4)
+        table = cache.for_session("overlap.union_table", key, lambda: model.union_table(ov, rows), maxsize=2)
         if table.empty:
             st.info("No token matches: try a shorter search or another choice under “Show”.", icon="🔍")
             return
@@ -379,13 +377,15 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
         )
         pattern = c2.text_input("Search (regex)", key=STATE.key("split_search"), persist_state="session", placeholder="e.g. ing$")
         least, most = piece_range(pieces)
+        key = (src, tgt, id(there), least, most, pattern)
         rows = cache.for_session(
             "overlap.split_rows",
-            (src, tgt, id(there), least, most, pattern),
+            key,
             lambda: model.split_rows(there, least=least, most=most, match=_regex_match(pattern)),
             maxsize=4,
         )
-        table = model.split_table(there, rows, by_key[tgt].tok)
+        # the target's pieces of the rows shown, encoded again: a tenth of a second, kept for this session's last few
+        table = cache.for_session("overlap.split_table", key, lambda: model.split_table(there, rows, by_key[tgt].tok), maxsize=4)
         if table.empty:
             if (least, most, pattern) == (2, None, ""):
                 st.success(f"None: {there.target} keeps every token of {there.source} whole.", icon="✅")
