@@ -26,8 +26,11 @@ class PieceRow:
     broken: str = ""
 
 
-def render_pieces(rows: Sequence[PieceRow], *, show_whitespace: bool = False, limit: int | None = None) -> str:
+def render_pieces(
+    rows: Sequence[PieceRow], *, show_whitespace: bool = False, limit: int | None = None, tooltips: bool = True
+) -> str:
     """The pieces one under another; at most ``limit`` tokens drawn in all (a note says how many pieces were left out).
+    ``tooltips=False``: each token's hover text is its id only (``render_spans``), half the HTML.
 
     >>> from tokenizer.trace import make_spans
     >>> h = render_pieces([PieceRow("Piece 1", "2 tokens", make_spans([(1, b"a"), (2, b"<b>")])), PieceRow("Piece 2", "1 token", make_spans([(3, b"c")]), "😄")])
@@ -49,7 +52,7 @@ def render_pieces(rows: Sequence[PieceRow], *, show_whitespace: bool = False, li
         if row.broken:
             head += f'<span class="split">✂ the cut before it falls inside {html.escape(row.broken)}</span>'
         parts.append(f'<div class="bpe-piece{" alt" if k % 2 else ""}"><div class="bpe-piece-head">{head}</div>')
-        parts.append(render_spans(row.spans, show_whitespace=show_whitespace, limit=room, caption=row.label))
+        parts.append(render_spans(row.spans, show_whitespace=show_whitespace, limit=room, caption=row.label, tooltips=tooltips))
         parts.append("</div>")
         drawn += len(row.spans) if room is None else min(len(row.spans), room)
         shown += 1

@@ -15,10 +15,12 @@ from ui.common import cache, errors, state
 from ui.render import charts
 from ui.render.pieces import PieceRow, render_pieces
 
-from . import model, pieces
+from . import pieces
 from .model import Input, Result
 
 STATE = state.PageState("pieces", {"n": pieces.DEFAULT_N}, widgets=("download",))
+#: Tokens drawn in the bands (the spans above draw the text's first 2,500 already; the table and download have all)
+SPAN_LIMIT = 1_000
 EXPLANATION = (
     "A context window, an embedding model or a search index takes a long text in pieces of at most N tokens. Here the "
     "text's tokens above are cut every N tokens: each band is one piece (bands alternate in colour and border). A "
@@ -78,23 +80,24 @@ def section(inp: Input, res: Result) -> None:
         if len(cut) > 1:
             st.vega_lite_chart(charts.piece_sizes(table, int(n)), width="stretch")
         ws = bool(st.session_state.get("tokenize.whitespace", False))  # the page's own switch, above the spans
-        rows = [
-            PieceRow(
-                f"Piece {p.index + 1}",
-                f"{_plural(len(p.spans), 'token')} · {_plural(p.characters, 'character')} · from token {p.first:,}",
-                p.spans,
-                broken.get(p.index, ""),
-            )
-            for p in cut
-        ]
-        st.html(
-            cache.for_session(
-                "pieces.html",
-                (key, ws),
-                lambda: render_pieces(rows, show_whitespace=ws, limit=model.SPAN_LIMIT),
-                maxsize=2,
-            )
-        )
+
+        def bands() -> str:  # the bands up to SPAN_LIMIT tokens: the pieces beyond are in the table and the download
+            rows, drawn = [], 0
+            for p in cut:
+                if drawn >= SPAN_LIMIT:
+                    break
+                detail = f"{_plural(len(p.spans), 'token')} · {_plural(p.characters, 'character')} · from token {p.first:,}"
+                rows.append(PieceRow(f"Piece {p.index + 1}", detail, p.spans, broken.get(p.index, "")))
+                drawn += len(p.spans)
+            html_text = render_pieces(
+                rows, show_whitespace=ws, limit=SPAN_LIMIT, tooltips=False
+            )  # the spans above have the full ones
+            left = len(cut) - len(rows)
+            if left:
+                html_text += f'<div class="bpe-more">{left:,} more piece{"s" if left != 1 else ""}: see the table.</div>'
+            return html_text
+
+        st.html(cache.for_session("pieces.html", (key, ws), bands, maxsize=2))
         st.dataframe(
             table,
             hide_index=True,
@@ -112,12 +115,12 @@ def section(inp: Input, res: Result) -> None:
         )
         if len(cut) > len(table):
             st.caption(f"The table shows the first {len(table):,} of {len(cut):,} pieces; the download has them all.")
-        data = cache.for_session("pieces.jsonl", key, lambda: pieces.jsonl(cut), maxsize=1)
         st.download_button(
             f"Download the {_plural(len(cut), 'piece')} as JSON lines",
-            data=data,
+            data=lambda: pieces.jsonl(cut),  # made when clicked, in its own thread: a long text's pieces cost nothing till then
             file_name=f"pieces-of-{int(n)}-tokens.jsonl",
             mime="application/jsonl",
+            on_click="ignore",
             key=STATE.key("download"),
             icon=":material/download:",
             help='One line per piece: {"index", "text", "ids", "tokens", "whole_characters"}.',
