@@ -256,3 +256,36 @@ def test_progress_is_reported_up_to_the_total():
     calls = []
     model.split_under(model.vocab_of(Tokenizer(), "A"), Tokenizer(), "B", lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, 256) and calls[-1] == (256, 256)
+
+
+def package_tokens(name: str) -> set[bytes]:
+    """A registered encoding's ordinary tokens as its own package lists them."""
+    from model_packages import hf_file_tokenizer, tekkenizer, tiktoken_reference
+
+    from tokenizer import registry
+    from tokenizer.display import unicode_to_bytes
+
+    fmt = registry.spec(name).source.format
+    if fmt == "tekken":
+        tk = tekkenizer()
+        return {tk.id_to_byte_piece(i) for i in range(tk.num_special_tokens, tk.n_words)}
+    if fmt == "hf-json":
+        hf = hf_file_tokenizer(name)
+        specials = {t.content for t in hf.get_added_tokens_decoder().values() if t.special}
+        table = unicode_to_bytes()
+        out = set()
+        for text in hf.get_vocab(with_added_tokens=True):
+            if text not in specials:  # an added token that is not special is its own text, not byte-level characters
+                out.add(bytes(table[c] for c in text) if all(c in table for c in text) else text.encode("utf-8"))
+        return out
+    return set(tiktoken_reference(name).token_byte_values())
+
+
+@pytest.mark.slow
+def test_every_models_vocabulary_is_its_packages():
+    """Every registered encoding (OpenAI's, Llama, Qwen, Tekken, DeepSeek V4's tokenizer.json): the tokens the page
+    compares are the ones its own package lists, special tokens apart."""
+    from tokenizer import registry
+
+    for name in registry.names():
+        assert set(model.vocab_of(load_encoding(name), name).ids) == package_tokens(name), name
