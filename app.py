@@ -20,6 +20,7 @@ PAGES = [
     TOKENIZE,
     st.Page("pages/pretokenize.py", title="Pre-tokenize", icon="✂️", url_path="pretokenize"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
+    st.Page("pages/overlap.py", title="Overlap", icon="🔀", url_path="overlap"),
     st.Page("pages/train.py", title="Train", icon="🏋️", url_path="train"),
     st.Page("pages/step.py", title="Step through", icon="👣", url_path="step"),
     st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),

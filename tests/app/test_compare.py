@@ -60,7 +60,7 @@ def test_default_compares_gpt2_gpt4o_and_llama3():
         assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(samples.DEFAULT_TEXT))
     html_text = rows_html(at)
     assert html_text.count('class="bpe-row"') == 3
-    assert len(at.get("vega_lite_chart")) == 3  # statistics, token tax and leaderboard
+    assert len(at.get("vega_lite_chart")) == 4  # statistics, token tax, vocabulary used and leaderboard
 
 
 def test_default_starts_with_your_latest_tokenizer(workspace):

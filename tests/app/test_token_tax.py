@@ -9,7 +9,7 @@ import tiktoken
 from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
-from tokenizer import train
+from tokenizer import registry, train
 from ui.compare import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +100,59 @@ def test_the_open_models_counts_are_their_own_packages():
         assert df[label].to_dict() == expected
     # the open models' larger vocabularies tax Chinese less than English; GPT-2 charges it double
     assert (ratio.loc["Chinese", [registry.spec(n).label for n in ("llama4", "qwen2.5", "qwen3.6")]] < 1).all()
+
+
+def usage_table(at):
+    [df] = [d.value for d in at.dataframe if "vocabulary used %" in d.value.columns]
+    return df
+
+
+def test_our_program_in_every_programming_language_with_the_references_counts():
+    """The code view: each program's tokens and premium over Python, as tiktoken (and llama-models) count them."""
+    from model_packages import tiktoken_reference
+
+    from ui.compare import code
+
+    at = run()
+    at.segmented_control(key="tax.source").set_value("code").run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="tax.reference").value == "Python"
+    table = tax_table(at)
+    df = table.set_index("language")
+    assert list(df.index) == list(code.PROGRAMS) and len(df) >= 10
+    assert df["file"].to_dict() == code.files()
+    ratio = premiums(table.rename(columns={"file": "script"}), "Python")
+    programs = code.texts()
+    for name in ("r50k_base", "o200k_base", "llama3"):
+        label = registry.spec(name).label
+        enc = tiktoken_reference(name)
+        counts = {lang: len(enc.encode_ordinary(text)) for lang, text in programs.items()}
+        assert df[label].to_dict() == counts
+        for lang in programs:
+            assert ratio.loc[lang, label] == pytest.approx(counts[lang] / counts["Python"])
+    assert any("programming languages" in m.value for m in at.markdown)
+    assert any("Highest premium here" in c.value and "the tokens of Python" in c.value for c in at.caption)
+
+
+def test_vocabulary_used_is_distinct_tokens_over_the_vocabulary_as_tiktoken_counts(workspace):
+    from model_packages import tiktoken_reference
+
+    mine = train(languages.texts()["English"] * 20, 300, pattern="gpt4", name="mine")
+    FolderStore(workspace).add(mine, corpus="x")
+    at = run()
+    usage = usage_table(at).set_index("tokenizer")
+    passages = languages.texts()
+    for name in ("r50k_base", "o200k_base", "llama3"):
+        enc = tiktoken_reference(name)
+        distinct = set().union(*(enc.encode_ordinary(t) for t in passages.values()))
+        row = usage.loc[registry.spec(name).label]
+        assert row["vocabulary"] == len(enc.token_byte_values())
+        assert row["distinct tokens"] == len(distinct)
+        assert row["vocabulary used %"] == round(100 * len(distinct) / len(enc.token_byte_values()), 3)
+    small = usage.loc["mine (yours, 300 tokens)"]
+    assert small["vocabulary"] == 300 and small["vocabulary used %"] > 50  # a tiny English tokenizer: most of it in use
+    [per_text] = [d.value for d in at.dataframe if list(d.value.columns[:1]) == ["language"] and "script" not in d.value.columns]
+    assert per_text.set_index("language").loc["Tamil", "GPT-2 (r50k_base)"] == len(
+        set(tiktoken_reference("r50k_base").encode_ordinary(passages["Tamil"]))
+    )
+    assert any("Vocabulary used" in m.value for m in at.markdown)

@@ -542,3 +542,156 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
         "height": height,
         "title": title or "Compression on a held-out text, merge by merge",
     }
+
+
+# ----------------------------------------------------------------------------- Overlap
+
+#: The three groups of a vocabulary's tokens, in stacking order, and their colours.
+OVERLAP_GROUPS = {"shared by all": ACCENT, "shared with some": MUTED, "only here": NEXT}
+
+
+def overlap_summary(long: pd.DataFrame) -> dict:
+    """One stacked horizontal bar per tokenizer: its tokens that every other one holds too, some other one, none
+    (long form from ``ui.overlap.model.summary_long``: tokenizer, group, tokens, share, vocabulary, order)."""
+    labels = list(dict.fromkeys(long["tokenizer"]))
+    groups = [g for g in OVERLAP_GROUPS if g in set(long["group"])]
+    if len(labels) < 3:  # with two tokenizers "shared with some" is always empty
+        groups = [g for g in groups if g != "shared with some"]
+        long = long[long["group"].isin(groups)]
+    return {
+        "data": {"values": long},
+        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+        "encoding": {
+            "y": _n("tokenizer", sort=labels, title=None, axis={"labelFontSize": 12, "labelLimit": 320}),
+            "x": _q("tokens", title="tokens in the vocabulary", axis={"format": "~s"}),
+            "color": _n(
+                "group",
+                sort=groups,
+                scale={"domain": groups, "range": [OVERLAP_GROUPS[g] for g in groups]},
+                legend={"orient": "top", "title": None},
+            ),
+            "order": _q("order"),
+            "tooltip": [_n("tokenizer"), _n("group"), _q("tokens", format=","), _q("share", format=".1%")],
+        },
+        "height": {"step": 34},
+        "title": "Each vocabulary: tokens the others hold too, and its own",
+    }
+
+
+def jaccard_heatmap(pairs: pd.DataFrame) -> dict:
+    """Jaccard similarity of every pair of tokenizers as a grid (``ui.overlap.model.pairs``: a, b, shared, either, jaccard)."""
+    labels = list(dict.fromkeys(pairs["a"]))
+    axis = {"labelFontSize": 12, "labelLimit": 220, "title": None}
+    cell = {"x": _n("b", sort=labels, axis={**axis, "orient": "top", "labelAngle": -30}), "y": _n("a", sort=labels, axis=axis)}
+    return {
+        "data": {"values": pairs},
+        "layer": [
+            {
+                "mark": {"type": "rect", "stroke": "#ffffff", "strokeWidth": 2},
+                "encoding": {
+                    **cell,
+                    "color": _q(
+                        "jaccard", scale={"domain": [0, 1], "scheme": "purples"}, legend={"title": "Jaccard", "format": ".0%"}
+                    ),
+                    "tooltip": [
+                        _n("a"),
+                        _n("b"),
+                        _q("shared", format=","),
+                        _q("either", format=","),
+                        _q("jaccard", format=".3f"),
+                    ],
+                },
+            },
+            {
+                "mark": {"type": "text", "fontSize": 13},
+                "encoding": {
+                    **cell,
+                    "text": _q("jaccard", format=".2f"),
+                    "color": {"condition": {"test": "datum.jaccard > 0.55", "value": "#ffffff"}, "value": "#18181b"},
+                },
+            },
+        ],
+        "width": {"step": 64},
+        "height": {"step": 40},
+        "title": "Jaccard similarity: shared tokens ÷ tokens in either",
+    }
+
+
+def split_histogram(hist: pd.DataFrame) -> dict:
+    """How many pieces one tokenizer's tokens become under another, one bar per direction and number of pieces
+    (``ui.overlap.model.histogram``: direction, pieces, tokens, share)."""
+    directions = list(dict.fromkeys(hist["direction"]))
+    pieces = list(dict.fromkeys(hist["pieces"]))
+    return {
+        "data": {"values": hist},
+        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+        "encoding": {
+            "x": _n("pieces", sort=pieces, title="pieces per token", axis={"labelAngle": 0, "labelFontSize": 12}),
+            "xOffset": _n("direction", sort=directions),
+            "y": _q("share", title="share of the tokens", axis={"format": ".0%"}),
+            "color": _n(
+                "direction",
+                sort=directions,
+                scale={"domain": directions, "range": [ACCENT, NEXT]},
+                legend={"orient": "top", "title": None, "labelLimit": 420, "direction": "vertical"},
+            ),
+            "tooltip": [_n("direction"), _n("pieces"), _q("tokens", format=","), _q("share", format=".1%")],
+        },
+        "height": 380,  # the whole chart's, legend and title included (Streamlit fits the spec to it)
+        "title": "How many pieces each token becomes",
+    }
+
+
+# ----------------------------------------------------------------------------- Compare: vocabulary used
+
+
+def vocabulary_used(usage: pd.DataFrame) -> dict:
+    """The share of each tokenizer's vocabulary some texts use, one bar each, labelled with the distinct tokens
+    (``ui.compare.coverage.usage_frame``: tokenizer, vocabulary, tokens, distinct tokens, vocabulary used %)."""
+    labels = list(usage["tokenizer"])
+    data = usage.assign(label=[f"{d:,} of {v:,}" for d, v in zip(usage["distinct tokens"], usage["vocabulary"])])
+    encoding = {
+        "y": _n("tokenizer", sort=labels, title=None, axis={"labelFontSize": 12, "labelLimit": 320}),
+        "x": _q("vocabulary used %", title="share of the vocabulary used (%)", scale={"type": "symlog", "constant": 0.1}),
+    }
+    return {
+        "data": {"values": data},
+        "layer": [
+            {
+                "mark": {"type": "bar", "cornerRadiusEnd": 2},
+                "encoding": {
+                    **encoding,
+                    "color": _color(labels, legend=None),
+                    "tooltip": [
+                        _n("tokenizer"),
+                        _q("distinct tokens", format=","),
+                        _q("vocabulary", format=","),
+                        _q("vocabulary used %", format=".3f"),
+                    ],
+                },
+            },
+            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12}, "encoding": {**encoding, "text": _n("label")}},
+        ],
+        "height": {"step": 30},
+        "title": "Vocabulary used: distinct tokens ÷ vocabulary",
+    }
+
+
+# ----------------------------------------------------------------------------- Tokenize: pieces of N tokens
+
+
+def piece_sizes(table: pd.DataFrame, n: int) -> dict:
+    """How much text each piece of ``n`` tokens holds: one bar per piece (``ui.tokenize.pieces.table``: piece, tokens,
+    characters, bytes, …). One mark, so Streamlit fits the title, axes and bars into the height."""
+    data = table[["piece", "tokens", "characters", "bytes"]]
+    return {
+        "data": {"values": data},
+        "mark": {"type": "bar", "color": ACCENT, "cornerRadiusEnd": 2},
+        "encoding": {
+            "x": {"field": "piece", "type": "ordinal", "title": "piece", "axis": {"labelAngle": 0, "labelOverlap": True}},
+            "y": _q("characters", title="characters"),
+            "tooltip": [_q("piece"), _q("tokens"), _q("characters", format=","), _q("bytes", format=",")],
+        },
+        "height": 240,
+        "title": f"Characters in each piece of {n:,} tokens",
+    }

@@ -8,10 +8,12 @@ import pandas as pd
 import pytest
 
 from tokenizer import train
+from ui.compare import coverage, tax
 from ui.compare import model as compare
-from ui.compare import tax
+from ui.overlap import model as overlap
 from ui.render import charts
 from ui.step import model as step
+from ui.tokenize import pieces
 from ui.train import heldout
 from ui.train import model as training
 from ui.vocabulary import model as vocabulary
@@ -25,6 +27,9 @@ def specs() -> dict[str, dict]:
     )
     board = compare.leaderboard(["A", "B"], ["s"], lambda i, s: {"tokens": 2 + i, "chars": 4, "bytes": 6})
     frame = training.compression_frame(TOK.training, TOK.num_merges)
+    vocabs = [overlap.vocab_of(TOK, "A"), overlap.vocab_of(TOK.truncated(10), "B"), overlap.Vocab("C", {b"x": 0})]
+    ov = overlap.overlap(vocabs)
+    split = overlap.split_under(vocabs[0], TOK.truncated(10), "B")
     return {
         "stats": charts.compare_stats(stats),
         "leaderboard": charts.compare_leaderboard(board[board["sample"] != compare.ALL_SAMPLES], "bytes/token"),
@@ -43,6 +48,14 @@ def specs() -> dict[str, dict]:
         ),
         "heldout": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {"GPT-2": 3.1, "GPT-4o": 3.4}),
         "heldout-alone": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {}),
+        "pieces-of-n": charts.piece_sizes(pieces.table(pieces.cut(TOK.spans(TOK.encode("lower newest low " * 5)), 4)), 4),
+        "vocabulary-used": charts.vocabulary_used(
+            coverage.usage_frame([("A", {"x": [1, 2]}, 300), ("B (yours, 300 tokens)", {"x": [5]}, 50_000)])
+        ),
+        "overlap": charts.overlap_summary(overlap.summary_long(overlap.summary(ov))),
+        "overlap-two": charts.overlap_summary(overlap.summary_long(overlap.summary(overlap.overlap(vocabs[:2])))),
+        "jaccard": charts.jaccard_heatmap(overlap.pairs(ov)),
+        "pieces": charts.split_histogram(overlap.histogram([split, overlap.split_under(vocabs[1], TOK, "A")])),
     }
 
 
