@@ -15,6 +15,25 @@ Kept for every session (process-wide):
 * a tokenizer trained on a built-in corpus with given settings (``for_builtin``:
   the same for everyone who picks that sample and those settings; kept pickled,
   each session gets its own copy). Never a pasted or uploaded text.
+* results about such a copy (its *built-in twins*: the tokenizer ``for_builtin``
+  made, whoever holds a copy of it), through ``for_content``: its charts and
+  tables on Train, its curve on a built-in held-out text, its replay on Step
+  through, its vocabulary table. A class that trains the same sample with the same
+  settings then builds each of them once per process instead of once per student.
+  Safe because a twin is recognised by its content, not by a mark it carries: its
+  merges (with their counts), byte ids, pattern, special tokens and training
+  metadata (corpus size, token counts, training time and moment, so only copies of
+  that one computation match; a tokenizer trained again on the same text does
+  not) must equal those of the tokenizer ``for_builtin`` made in this process, and
+  it must say it was trained, not uploaded. Two things a student may change are
+  left out of that content and therefore never part of a shared result unless in
+  its key: the tokenizer's name (``key`` holds it where a result shows it) and the
+  moment it was saved. Whatever a student did with their copy (renamed it, stepped
+  through it) stays in their session; a twin's training text is the built-in
+  corpus it was trained on (the only callers of ``for_builtin`` that train keep
+  it with exactly that text), so results about its training text are built-in
+  data too. Everything that is changed by its reader stays per session (Step
+  through's ``PairCounter``).
 
 Kept per session (in ``st.session_state``: gone with the session, never seen by
 another one):
@@ -128,6 +147,19 @@ def for_tokenizer(tok: Any, kind: str, key: Hashable, compute: Callable[[], T], 
     return cache.get(tok, kind, key, compute, maxsize=maxsize)
 
 
+def for_content(tok: Any, kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: int = 8) -> T:
+    """A result that depends only on ``tok``'s content and built-in data (``key`` never holds user input).
+
+    Kept for every session when ``tok`` is a shared official encoding or a built-in
+    twin (a copy of a tokenizer ``for_builtin`` trained, see the policy above), in
+    this session only when it is anything else of the user's.
+    """
+    origin = builtin_twin(tok)
+    if origin is not None:  # room for the results of a few built-in trainings at once
+        return _SHARED.get(None, ("twin", kind), (origin, key), compute, maxsize=maxsize * _TWIN_ORIGINS)
+    return for_tokenizer(tok, kind, key, compute, maxsize=maxsize)
+
+
 def for_session(kind: str, key: Hashable, compute: Callable[[], T], *, owner: Any = None, maxsize: int = 8) -> T:
     """A result derived from this session's input (a text, a regex, a user's tokenizer): this session only.
 
@@ -139,6 +171,71 @@ def for_session(kind: str, key: Hashable, compute: Callable[[], T], *, owner: An
 _BUILTIN: OrderedDict = OrderedDict()
 _BUILTIN_LOCK = threading.Lock()
 _BUILTIN_FLIGHTS: dict[Hashable, threading.Lock] = {}
+#: content signature of each tokenizer ``for_builtin`` made -> its ``(kind, key)``, the last ``_TWINS_KEPT``
+_TWINS: OrderedDict[str, Hashable] = OrderedDict()
+_TWINS_KEPT = 32
+#: ``for_content`` keeps ``maxsize`` results per kind for this many built-in trainings
+_TWIN_ORIGINS = 4
+#: a signature per tokenizer object, computed once (a tokenizer's merges never change; its name may)
+_SIGNATURES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+#: metadata a copy gets when it is kept, which says nothing about what it computes
+_STAMPS = frozenset({"saved_at", "source"})
+
+
+def signature(tok: Any) -> str | None:
+    """A digest of what a tokenizer computes with, its name and save stamps left out; None for one that is not BPE Lab's.
+
+    >>> from tokenizer import train
+    >>> a, b = train("aaabdaaabac", 259, pattern=None), train("aaabdaaabac", 259, pattern=None)
+    >>> signature(a) == signature(a.with_special_tokens({}, name="renamed")), signature(a) == signature(b)
+    (True, False)
+    """
+    if not hasattr(tok, "merge_table") or getattr(tok, "pipeline", None) is not None:
+        return None
+    try:
+        return _SIGNATURES[tok]
+    except (KeyError, TypeError):
+        pass
+    import hashlib
+
+    table = tok.merge_table
+    content = (
+        tuple(table.pairs),
+        tuple(table.new_ids),
+        tuple(table.counts) if table.counts is not None else None,
+        tuple(tok.byte_ids),
+        sorted(tok.special_tokens.items()),
+        sorted(tok.whole_tokens.items()),
+        tok.pattern,
+        tok.normalizer,
+        sorted((k, repr(v)) for k, v in tok.metadata.items() if k not in _STAMPS),
+    )
+    digest = hashlib.sha256(repr(content).encode("utf-8")).hexdigest()
+    try:
+        _SIGNATURES[tok] = digest
+    except TypeError:  # an object that cannot be weakly referenced: computed again next time
+        pass
+    return digest
+
+
+def builtin_twin(tok: Any) -> Hashable | None:
+    """The ``(kind, key)`` of the ``for_builtin`` result ``tok`` is a copy of, or None (see the policy above)."""
+    if is_shared(tok) or not _TWINS or getattr(tok, "metadata", {}).get("source", "trained") != "trained":
+        return None
+    sig = signature(tok)
+    with _BUILTIN_LOCK:
+        return _TWINS.get(sig) if sig is not None else None
+
+
+def _remember_twin(full: Hashable, value: Any) -> None:
+    sig = signature(value)
+    if sig is None:
+        return
+    with _BUILTIN_LOCK:
+        _TWINS[sig] = full
+        _TWINS.move_to_end(sig)
+        while len(_TWINS) > _TWINS_KEPT:
+            _TWINS.popitem(last=False)
 
 
 def for_builtin(kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: int = 8) -> tuple[T, bool]:
@@ -164,6 +261,7 @@ def for_builtin(kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: 
             if full in _BUILTIN:
                 return pickle.loads(_BUILTIN[full]), True
         value = compute()
+        _remember_twin(full, value)
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         with _BUILTIN_LOCK:
             _BUILTIN[full] = data
