@@ -39,6 +39,7 @@ def test_one_student_completes_the_scenario(server):
     assert counts == {
         "page open (HTML + assets)": 1,
         "page open (first run)": 1,
+        "type (sent when typing pauses)": 3,
         "paste 2,000 chars": 1,
         "switch tokenizer": 3,
         "open Compare": 1,
