@@ -27,7 +27,8 @@ before (idle), at its peak, and after the sessions' time-to-live (the websockets
 closed, ``--session-ttl`` + 15 s later). Memory is summed per process, so pages
 shared between processes are counted in each.
 
-``--profile PREFIX`` samples every Python process of the deployment with py-spy
+``--profile PREFIX`` samples every Python process of the deployment with py-spy (the thread holding
+the GIL, so a sample is Python at work, not a thread waiting for its turn)
 (requirements-dev.txt) while each class runs, writes the stacks to ``PREFIX-<N>.txt``
 (py-spy's raw format: one stack and its sample count a line) and prints where the
 samples fall: per process kind, and the functions of BPE Lab's own code (``ui``,
@@ -332,7 +333,7 @@ class Profiler:
     def __init__(self, root: int, out: Path):
         self.out = out
         self.proc = subprocess.Popen(
-            [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(root), "--subprocesses", "--format", "raw",
+            [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(root), "--subprocesses", "--gil", "--format", "raw",
              "--nonblocking", "--rate", "50", "--output", str(out)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
         )  # fmt: skip

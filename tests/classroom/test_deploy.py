@@ -69,6 +69,21 @@ def test_the_compose_file_follows_the_compose_specification():
     assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))  # the check can fail
 
 
+def test_app_processes_leave_collecting_to_their_own_timer():
+    """Streamlit's collection after every run is off for a class's app processes (make serve, compose), which
+    collect every 15 s themselves (shared mode's start-up), and valid flags for this Streamlit."""
+    import yaml
+    from streamlit import config
+
+    cmd = classroom.app_command(8501)
+    flags = dict(zip(cmd[5::2], cmd[6::2]))
+    assert flags["--runner.postScriptGC"] == "false" and config.get_option("runner.postScriptGC") is True  # default on
+    for flag in flags:
+        config.get_option(flag.removeprefix("--"))  # every flag names an option of this Streamlit (else it raises)
+    app = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]["app"]["command"]
+    assert "--runner.postScriptGC=false" in app
+
+
 def test_the_image_runs_what_exists():
     docker = (ROOT / "Dockerfile").read_text()
     assert 'CMD ["python", "-m", "classroom"]' in docker and "python -m tokenizer provision" in docker
