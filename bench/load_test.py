@@ -27,12 +27,13 @@ before (idle), at its peak, and after the sessions' time-to-live (the websockets
 closed, ``--session-ttl`` + 15 s later). Memory is summed per process, so pages
 shared between processes are counted in each.
 
-``--profile PREFIX`` samples every Python process of the deployment with py-spy (the thread holding
-the GIL, so a sample is Python at work, not a thread waiting for its turn)
-(requirements-dev.txt) while each class runs, writes the stacks to ``PREFIX-<N>.txt``
-(py-spy's raw format: one stack and its sample count a line) and prints where the
-samples fall: per process kind, and the functions of BPE Lab's own code (``ui``,
-``tokenizer``, ``classroom``) that most samples pass through, each with its share.
+``--profile PREFIX`` samples every Python process of the deployment with py-spy
+(requirements-dev.txt; only the thread holding the GIL, so a sample is Python at work,
+not a thread waiting for its turn) while each class runs, writes the stacks to
+``PREFIX-<N>.txt`` (py-spy's raw format: one stack and its sample count a line) and
+prints where the samples fall: per process kind, the functions of BPE Lab's own code
+(``ui``, ``tokenizer``, ``classroom``) that most samples pass through, each with its
+share, and the innermost functions of the samples outside our code.
 
 ``--validate`` first drives the same steps with Chromium (Playwright) and compares
 the rerun messages it sends with ours (pages, widgets by key, how each value is
@@ -347,6 +348,7 @@ def profile_summary(raw: Path, top: int = 25) -> str:
     """Where the samples of a py-spy raw file fall: per process, and our functions by the share of samples they are in."""
     per_process: dict[str, int] = defaultdict(int)
     inclusive: dict[str, int] = defaultdict(int)
+    outside: dict[str, int] = defaultdict(int)  # innermost function of a sample with none of ours in it
     total = 0
     for line in raw.read_text(errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
@@ -358,6 +360,8 @@ def profile_summary(raw: Path, top: int = 25) -> str:
         procs = [f for f in frames if f.startswith("process ")]
         cmd = procs[-1] if procs else ""
         per_process["training worker" if "classroom.workers" in cmd else "app" if "serve.py" in cmd else "other"] += n
+        if not any(o in f for f in frames for o in OWN if not f.startswith("process ")):
+            outside[frames[-1]] += n
         seen = set()
         for f in frames:
             if not f.startswith("process ") and any(o in f for o in OWN) and f not in seen:
@@ -371,6 +375,9 @@ def profile_summary(raw: Path, top: int = 25) -> str:
     lines.append("| our function (and its callees) | share of samples | CPU s |\n|---|---:|---:|")
     for f, n in sorted(inclusive.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"| `{f}` | {n / total:.1%} | {n / rate:.1f} |")
+    lines.append(f"\nOutside our code: {sum(outside.values()) / total:.1%} of the samples; innermost functions:")
+    for f, n in sorted(outside.items(), key=lambda kv: -kv[1])[:10]:
+        lines.append(f"- {n / total:.1%} `{f}`")
     return "\n".join(lines)
 
 
