@@ -370,9 +370,10 @@ def profile_summary(raw: Path, top: int = 25) -> str:
     if not total:
         return "no samples (is py-spy allowed to read the processes?)"
     rate = 50
-    lines = [f"{total} samples ({total / rate:.1f} CPU-seconds at {rate} Hz); by process: "
+    lines = [f"{total} samples ({total / rate:.1f} s of a thread holding the GIL, at {rate} Hz: more than CPU time on a "
+             "crowded machine, where a thread may wait for a core while holding it); by process: "
              + ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(per_process.items(), key=lambda kv: -kv[1]))]  # fmt: skip
-    lines.append("| our function (and its callees) | share of samples | CPU s |\n|---|---:|---:|")
+    lines.append("| our function (and its callees) | share of samples | s |\n|---|---:|---:|")
     for f, n in sorted(inclusive.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"| `{f}` | {n / total:.1%} | {n / rate:.1f} |")
     lines.append(f"\nOutside our code: {sum(outside.values()) / total:.1%} of the samples; innermost functions:")

@@ -59,8 +59,8 @@ Bounds: every cache keeps the ``maxsize`` most recent keys per kind and owner
 (default 8). A shared entry goes away with its owner object (weak keys), a session
 entry with the session (or its owner). Thread safety: each session's scripts run on
 their own thread, so each cache takes a lock around every lookup and insertion. The
-value is computed outside the lock: two sessions asking at once for the same
-missing value may both compute it (the later one is kept). Cached values are shared
+value is computed outside that lock, under one of its own: sessions asking at once for
+the same missing value wait for the first one's computation instead of repeating it. Cached values are shared
 by their readers and never changed by them (DataFrames are filtered into new ones).
 """
 
@@ -93,20 +93,39 @@ class OwnerCache:
         self._lock = threading.Lock()
         self._by_owner: weakref.WeakKeyDictionary[Any, dict[str, OrderedDict]] = weakref.WeakKeyDictionary()
         self._unowned: dict[str, OrderedDict] = {}
+        self._flights: dict[tuple, threading.RLock] = {}  # one lock per value being computed
 
     def get(self, owner: Any, kind: str, key: Hashable, compute: Callable[[], T], *, maxsize: int = 8) -> T:
-        """``compute()`` once per ``(owner, kind, key)``; later calls return the same object."""
+        """``compute()`` once per ``(owner, kind, key)``; later calls return the same object.
+
+        Callers that ask for the same missing value at once wait for the first one's
+        computation (a class opening the same chart within a second computes it once);
+        other values are computed meanwhile, outside the cache's lock.
+        """
+        flight_key = (id(owner), kind, key)
         with self._lock:
             slots = self._unowned if owner is None else self._by_owner.setdefault(owner, {})
             slot = slots.setdefault(kind, OrderedDict())
             if key in slot:
                 slot.move_to_end(key)
                 return slot[key]
-        value = compute()  # outside the lock: a slow computation never blocks another session
-        with self._lock:
-            slot[key] = value
-            while len(slot) > maxsize:
-                slot.popitem(last=False)
+            flight = self._flights.setdefault(flight_key, threading.RLock())
+        with flight:
+            with self._lock:
+                if key in slot:  # computed by the caller we waited for
+                    slot.move_to_end(key)
+                    return slot[key]
+            try:
+                value = compute()
+            except BaseException:
+                with self._lock:
+                    self._flights.pop(flight_key, None)  # the next caller tries again
+                raise
+            with self._lock:
+                slot[key] = value
+                while len(slot) > maxsize:
+                    slot.popitem(last=False)
+                self._flights.pop(flight_key, None)
         return value
 
     def owners(self) -> int:

@@ -209,3 +209,38 @@ def test_results_about_a_builtin_training_are_computed_once_and_a_students_own_s
         f"about {me1}'s own training, computed by {me1}",
         f"about {me2}'s own training, computed by {me2}",
     )
+
+
+def test_callers_asking_at_once_for_the_same_missing_value_compute_it_once():
+    c = cache.OwnerCache()
+    owner, calls, out = Owner(), [], []
+    started = threading.Event()
+
+    def compute():
+        calls.append(1)
+        started.set()
+        threading.Event().wait(0.3)  # long enough for every other thread to be asking
+        return "value"
+
+    threads = [threading.Thread(target=lambda: out.append(c.get(owner, "chart", 0, compute))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    started.wait(5)
+    other = c.get(owner, "chart", 1, lambda: "another key")  # another value, computed meanwhile
+    for t in threads:
+        t.join()
+    assert calls == [1] and out == ["value"] * 8 and other == "another key"
+
+
+def test_a_failed_computation_is_tried_again_by_the_next_caller():
+    c = cache.OwnerCache()
+
+    def fail():
+        raise ValueError("bad input")
+
+    for _ in range(2):
+        try:
+            c.get(None, "x", 0, fail)
+        except ValueError:
+            pass
+    assert c.get(None, "x", 0, lambda: "fine") == "fine"
