@@ -100,7 +100,9 @@ class OwnerCache:
 
         Callers that ask for the same missing value at once wait for the first one's
         computation (a class opening the same chart within a second computes it once);
-        other values are computed meanwhile, outside the cache's lock.
+        other values are computed meanwhile, outside the cache's lock. A computation may
+        ask for other values (a chart for its reference lines), never for a value that
+        asks for it in turn.
         """
         flight_key = (id(owner), kind, key)
         with self._lock:
