@@ -71,15 +71,12 @@ def test_the_compose_file_follows_the_compose_specification():
 
 def test_app_processes_leave_collecting_to_their_own_timer():
     """Streamlit's collection after every run is off for a class's app processes (make serve, compose), which
-    collect every 15 s themselves (shared mode's start-up), and valid flags for this Streamlit."""
+    collect every 15 s themselves (shared mode's start-up). That Streamlit accepts the flag is checked where the
+    real deployment starts (tests/browser/test_classroom.py: `streamlit run` refuses an option it does not know)."""
     import yaml
-    from streamlit import config
 
     cmd = classroom.app_command(8501)
-    flags = dict(zip(cmd[5::2], cmd[6::2]))
-    assert flags["--runner.postScriptGC"] == "false" and config.get_option("runner.postScriptGC") is True  # default on
-    for flag in flags:
-        config.get_option(flag.removeprefix("--"))  # every flag names an option of this Streamlit (else it raises)
+    assert dict(zip(cmd[5::2], cmd[6::2]))["--runner.postScriptGC"] == "false"
     app = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]["app"]["command"]
     assert "--runner.postScriptGC=false" in app
 
