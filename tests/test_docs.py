@@ -220,6 +220,14 @@ def test_every_benchmark_command_names_a_script_and_options_it_takes():
     assert seen >= 8
 
 
+def test_every_benchmark_table_says_its_command():
+    sections = re.split(r"^## ", _text(DOCS / "performance.md"), flags=re.M)[1:]
+    with_tables = [s for s in sections if re.search(r"^\|-", s, flags=re.M)]  # a table's header rule
+    assert len(with_tables) >= 8
+    for section in with_tables:
+        assert re.search(r"make bench|bench/\w+\.py", section), section.splitlines()[0]
+
+
 def test_the_classroom_commands_take_the_options_named():
     source = "".join(_text(p) for p in (ROOT / "classroom").glob("*.py"))
     seen = 0
