@@ -67,7 +67,7 @@ def _receive(stream):
     data = stream.read(n)
     if len(data) < n:
         raise EOFError
-    return pickle.loads(data)  # noqa: S301 - from our own worker process, never from a user
+    return pickle.loads(data)  # from our own worker process, never from a user
 
 
 # ----------------------------------------------------------------------------- the worker process
