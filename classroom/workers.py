@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tokenizer import Tokenizer
-from tokenizer import train as _train_here
+from tokenizer.bpe.methods import train_with
 
 WORKERS_ENV = "BPE_LAB_TRAIN_WORKERS"
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,12 +87,13 @@ def serve(stdin=None, stdout=None) -> None:
         except EOFError:
             return
         text, vocab_size, kwargs = task
+        method = kwargs.pop("method", "bpe")
 
         def progress(done: int, total: int) -> None:
             _send(stdout, ("progress", done, total))
 
         try:
-            tok = _train_here(text, vocab_size, progress=progress, **kwargs)
+            tok = train_with(method, text, vocab_size, progress=progress, **kwargs)
         except ValueError as e:
             _send(stdout, ("error", str(e)))
             continue
@@ -203,22 +204,22 @@ def pool(size: int) -> Pool:
 
 
 def runner(size: int) -> Callable[..., Tokenizer]:
-    """A training runner for ``ui.common.training``: ``tokenizer.train`` in this process's pool of ``size`` workers.
+    """A training runner for ``ui.common.training``: ``train_with`` (any method) in this process's pool of ``size`` workers.
 
     The same result as training here (the tokenizer and its training trace come back whole);
     a ValueError from training (a bad vocab size, a catastrophic regex) is raised here with its message.
     """
 
     def train(
-        text: str,
+        text,
         vocab_size: int,
         *,
-        pattern: str | None,
+        method: str = "bpe",
         special_tokens: Sequence[str] | None = None,
-        name: str = "",
         progress: Callable[[int, int], object] | None = None,
+        **settings,
     ) -> Tokenizer:
-        kwargs = {"pattern": pattern, "special_tokens": list(special_tokens) if special_tokens else None, "name": name}
+        kwargs = {"special_tokens": list(special_tokens) if special_tokens else None, **settings, "method": method}
         return pool(size).train((text, vocab_size, kwargs), progress)
 
     return train
