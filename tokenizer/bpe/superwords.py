@@ -41,6 +41,12 @@ REFERENCE = "Liu et al. 2025, SuperBPE: Space Travel for Language Models, arXiv:
 #: them), and runs of spaces not followed by a word are chunks of their own; the text
 #: between them, words and the single spaces and marks between words, is one chunk.
 SUPERBPE_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+#: Seconds of regex time SuperBPE's pattern may take in one training or rebuild. It is
+#: ours and linear (no nested quantifiers; each alternative fails within a character or
+#: two), but it runs as a custom pattern, and the 2 s a user's regex gets covers only
+#: about 3 MB of text; this covers the largest corpus the app takes many times over.
+#: A user's own superword pattern keeps the 2 s of every custom pattern.
+SUPERBPE_SECONDS = 120.0
 #: Where stage 2 begins unless told: after this share of the merges (SuperBPE's best
 #: 200k-token tokenizer switched at 180k; with BPE Lab's small vocabularies a larger
 #: second stage shows more superwords).
@@ -54,6 +60,11 @@ def default_transition(vocab_size: int) -> int:
     1056
     """
     return 256 + round((vocab_size - 256) * DEFAULT_SHARE)
+
+
+def superword_splitter(pattern: str | None) -> Splitter:
+    """The stage-2 splitter: SuperBPE's pattern with its own time limit (``SUPERBPE_SECONDS``), any other as usual."""
+    return Splitter(pattern, timeout=SUPERBPE_SECONDS if resolve_pattern(pattern) == SUPERBPE_PATTERN else None)
 
 
 def superword_name(pattern: str | None) -> str:
@@ -85,8 +96,9 @@ def train_superwords(
     ``vocab_size`` (default ``default_transition``); ``superword_pattern`` a coarser
     split (``None``: the whole text, or each document, is one chunk). If stage 1 runs out
     of pairs early, stage 2 starts there and fills the vocabulary. With ``baseline`` a
-    plain tokenizer of the same size is trained too, and its length of the training text
-    recorded (``metadata["training"]["plain_tokens"]``) and kept in the trace.
+    plain tokenizer of the same size is trained too (stage 1 is its start): its length of
+    the training text is recorded (``metadata["training"]["plain_tokens"]``) and the
+    tokenizer kept in the trace (``SuperwordTrace.baseline``), for comparison.
 
     >>> tok = train_superwords("I think of the cat and of the dog; of the end.", 263, pattern="gpt2", transition=261)
     >>> [tok.decode([i]) for i in range(256, 263)]  # five merges within words, then two across them
@@ -104,7 +116,7 @@ def train_superwords(
         raise ValueError(f"progress must be a function progress(done, total) or None, not {type(progress).__name__}")
     check_str(name, "name")
     splitter = Splitter(pattern)  # bad patterns fail here, before any work
-    coarse = Splitter(superword_pattern)
+    coarse = superword_splitter(superword_pattern)
     if coarse.pattern == splitter.pattern:
         raise ValueError(
             "the superword pattern is the split pattern itself, so stage 2 would learn what plain BPE learns: "
@@ -129,16 +141,24 @@ def train_superwords(
     raw1 = train_merges(
         chunks, weights, stage1 + plain_extra, staged.stage(stage1 + plain_extra), every=max(1, num_merges // 200)
     )
-    plain_after = _running(initial, raw1) if baseline else None
+    plain = None
+    if baseline:
+        plain = Tokenizer(
+            [Merge(i, (a, b), 256 + i, c) for i, (a, b, c, _) in enumerate(raw1)],
+            pattern=splitter.pattern,
+            special_tokens=special_ids_after(special_tokens, names, 256 + len(raw1)),
+            name=f"{name} · plain BPE" if name else "plain BPE",
+            training=TrainingTrace(chunks, weights, initial, _running(initial, raw1)),
+        )
     raw1 = raw1[:stage1]
     lengths1 = _running(initial, raw1)
     counts2 = count_stream(coarse, text_stream(text, names), workers=workers)
     chunks2 = [c.encode("utf-8") for c in counts2]
     weights2 = list(counts2.values())
-    del counts2
     first = Tokenizer([Merge(i, (a, b), 256 + i, c) for i, (a, b, c, _) in enumerate(raw1)], pattern=None)
-    start = [first.encode_bytes(c) for c in chunks2]
+    start = [first.encode_bytes(c) for c in chunks2]  # stage 1's merges may apply where its chunks meet, as in encoding
     vocab = first.vocab
+    token_lengths = [len(vocab[i]) for i in range(256 + len(raw1))]
     stage2_start = sum(len(ids) * w for ids, w in zip(start, weights2))
     raw2 = train_merges(
         start,
@@ -146,7 +166,7 @@ def train_superwords(
         num_merges - len(raw1),
         staged.stage(num_merges - stage1),
         every=max(1, num_merges // 200),
-        token_lengths=[len(vocab[i]) for i in range(256 + len(raw1))],
+        token_lengths=token_lengths,
     )
     lengths2 = _running(stage2_start, raw2)
     raw = raw1 + raw2
@@ -163,8 +183,8 @@ def train_superwords(
         "stage1_tokens": lengths1[-1] if lengths1 else initial,
         "stage2_start": stage2_start,
     }
-    if plain_after is not None:
-        record["plain_tokens"] = plain_after[-1] if plain_after else initial
+    if plain is not None:
+        record["plain_tokens"] = plain.training.length_at(plain.num_merges)
     seconds = time.perf_counter() - t0
     after = lengths2[-1] if lengths2 else stage2_start
     md = metadata(
@@ -191,7 +211,7 @@ def train_superwords(
         chunks2=chunks2,
         weights2=weights2,
         stage2_start=stage2_start,
-        plain_tokens_after=plain_after,
+        baseline=plain,
     )
     tok = Tokenizer(merges, pattern=coarse.pattern, special_tokens=specials, name=name, metadata=md, training=trace)
     if progress is not None:
@@ -215,8 +235,8 @@ class SuperwordTrace(TrainingTrace):
     ``chunks``/``weights`` are stage 1's (under ``stage1_pattern``), ``chunks2``/``weights2``
     stage 2's. Merges up to ``stage1_merges`` were chosen on stage 1's chunks, the rest
     on stage 2's; ``length_at(k)`` is the stage's own length (stage 1's up to the
-    transition, where ``stage2_start`` is the same text cut again). ``plain_tokens_after``:
-    a plain training's lengths to the same size, when one was trained for comparison.
+    transition, where ``stage2_start`` is the same text cut again). ``baseline``: plain BPE
+    of the same size on the same text (with its own trace), when one was trained for comparison.
     """
 
     stage1_merges: int = 0
@@ -224,7 +244,7 @@ class SuperwordTrace(TrainingTrace):
     chunks2: list[bytes] | None = None
     weights2: list[int] | None = None
     stage2_start: int = 0
-    plain_tokens_after: list[int] | None = None
+    baseline: Tokenizer | None = None
 
     incremental: ClassVar[bool] = False
 
@@ -238,7 +258,7 @@ class SuperwordTrace(TrainingTrace):
         m1 = check_int(record.get("stage1_merges", 0), "the record's stage1_merges", 0, tokenizer.num_merges)
         pattern1 = resolve_pattern(record.get("pattern"))
         c1 = count_chunks(text, pattern1, tokenizer.special_tokens)
-        c2 = count_chunks(text, tokenizer.pattern, tokenizer.special_tokens)
+        c2 = count_stream(superword_splitter(tokenizer.pattern), text_stream(text, tokenizer.special_tokens))
         chunks, weights = [c.encode("utf-8") for c in c1], list(c1.values())
         chunks2, weights2 = [c.encode("utf-8") for c in c2], list(c2.values())
         initial = sum(len(c) * w for c, w in zip(chunks, weights))
