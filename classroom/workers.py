@@ -10,9 +10,9 @@ own thread, in local mode); the session's thread only waits, which leaves the
 interpreter to the other sessions, and shows the worker's progress.
 
 Plain Python (no Streamlit): a worker is ``python -m classroom.workers``, which imports
-this module and ``tokenizer`` only, and reads tasks from its stdin (length-prefixed
-pickles: the text and the settings) and writes progress and the trained tokenizer to
-its stdout. (Not ``multiprocessing``: its spawned children import the parent's
+this module, ``tokenizer`` and ``ui.common.training`` (plain Python) only, and reads
+tasks from its stdin (length-prefixed pickles: the method, the text and the settings)
+and writes progress and the trained tokenizer to its stdout. (Not ``multiprocessing``: its spawned children import the parent's
 ``__main__``, which under Streamlit is the page script.) The pool is created on first
 use, once per app process (a lock guards it), holds no user data between trainings,
 and starts a worker again when one dies. Workers run at a lower priority (``NICE``, 5), so
@@ -34,6 +34,7 @@ from pathlib import Path
 
 from tokenizer import Tokenizer
 from tokenizer.bpe.methods import train_with
+from ui.common.training import resolved
 
 WORKERS_ENV = "BPE_LAB_TRAIN_WORKERS"
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +94,7 @@ def serve(stdin=None, stdout=None) -> None:
             _send(stdout, ("progress", done, total))
 
         try:
-            tok = train_with(method, text, vocab_size, progress=progress, **kwargs)
+            tok = train_with(method, text, vocab_size, progress=progress, **resolved(kwargs))
         except ValueError as e:
             _send(stdout, ("error", str(e)))
             continue

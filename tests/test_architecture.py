@@ -166,6 +166,7 @@ def _pure_ui_modules() -> list[Path]:
         ui / "compare" / "languages.py",
         ui / "train" / "heldout.py",
         ui / "train" / "downloads.py",
+        ui / "train" / "variants.py",
         ui / "vocabulary" / "odd.py",
     ]
     return sorted([*(ui / "render").rglob("*.py"), *ui.glob("*/model.py"), *common, *parts])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tokenizer import Tokenizer
+from tokenizer import Tokenizer, load_encoding
 from tokenizer.bpe.methods import train_with
 
 Progress = Callable[[int, int], object]
@@ -21,7 +21,17 @@ Runner = Callable[..., Tokenizer]
 
 def here(text, vocab_size: int, *, method: str = "bpe", **kwargs) -> Tokenizer:
     """The default runner: the training in this thread."""
-    return train_with(method, text, vocab_size, **kwargs)
+    return train_with(method, text, vocab_size, **resolved(kwargs))
+
+
+def resolved(settings: dict) -> dict:
+    """The settings with a continued training's base given by name (a registered encoding) loaded.
+
+    A worker process gets the name rather than the pickled encoding (5 MB for cl100k,
+    with every chunk its cache holds); ``load_encoding`` keeps one per process.
+    """
+    base = settings.get("base")
+    return {**settings, "base": load_encoding(base)} if isinstance(base, str) else settings
 
 
 # Set once at start-up (``use``) and only read afterwards: safe to share between sessions.

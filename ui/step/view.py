@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from tokenizer.bpe.parity import ParityTrace
 from ui.common import cache, errors, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
@@ -242,12 +243,16 @@ def training_mode() -> None:
         excerpt = cache.for_tokenizer(
             tok, "excerpt", STATE["excerpt"], lambda: (store.corpus(corpus_key) or "")[: STATE["excerpt"]]
         )
-        etrace = cache.for_tokenizer(tok, "excerpt_trace", excerpt, lambda: model.excerpt_trace(tok, excerpt), maxsize=4)
     n = tok.num_merges
     play_controls(n)
 
     def draw(k: int) -> None:
         sync_url("training", tok_key, k)
+        # the text as training cut it at step k (a two-stage training cut it with another pattern first)
+        shown = model.stage_tokenizer(tok, trace, k)
+        etrace = cache.for_tokenizer(
+            tok, "excerpt_trace", (excerpt, shown.pattern), lambda: model.excerpt_trace(shown, excerpt), maxsize=4
+        )
         _draw_training(tok, trace, etrace, excerpt, k)
 
     stepper_fragment(n, "Merges learned", draw)
@@ -268,6 +273,9 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
         help=f"{total:,} bytes at step 0",
     )
     m[3].metric("Bytes per token", f"{total / view.tokens:.3f}" if view.tokens else "–", border=True)
+    note = model.variant_note(tok, trace, view.k)
+    if note:
+        st.info(note, icon="🧭")
     if view.next is not None:
         where = f"{view.next_in_excerpt:,}× in the text below" if view.next_in_excerpt else "not in the text below"
         st.html(
@@ -276,7 +284,7 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
                 view.next.pair,
                 view.next.new_id,
                 label=f"Step {view.k + 1} merges",
-                meta=f"count {view.next.count or 0:,} in the training text · {where}",
+                meta=f"count {view.next.count or 0:,} in {model.counted_in(trace, view.k)} · {where}",
             )
         )
     else:
@@ -314,7 +322,12 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
     with left:
         if view.k < view.n:
             # one merge per Next (PairCounter) instead of the whole text encoded again; visited steps are kept
-            counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
+            # a variant's counts are not those of the text replayed from bytes: its trace counts them (model.variant_note)
+            counter = (
+                cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
+                if trace.incremental
+                else None
+            )
             pairs = cache.for_tokenizer(
                 tok, "top_pairs", view.k, lambda: model.top_pairs_frame(tok, trace, view.k, counter=counter), maxsize=64
             )
@@ -328,6 +341,8 @@ def _draw_training(tok, trace, etrace, excerpt: str, k: int) -> None:
         else:
             st.caption("No pair is merged after the last step.")
     with right:
+        if isinstance(trace, ParityTrace):  # the languages' lengths, the one served next in orange
+            st.vega_lite_chart(charts.language_tokens(model.language_frame(trace, view.k)), width="stretch")
         frame = cache.for_tokenizer(tok, "compression", 0, lambda: compression_frame(trace, tok.num_merges))
         length = cache.for_tokenizer(
             tok, "length_spec", 0, lambda: charts.sequence_length(frame, title="Training text length, merge by merge")
