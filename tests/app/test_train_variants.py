@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from corpus import stdlib_sample
 from streamlit.testing.v1 import AppTest
 
@@ -14,6 +15,7 @@ from classroom.stores import FolderStore
 from tokenizer import formats, load_encoding, train
 from tokenizer.bpe.parity import join_parallel, train_parity
 from tokenizer.bpe.superwords import train_superwords
+from ui.common.text import md
 from ui.compare import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,6 +68,7 @@ def test_every_method_says_what_it_does_and_where_it_comes_from(workspace):
         assert any(paper in c.value for c in at.caption), name
 
 
+@pytest.mark.slow
 def test_parity_with_its_defaults_shows_the_token_tax_of_both(workspace):
     at = method(page(), "parity")
     assert at.multiselect(key="variants.languages").value == list(languages.texts())  # every built-in language
@@ -123,6 +126,7 @@ def test_tokens_across_words_from_the_page(workspace):
     assert outlined
 
 
+@pytest.mark.slow
 def test_continue_gpt2_keeps_its_ids(workspace):
     at = method(page(), "continued")
     at.segmented_control(key="train.source").set_value("paste").run()
@@ -136,7 +140,7 @@ def test_continue_gpt2_keeps_its_ids(workspace):
     assert tok.n_vocab == base.n_vocab + 20 and tok.special_tokens == base.special_tokens
     assert tok.merge_list[: base.num_merges] == base.merge_list
     m = metrics(at)
-    assert m["Tokens, r50k_base"] == f"{len(base.encode_ordinary(DOMAIN)):,}"
+    assert m[f"Tokens, {md('r50k_base')}"] == f"{len(base.encode_ordinary(DOMAIN)):,}"
     assert m["Tokens, continued"] == f"{len(tok.encode_ordinary(DOMAIN)):,}"
     assert m["New tokens"] == "20"
     assert any("ids 50,257 to 50,276" in c.value for c in at.caption)

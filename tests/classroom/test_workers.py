@@ -135,3 +135,16 @@ def test_a_worker_trains_every_variant_as_training_here_does():
         assert there.merges == here.merges and there.metadata["training"] == here.metadata["training"], method
         assert type(there.training) is type(here.training) and there.training.tokens_after == here.training.tokens_after
         assert seen and seen[-1][0] == seen[-1][1]
+
+
+@pytest.mark.slow
+def test_a_registered_base_travels_to_the_worker_by_name():
+    from tokenizer import load_encoding
+    from tokenizer.bpe.continued import train_continued
+    from ui.common import training
+
+    base = load_encoding("r50k_base")
+    assert training.resolved({"base": "r50k_base", "name": "x"})["base"] is base  # one per process
+    assert training.resolved({"name": "x"}) == {"name": "x"}
+    there = workers.runner(1)(TEXT, base.n_vocab + 5, method="continued", base="r50k_base", name="x")
+    assert there.merges == train_continued(TEXT, base.n_vocab + 5, base=base, name="x").merges

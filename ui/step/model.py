@@ -27,6 +27,7 @@ from tokenizer.bpe.parity import ParityTrace
 from tokenizer.bpe.superwords import SuperwordTrace
 from tokenizer.display import visible
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, PairCount, Span
+from ui.common.text import md
 
 #: Characters of the training text shown in training mode (choices offered).
 EXCERPT_CHOICES = (1_000, 3_000, 5_000, 10_000)
@@ -321,10 +322,10 @@ def variant_note(tok: Tokenizer, trace: TrainingTrace, k: int) -> str | None:
         tokens = trace.language_tokens_at(k)
         lang = trace.languages[served]
         others = sorted(((n_, lg) for lg, n_ in tokens.items() if lg != lang), reverse=True)[:2]
-        rest = "; ".join(f"{lg} {n_:,}" for n_, lg in others)
+        rest = "; ".join(f"{md(lg)} {n_:,}" for n_, lg in others)
         return (
-            f"Step {k + 1:,} serves **{lang}**, the worst-compressed language now ({tokens[lang]:,} tokens; {rest}): "
-            f"its most frequent pair is merged in every text. The pairs below are counted in the {lang} text."
+            f"Step {k + 1:,} serves **{md(lang)}**, the worst-compressed language now ({tokens[lang]:,} tokens; {rest}): "
+            f"its most frequent pair is merged in every text. The pairs below are counted in the {md(lang)} text."
         )
     if isinstance(trace, SuperwordTrace):
         t = trace.stage1_merges
@@ -338,7 +339,7 @@ def variant_note(tok: Tokenizer, trace: TrainingTrace, k: int) -> str | None:
         return f"Stage 2 (merges {t + 1:,} to {n:,}): the chunks hold several words, so tokens may cross them."
     if isinstance(trace, ContinuedTrace):
         b = trace.first_learned
-        base = str(tok.metadata.get("training", {}).get("base") or "the base")
+        base = md(str(tok.metadata.get("training", {}).get("base") or "the base"))
         if k < b:
             return (
                 f"Merge {k + 1:,} comes with {base}, learned on other text: here it is replayed on yours, "

@@ -18,6 +18,7 @@ from tokenizer.bpe.methods import training_record
 from tokenizer.bpe.parity import join_parallel
 from tokenizer.bpe.superwords import SUPERBPE_PATTERN
 from ui.common import cache, errors, present, state, tokenizers, training, workspace
+from ui.common.text import md
 from ui.common.tokenizers import USER
 from ui.compare import languages, tax
 from ui.render import charts
@@ -294,7 +295,7 @@ def _continued_settings(title: str) -> dict | None:
         base = tokenizers.get(STATE["base"])
         if base.pipeline is not None:
             raise ValueError(
-                f"{base.name} splits text with its own tokenizer.json pipeline, so training cannot go on from it here: "
+                f"{md(base.name)} splits text with its own tokenizer.json pipeline, so training cannot go on from it here: "
                 "pick GPT-2, GPT-4 or a tokenizer trained in BPE Lab."
             )
         st.number_input(
@@ -306,7 +307,7 @@ def _continued_settings(title: str) -> dict | None:
             persist_state="session",
             help="Merges learned on your text on top of the base's; each mints a new id after the largest the base uses.",
         )
-        specials = ", ".join(base.special_tokens) or "none"
+        specials = md(", ".join(base.special_tokens)) or "none"
         st.caption(
             f"The base's split pattern (**{base.pattern_name}**) is kept: its merges were learned on the chunks it makes, "
             "and another pattern would change how text it already handles is tokenized. Its special tokens "
@@ -391,7 +392,7 @@ def _run(method: str, text, settings: dict, corpus: str) -> None:
 
 def _last_message(last: dict) -> None:
     st.success(
-        f"Trained **{last['name']}** ({variants.method_label(last['method']).lower()}): {last['merges']:,} merges in "
+        f"Trained **{md(last['name'])}** ({variants.method_label(last['method']).lower()}): {last['merges']:,} merges in "
         f"{last['seconds']:.2f} s ({last['wall']:.2f} s with saving)."
         + (" It stopped early: no pair was left to merge." if last.get("early") else "")
         + " What changed is under Results below.",
@@ -435,22 +436,22 @@ def _parity_results(tok) -> None:
     order = tax.language_order(frame, reference)
     st.vega_lite_chart(charts.token_tax(frame, order, reference), width="stretch")
     st.caption(
-        f"Tokens each language's text costs, relative to {reference}, under plain BPE and parity-aware BPE of the "
+        f"Tokens each language's text costs, relative to {md(reference)}, under plain BPE and parity-aware BPE of the "
         "same size trained on the same texts (measured on those texts). The dashed line is parity with "
-        f"{reference}; the spread is the costliest language's tokens over the cheapest's."
+        f"{md(reference)}; the spread is the costliest language's tokens over the cheapest's."
     )
     with present.fold("The numbers, language by language"):
         st.dataframe(tax.tax_table(frame), hide_index=True, width="stretch", key=STATE.key("plain_table"))
         st.caption(
             "Merges each language was served: "
-            + ", ".join(f"{lang} {n}" for lang, n in zip(record.get("languages", []), record.get("merges_per_language", [])))
+            + ", ".join(f"{md(lang)} {n}" for lang, n in zip(record.get("languages", []), record.get("merges_per_language", [])))
             + (f" (the first {record['global_merges']} were plain)." if record.get("global_merges") else ".")
         )
 
 
 def _superword_results(tok, store, key: str) -> None:
     record = training_record(tok)
-    md = tok.metadata
+    meta = tok.metadata
     corpus = store.corpus(key)
     trace = store.training_trace(key)
     plain = trace.baseline if trace is not None and trace.baseline is not None else None
@@ -461,13 +462,16 @@ def _superword_results(tok, store, key: str) -> None:
                 "superwords_plain",
                 0,
                 lambda: training.train(
-                    corpus, int(md["vocab_size"]), pattern=record.get("pattern"), special_tokens=list(tok.special_tokens) or None
+                    corpus,
+                    int(meta["vocab_size"]),
+                    pattern=record.get("pattern"),
+                    special_tokens=list(tok.special_tokens) or None,
                 ),
                 maxsize=1,
             )
     across = variants.superword_table(tok, rows=10_000)
     values = {
-        "Tokens, across words": f"{md['tokens_after']:,}",
+        "Tokens, across words": f"{meta['tokens_after']:,}",
         "Tokens, plain BPE": f"{plain.training.length_at(plain.num_merges):,}" if plain is not None else "–",
         "Stage 2 from": f"{record['transition']:,}",
         "Tokens that cross words": f"{len(across):,}",
@@ -515,12 +519,13 @@ def _superword_results(tok, store, key: str) -> None:
 
 def _continued_results(tok, store, key: str) -> None:
     record = training_record(tok)
-    md = tok.metadata
-    before, after = int(record["base_tokens"]), int(md["tokens_after"])
+    meta = tok.metadata
+    before, after = int(record["base_tokens"]), int(meta["tokens_after"])
     first_new = int(record["base_vocab"])
+    base_name = md(str(record["base"]))
     _metrics(
         {
-            f"Tokens, {record['base']}": f"{before:,}",
+            f"Tokens, {base_name}": f"{before:,}",
             "Tokens, continued": f"{after:,}",
             "Fewer tokens": f"{(before - after) / before:.1%}" if before else "–",
             "New tokens": f"{record['new_merges']:,}",
@@ -528,7 +533,7 @@ def _continued_results(tok, store, key: str) -> None:
     )
     st.caption(
         f"On the training text. The new tokens have ids {first_new:,} to {first_new + record['new_merges'] - 1:,}; "
-        f"every id of {record['base']} means what it meant."
+        f"every id of {base_name} means what it meant."
     )
     corpus = store.corpus(key)
     if corpus:
@@ -543,7 +548,7 @@ def _continued_results(tok, store, key: str) -> None:
         st.caption("The same lines under both, where this text has the most new tokens:")
         left, right = st.columns(2, gap="large")
         with left:
-            st.markdown(f"**{record['base']}**")
+            st.markdown(f"**{base_name}**")
             spans = base.encode_spans(excerpt, disallowed_special=())
             st.html(render_spans(spans, show_whitespace=True, caption=f"The text under {record['base']}"))
             st.caption(f"{len(spans):,} tokens.")
