@@ -65,7 +65,7 @@ def test_every_method_says_what_it_does_and_where_it_comes_from(workspace):
     assert at.segmented_control(key="variants.method").value == "bpe"  # plain BPE stays the default
     for name, paper in (("parity", "2508.04796"), ("superwords", "2503.13423"), ("continued", "2512.03989")):
         method(at, name)
-        assert any(paper in c.value for c in at.caption), name
+        assert any(paper in c.value for c in at.markdown), name
 
 
 @pytest.mark.slow
