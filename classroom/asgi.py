@@ -8,29 +8,51 @@ HttpOnly cookie (``classroom.identity``), so a class can use a single server wit
 no proxy in front. Behind ``make serve``'s nginx the proxy mints the key first and
 this passes everything through.
 
-``start()`` is the start-up: it chooses the stores and the training runner
-(``classroom.workspaces.configure``). In shared mode the database is opened before the
-server starts (if it cannot be, the process prints one line and exits with status 2),
-and the official encodings are loaded before it answers, so no student waits for them.
+``start()`` is the start-up: it reads every setting (``classroom.settings``) and chooses
+the stores and the training runner (``classroom.workspaces.configure``). In shared mode
+the database is opened and checked before the server starts. A bad setting or a database
+that cannot be used is one line on stderr and exit status 2, never a traceback. The
+official encodings are loaded before it answers, so no student waits for them.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import NoReturn
 
 from . import database, identity, workers, workspaces
 
 
+def fail(problem: BaseException) -> NoReturn:
+    """What a start-up check found, as one line on stderr, and exit status 2 (no traceback)."""
+    print(f"BPE Lab: {problem}", file=sys.stderr)
+    raise SystemExit(2) from None
+
+
+def check_settings() -> bool:
+    """Read every setting of an app process once (a bad one: ``fail``); returns whether the server is shared."""
+    try:
+        shared = workspaces.shared_mode()
+        workers.configured_workers(shared)
+        if shared:
+            database.Limits.from_env()
+    except ValueError as e:
+        fail(e)
+    return shared
+
+
 def check_database() -> str:
-    """Open the database once: one line on stderr and exit status 2 when it cannot be. Returns its URL without password."""
+    """Open the database and check it can be read and written (a problem: ``fail``). Returns its URL without password."""
     url = database.database_url()
     try:
-        database.Limits.from_env()
-        database.Database(url).close()
-    except ValueError as e:  # DatabaseUnavailable, or a bad limit
-        print(f"BPE Lab: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
+        db = database.Database(url)
+        try:
+            db.check()
+        finally:
+            db.close()
+    except ValueError as e:  # DatabaseUnavailable
+        fail(e)
     return database.describe_url(url)
 
 
@@ -84,7 +106,7 @@ def start() -> list:
     """Start up (once, from ``serve.py``) and return the middleware of the app's ``st.App``."""
     from starlette.middleware import Middleware
 
-    shared = workspaces.shared_mode()
+    shared = check_settings()
     if shared:
         check_database()
     workspaces.configure(shared)

@@ -5,7 +5,7 @@ process (``connect``), one ``DatabaseStore`` per browser session: it sees only
 the rows of its *owner*, the SHA-256 of the browser's key (``classroom.identity``),
 so the key itself is never stored and one browser can never name another's rows.
 
-Schema (``SCHEMA``, the same in both, created at start-up)::
+Schema (``SCHEMA``, SQLAlchemy Core tables: the same in both, created at start-up)::
 
     workspaces  owner PK · created · last_seen · expired (when its tokenizers were
                 deleted for being idle, else 0: the page says so when the browser is back)
@@ -25,31 +25,35 @@ next visit from that browser gets a message once (``notice``).
 A row that cannot be read (a damaged document) is listed by ``damaged`` with the
 reason, never raised on a page's listing; the user can delete it and keeps the rest.
 
-Connections: a small pool per process (scripts run on many threads); a
-connection that fails is thrown away and the statement retried once on a new one,
-so a database restart costs one slow rerun, not an error page.
+Connections and dialects are SQLAlchemy Core's: one engine per process (its pool
+serves the script threads), statements written once with named parameters
+(``text``), and ``pool_pre_ping``, so a connection a database restart broke is
+replaced before it is used (a restart costs no error page). Every error of the
+driver becomes ``DatabaseUnavailable``, one line that says what to do.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import queue
-import sqlite3
 import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import sqlalchemy as sa
+from sqlalchemy import exc
+
 from tokenizer import Tokenizer, formats
 from tokenizer.models.fetch import data_dir
 from ui.common.workspace import Damaged, Entry, Notice
 
+from . import settings
 from .stores import BaseStore, new_key
 
 DATABASE_ENV = ("BPE_LAB_DATABASE_URL", "DATABASE_URL")
@@ -58,32 +62,61 @@ MAX_MB_ENV = "BPE_LAB_MAX_MB"
 TTL_ENV = "BPE_LAB_WORKSPACE_TTL_DAYS"
 
 SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS bpe_lab_schema (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS workspaces (
-    owner TEXT PRIMARY KEY,
-    created DOUBLE PRECISION NOT NULL,
-    last_seen DOUBLE PRECISION NOT NULL,
-    expired DOUBLE PRECISION NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS workspaces_last_seen ON workspaces (last_seen);
-CREATE TABLE IF NOT EXISTS tokenizers (
-    owner TEXT NOT NULL REFERENCES workspaces (owner) ON DELETE CASCADE,
-    key TEXT NOT NULL,
-    name TEXT NOT NULL,
-    created TEXT NOT NULL,
-    vocab_size INTEGER NOT NULL,
-    pattern TEXT NOT NULL,
-    source TEXT NOT NULL,
-    has_corpus INTEGER NOT NULL,
-    added BIGINT NOT NULL,
-    version BIGINT NOT NULL,
-    bytes BIGINT NOT NULL,
-    doc {blob} NOT NULL,
-    corpus {blob},
-    PRIMARY KEY (owner, key)
-);
-"""
+SCHEMA = sa.MetaData()
+sa.Table("bpe_lab_schema", SCHEMA, sa.Column("version", sa.Integer, nullable=False))
+sa.Table(
+    "workspaces",
+    SCHEMA,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("created", sa.Double, nullable=False),
+    sa.Column("last_seen", sa.Double, nullable=False),
+    sa.Column("expired", sa.Double, nullable=False, server_default="0"),
+    sa.Index("workspaces_last_seen", "last_seen"),
+)
+sa.Table(
+    "tokenizers",
+    SCHEMA,
+    sa.Column("owner", sa.Text, sa.ForeignKey("workspaces.owner", ondelete="CASCADE"), primary_key=True),
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("created", sa.Text, nullable=False),
+    sa.Column("vocab_size", sa.Integer, nullable=False),
+    sa.Column("pattern", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("has_corpus", sa.Integer, nullable=False),
+    sa.Column("added", sa.BigInteger, nullable=False),
+    sa.Column("version", sa.BigInteger, nullable=False),
+    sa.Column("bytes", sa.BigInteger, nullable=False),
+    sa.Column("doc", sa.LargeBinary, nullable=False),
+    sa.Column("corpus", sa.LargeBinary),
+)
+
+
+#: What SQLite's error codes mean for the person who runs the server, and what to do (the first matching prefix).
+SQLITE_PROBLEMS = [
+    (
+        "SQLITE_CORRUPT",
+        "the database file {path} is damaged ({why}): restore it from a backup, or move it away "
+        "(BPE Lab then starts with an empty one)",
+    ),
+    (
+        "SQLITE_NOTADB",
+        "{path} is not a SQLite database ({why}): move it away (BPE Lab then starts with an empty one), "
+        "or set BPE_LAB_DATABASE_URL to the right file",
+    ),
+    (
+        "SQLITE_READONLY",
+        "the database file {path} cannot be written ({why}): let this user write it and its folder, "
+        "or set BPE_LAB_DATABASE_URL to a file it can write",
+    ),
+    (
+        "SQLITE_FULL",
+        "the disk that holds the database file {path} is full ({why}): free some space, "
+        "or set BPE_LAB_DATABASE_URL to a file on another disk",
+    ),
+    ("SQLITE_CANTOPEN", "cannot open the SQLite database {path} ({why}): check that this user may read and write its folder"),
+    ("SQLITE_IOERR", "the database file {path} cannot be read or written ({why}): check the disk it is on"),
+]
 
 
 class DatabaseUnavailable(ValueError):
@@ -103,7 +136,7 @@ class Limits:
     ttl_days: float = 30.0
 
     @classmethod
-    def from_env(cls, env: dict | None = None) -> Limits:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
         """``BPE_LAB_MAX_TOKENIZERS``, ``BPE_LAB_MAX_MB``, ``BPE_LAB_WORKSPACE_TTL_DAYS`` (defaults 20, 50, 30).
 
         >>> Limits.from_env({"BPE_LAB_MAX_MB": "1.5", "BPE_LAB_MAX_TOKENIZERS": "3"})
@@ -111,27 +144,14 @@ class Limits:
         >>> Limits.from_env({"BPE_LAB_MAX_TOKENIZERS": "lots"})
         Traceback (most recent call last):
         ...
-        ValueError: BPE_LAB_MAX_TOKENIZERS must be a positive number, not 'lots'
+        ValueError: BPE_LAB_MAX_TOKENIZERS must be a whole number from 1 to 100000 (tokenizers one browser may keep on a shared server), not 'lots'
         """
-        env = os.environ if env is None else env
         d = cls()
-
-        def number(name: str, default: float) -> float:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return default
-            try:
-                value = float(raw)
-            except ValueError:
-                value = -1
-            if value <= 0:
-                raise ValueError(f"{name} must be a positive number, not {raw!r}")
-            return value
-
+        megabytes = settings.number(MAX_MB_ENV, env, d.max_bytes / 1024 / 1024)
         return cls(
-            int(number(MAX_TOKENIZERS_ENV, d.max_tokenizers)),
-            int(number(MAX_MB_ENV, d.max_bytes / 1024 / 1024) * 1024 * 1024),
-            number(TTL_ENV, d.ttl_days),
+            settings.number(MAX_TOKENIZERS_ENV, env, d.max_tokenizers),
+            max(1, int(megabytes * 1024 * 1024)),
+            float(settings.number(TTL_ENV, env, d.ttl_days)),
         )
 
 
@@ -174,8 +194,25 @@ def describe_url(url: str) -> str:
 # ----------------------------------------------------------------------------- the database
 
 
+def _first_line(e: BaseException) -> str:
+    text = str(getattr(e, "orig", None) or e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _sqlite_connect(dbapi_connection, _record) -> None:
+    """Each new SQLite connection: transactions begun by us (``_sqlite_begin``), WAL, foreign keys, a busy wait."""
+    dbapi_connection.isolation_level = None
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=10000"):
+        dbapi_connection.execute(f"PRAGMA {pragma}")
+
+
+def _sqlite_begin(conn) -> None:
+    """A writing transaction takes SQLite's writer lock first (so two tabs adding at once queue, never overshoot)."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("bpe_lab_write") else "BEGIN")
+
+
 class Database:
-    """A connection pool for one database URL (``sqlite:///path`` or ``postgresql://…``)."""
+    """One database URL (``sqlite:///path`` or ``postgresql://…``): SQLAlchemy's engine and what went wrong, in words."""
 
     POOL = 4
 
@@ -189,133 +226,121 @@ class Database:
             if not rest:
                 raise DatabaseUnavailable(f"a SQLite URL names a file: sqlite:////absolute/path.sqlite3, not {url!r}")
             self.path = str(Path(rest).resolve())
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise DatabaseUnavailable(f"cannot open the SQLite database {self.path}: {e.strerror}") from None
+            self.engine = sa.create_engine(
+                sa.URL.create("sqlite", database=self.path),
+                connect_args={"timeout": 10, "check_same_thread": False},
+                pool_size=self.POOL,
+            )
+            sa.event.listen(self.engine, "connect", _sqlite_connect)
+            sa.event.listen(self.engine, "begin", _sqlite_begin)
         elif scheme in ("postgres", "postgresql"):
             self.kind = "postgresql"
+            self.path = describe_url(url)
+            self.engine = sa.create_engine(
+                sa.make_url(url).set(drivername="postgresql+psycopg"),
+                connect_args={"connect_timeout": 5},
+                pool_size=self.POOL,
+                pool_pre_ping=True,
+            )
         else:
             raise DatabaseUnavailable(
                 f"unsupported database URL {describe_url(url)!r}: use sqlite:///path/file.sqlite3 or postgresql://user@host/db"
             )
-        self._pool: queue.LifoQueue = queue.LifoQueue()
-        self._lock = threading.Lock()
-        self._open = 0
-        with self.connection() as conn:
-            self._create_schema(conn)
-
-    # -- connections
-    def _new_connection(self):
-        if self.kind == "sqlite":
-            try:
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-                conn.execute("PRAGMA busy_timeout=10000")
-            except (sqlite3.Error, OSError) as e:
-                raise DatabaseUnavailable(f"cannot open the SQLite database {self.path}: {e}") from None
-            return conn
-        import psycopg
-
-        try:
-            return psycopg.connect(self.url, autocommit=True, connect_timeout=5)
-        except psycopg.Error as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise DatabaseUnavailable(f"cannot connect to the PostgreSQL database {describe_url(self.url)}: {first}") from None
-
-    def _errors(self) -> tuple[type[BaseException], ...]:
-        if self.kind == "sqlite":
-            return (sqlite3.OperationalError, sqlite3.InterfaceError)
-        import psycopg
-
-        return (psycopg.OperationalError, psycopg.InterfaceError)
-
-    @contextmanager
-    def connection(self) -> Iterator:
-        """A pooled connection; one that failed is closed instead of returned."""
-        try:
-            conn = self._pool.get_nowait()
-        except queue.Empty:
-            conn = self._new_connection()
-        ok = False
-        try:
-            yield conn
-            ok = True
-        finally:
-            if ok and self._pool.qsize() < self.POOL:
-                self._pool.put(conn)
-            else:
-                try:
-                    conn.close()
-                except Exception:  # noqa: BLE001 - already broken
-                    pass
-
-    def _sql(self, sql: str) -> str:
-        return sql.replace("?", "%s") if self.kind == "postgresql" else sql
-
-    def _create_schema(self, conn) -> None:
-        blob = "BLOB" if self.kind == "sqlite" else "BYTEA"
-        for stmt in SCHEMA.format(blob=blob).split(";"):
-            if stmt.strip():
-                conn.execute(stmt)
-        row = conn.execute("SELECT version FROM bpe_lab_schema").fetchone()
-        if row is None:
-            conn.execute(self._sql("INSERT INTO bpe_lab_schema (version) VALUES (?)"), (SCHEMA_VERSION,))
-        elif row[0] > SCHEMA_VERSION:
+        with self._errors(opening=True), self._connection(write=True) as conn:
+            SCHEMA.create_all(conn)
+            version = conn.execute(sa.text("SELECT version FROM bpe_lab_schema")).scalar()
+            if version is None:
+                conn.execute(sa.text("INSERT INTO bpe_lab_schema (version) VALUES (:v)"), {"v": SCHEMA_VERSION})
+        if version is not None and not isinstance(version, int):  # another table's page where the schema's should be
+            raise DatabaseUnavailable(SQLITE_PROBLEMS[0][1].format(path=self.path, why=f"schema version {version!r}"))
+        if version is not None and version > SCHEMA_VERSION:
             raise DatabaseUnavailable(
-                f"the database {describe_url(self.url)} was made by a newer BPE Lab (schema {row[0]}); upgrade this one"
+                f"the database {describe_url(self.url)} was made by a newer BPE Lab (schema {version}); upgrade this one"
             )
 
-    def _run(self, fn):
-        """``fn(conn)``; retried once on a fresh connection when the connection failed (a database restart)."""
-        errors = self._errors()
-        for attempt in (0, 1):
-            try:
-                with self.connection() as conn:
-                    return fn(conn)
-            except errors as e:
-                if attempt:
-                    raise DatabaseUnavailable(
-                        f"the database {describe_url(self.url)} is not answering: {str(e).strip().splitlines()[0] if str(e).strip() else e}"
-                    ) from None
+    @contextmanager
+    def _errors(self, opening: bool = False) -> Iterator[None]:
+        """Any error of the database driver as a ``DatabaseUnavailable`` of one line that says what to do."""
+        try:
+            yield
+        except exc.SQLAlchemyError as e:
+            raise DatabaseUnavailable(self._explain(e, opening)) from None
 
-    def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
-        return self._run(lambda conn: list(conn.execute(self._sql(sql), tuple(params)).fetchall()))
+    def _explain(self, e: exc.SQLAlchemyError, opening: bool) -> str:
+        first = _first_line(e)
+        if self.kind == "postgresql":
+            if opening:
+                return f"cannot connect to the PostgreSQL database {describe_url(self.url)}: {first}"
+            return f"the database {describe_url(self.url)} is not answering: {first}"
+        code = getattr(getattr(e, "orig", None), "sqlite_errorname", "") or ""
+        if code.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_READONLY")):
+            code = self._disk_problem() or code  # SQLite often says only "disk I/O error": the disk says why
+        for prefix, what in SQLITE_PROBLEMS:
+            if code.startswith(prefix):
+                return what.format(path=self.path, why=first)
+        if opening:
+            return f"cannot open the SQLite database {self.path}: {first}"
+        return f"the database {self.path} is not answering: {first}"
 
-    def execute(self, sql: str, params: Sequence = ()) -> int:
-        def go(conn):
-            return conn.execute(self._sql(sql), tuple(params)).rowcount
+    def _disk_problem(self) -> str | None:
+        """``SQLITE_READONLY`` or ``SQLITE_FULL`` when the file's disk is read-only or (nearly) full, else None."""
+        folder = Path(self.path).parent
+        try:
+            disk = os.statvfs(folder)
+        except OSError:
+            return None
+        if disk.f_flag & os.ST_RDONLY or not os.access(folder, os.W_OK):
+            return "SQLITE_READONLY"
+        if disk.f_bavail * disk.f_frsize < 256 * 1024:
+            return "SQLITE_FULL"
+        return None
 
-        return self._run(go)
+    def check(self) -> None:
+        """At start-up: the whole SQLite file reads back whole (``PRAGMA quick_check``) and can be written."""
+        if self.kind != "sqlite":
+            return
+        with self._errors(), self._connection(write=True) as conn:
+            problems = [row[0] for row in conn.exec_driver_sql("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise DatabaseUnavailable(
+                    SQLITE_PROBLEMS[0][1].format(path=self.path, why=f"{len(problems)} problems, the first: {problems[0]}")
+                )
+            conn.execute(sa.text("UPDATE bpe_lab_schema SET version = version"))  # a page written: read-only, full disk
 
-    def transaction(self, fn):
-        """``fn(run)`` in one transaction, where ``run(sql, params)`` returns the rows; the writer lock first (SQLite) or row locks (PostgreSQL)."""
+    @contextmanager
+    def _connection(self, write: bool) -> Iterator[sa.Connection]:
+        """A pooled connection in a transaction (committed when the block ends, rolled back on an exception)."""
+        with self.engine.connect() as conn:
+            if write:
+                conn.execution_options(bpe_lab_write=True)
+            with conn.begin():
+                yield conn
 
-        def go(conn):
-            if self.kind == "sqlite":
-                conn.execute("BEGIN IMMEDIATE")
-            else:
-                conn.execute("BEGIN")
-            try:
+    def query(self, sql: str, **params) -> list[tuple]:
+        with self._errors(), self._connection(write=False) as conn:
+            return [tuple(row) for row in conn.execute(sa.text(sql), params)]
 
-                def run(sql: str, params: Sequence = ()):
-                    cur = conn.execute(self._sql(sql), tuple(params))
-                    return cur.fetchall() if cur.description else []
+    def execute(self, sql: str, **params) -> int:
+        with self._errors(), self._connection(write=True) as conn:
+            return conn.execute(sa.text(sql), params).rowcount
 
-                out = fn(run)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            return out
+    def transaction(self, fn: Callable):
+        """``fn(run)`` in one transaction, where ``run(sql, **params)`` returns the rows; the writer lock first (SQLite's
+        BEGIN IMMEDIATE) or row locks (PostgreSQL)."""
+        with self._errors(), self._connection(write=True) as conn:
 
-        return self._run(go)
+            def run(sql: str, **params) -> list[tuple]:
+                result = conn.execute(sa.text(sql), params)
+                return [tuple(row) for row in result] if result.returns_rows else []
+
+            return fn(run)
 
     def close(self) -> None:
-        while True:
-            try:
-                self._pool.get_nowait().close()
-            except queue.Empty:
-                return
+        self.engine.dispose()
 
     # -- expiry
     def purge_expired(self, ttl_days: float, now: float | None = None) -> int:
@@ -324,12 +349,12 @@ class Database:
         cutoff = now - ttl_days * 86400
 
         def go(run):
-            owners = [r[0] for r in run("SELECT owner FROM workspaces WHERE last_seen < ? AND expired = 0", (cutoff,))]
+            owners = [r[0] for r in run("SELECT owner FROM workspaces WHERE last_seen < :cutoff AND expired = 0", cutoff=cutoff)]
             for owner in owners:
-                run("DELETE FROM tokenizers WHERE owner = ?", (owner,))
-                run("UPDATE workspaces SET expired = ? WHERE owner = ?", (now, owner))
+                run("DELETE FROM tokenizers WHERE owner = :owner", owner=owner)
+                run("UPDATE workspaces SET expired = :now WHERE owner = :owner", now=now, owner=owner)
             # the note that a workspace expired is kept for another period after expiring, then forgotten
-            run("DELETE FROM workspaces WHERE expired > 0 AND expired < ?", (cutoff,))
+            run("DELETE FROM workspaces WHERE expired > 0 AND expired < :cutoff", cutoff=cutoff)
             return len(owners)
 
         return self.transaction(go)
@@ -377,16 +402,17 @@ class DatabaseStore(BaseStore):
         self._damaged: dict[tuple[str, int], str] = {}
         now = time.time() if now is None else now
         maybe_purge(db, self.limits, now)
-        rows = db.query("SELECT expired FROM workspaces WHERE owner = ?", (owner,))
+        rows = db.query("SELECT expired FROM workspaces WHERE owner = :owner", owner=owner)
         self.expired = bool(rows and rows[0][0])
         if rows:
-            db.execute("UPDATE workspaces SET last_seen = ? WHERE owner = ?", (now, owner))
+            db.execute("UPDATE workspaces SET last_seen = :now WHERE owner = :owner", now=now, owner=owner)
 
     # -- queries
     def _rows(self) -> list[tuple]:
         return self.db.query(
-            "SELECT key, name, created, vocab_size, pattern, source, has_corpus, version FROM tokenizers WHERE owner = ? ORDER BY added",
-            (self.owner,),
+            "SELECT key, name, created, vocab_size, pattern, source, has_corpus, version FROM tokenizers "
+            "WHERE owner = :owner ORDER BY added",
+            owner=self.owner,
         )
 
     def keys(self) -> list[str]:
@@ -412,16 +438,16 @@ class DatabaseStore(BaseStore):
         return out
 
     def has_corpus(self, key: str) -> bool:
-        rows = self.db.query("SELECT has_corpus FROM tokenizers WHERE owner = ? AND key = ?", (self.owner, key))
+        rows = self.db.query("SELECT has_corpus FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
         return bool(rows and rows[0][0])
 
     def usage(self) -> tuple[int, int]:
         """``(tokenizers, bytes)`` this browser keeps."""
-        rows = self.db.query("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = ?", (self.owner,))
+        rows = self.db.query("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner", owner=self.owner)
         return int(rows[0][0]), int(rows[0][1])
 
     def _version(self, key: str) -> int:
-        rows = self.db.query("SELECT version FROM tokenizers WHERE owner = ? AND key = ?", (self.owner, key))
+        rows = self.db.query("SELECT version FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
         if not rows:
             raise ValueError(
                 f"there is no tokenizer {key!r} in your workspace (it may have been deleted, or it belongs to another browser)"
@@ -438,7 +464,10 @@ class DatabaseStore(BaseStore):
         if (key, version) in self._damaged:
             raise ValueError(self._damaged[(key, version)])
         rows = self.db.query(
-            "SELECT name, doc FROM tokenizers WHERE owner = ? AND key = ? AND version = ?", (self.owner, key, version)
+            "SELECT name, doc FROM tokenizers WHERE owner = :owner AND key = :key AND version = :version",
+            owner=self.owner,
+            key=key,
+            version=version,
         )
         if not rows:
             return self.get(key)  # changed in between (another tab): read the new version
@@ -458,7 +487,7 @@ class DatabaseStore(BaseStore):
         if hit is not None and hit[0] == version:
             self._corpora.move_to_end(key)
             return hit[1]
-        rows = self.db.query("SELECT corpus FROM tokenizers WHERE owner = ? AND key = ?", (self.owner, key))
+        rows = self.db.query("SELECT corpus FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
         raw = rows[0][0] if rows else None
         try:
             text = zlib.decompress(bytes(raw)).decode("utf-8") if raw is not None else None
@@ -497,36 +526,38 @@ class DatabaseStore(BaseStore):
         size = len(doc) + (len(corpus_bytes) if corpus_bytes is not None else 0)
         now = time.time()
         version = time.time_ns()
-        row = (
-            self.owner,
-            key,
-            tok.name,
-            str(tok.metadata["saved_at"]),
-            256 + tok.num_merges,
-            tok.pattern_name,
-            source,
-            int(corpus is not None),
-            version,
-            version,
-            size,
-            zlib.compress(doc, 6),
-            zlib.compress(corpus_bytes, 6) if corpus_bytes is not None else None,
-        )
+        row = {
+            "owner": self.owner,
+            "key": key,
+            "name": tok.name,
+            "created": str(tok.metadata["saved_at"]),
+            "vocab_size": 256 + tok.num_merges,
+            "pattern": tok.pattern_name,
+            "source": source,
+            "has_corpus": int(corpus is not None),
+            "added": version,
+            "version": version,
+            "bytes": size,
+            "doc": zlib.compress(doc, 6),
+            "corpus": zlib.compress(corpus_bytes, 6) if corpus_bytes is not None else None,
+        }
 
         def go(run):
             run(
-                "INSERT INTO workspaces (owner, created, last_seen) VALUES (?, ?, ?) ON CONFLICT (owner) DO NOTHING",
-                (self.owner, now, now),
+                "INSERT INTO workspaces (owner, created, last_seen) VALUES (:owner, :now, :now) ON CONFLICT (owner) DO NOTHING",
+                owner=self.owner,
+                now=now,
             )
             if self.db.kind == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the writer lock
-                run("SELECT owner FROM workspaces WHERE owner = ? FOR UPDATE", (self.owner,))
-            count, used = run("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = ?", (self.owner,))[0]
+                run("SELECT owner FROM workspaces WHERE owner = :owner FOR UPDATE", owner=self.owner)
+            count, used = run("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner", owner=self.owner)[
+                0
+            ]
             self._check(int(count), int(used), size, 1)
-            run("UPDATE workspaces SET last_seen = ?, expired = 0 WHERE owner = ?", (now, self.owner))
+            run("UPDATE workspaces SET last_seen = :now, expired = 0 WHERE owner = :owner", now=now, owner=self.owner)
             run(
-                "INSERT INTO tokenizers (owner, key, name, created, vocab_size, pattern, source, has_corpus, added, version, bytes, doc, corpus) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
+                f"INSERT INTO tokenizers ({', '.join(row)}) VALUES ({', '.join(':' + c for c in row)})",
+                **row,
             )
 
         self.db.transaction(go)
@@ -542,14 +573,19 @@ class DatabaseStore(BaseStore):
         version = time.time_ns()
 
         def go(run):
-            rows = run("SELECT bytes, doc FROM tokenizers WHERE owner = ? AND key = ?", (self.owner, key))
+            rows = run("SELECT bytes, doc FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
             if not rows:
                 raise ValueError(f"there is no tokenizer {key!r} in your workspace (it may have been deleted in another tab)")
             old_size, old_doc = rows[0]
             size = int(old_size) - len(zlib.decompress(bytes(old_doc))) + len(doc)
             run(
-                "UPDATE tokenizers SET name = ?, doc = ?, bytes = ?, version = ? WHERE owner = ? AND key = ?",
-                (tok.name, zlib.compress(doc, 6), size, version, self.owner, key),
+                "UPDATE tokenizers SET name = :name, doc = :doc, bytes = :bytes, version = :version WHERE owner = :owner AND key = :key",
+                name=tok.name,
+                doc=zlib.compress(doc, 6),
+                bytes=size,
+                version=version,
+                owner=self.owner,
+                key=key,
             )
 
         self.db.transaction(go)
@@ -557,7 +593,7 @@ class DatabaseStore(BaseStore):
         self._corpora.pop(key, None)
 
     def delete(self, key: str) -> None:
-        self.db.execute("DELETE FROM tokenizers WHERE owner = ? AND key = ?", (self.owner, key))
+        self.db.execute("DELETE FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
         self._parsed.pop(key, None)
         self._corpora.pop(key, None)
         self._traces.pop(key, None)

@@ -17,15 +17,18 @@ What it does, in the foreground:
    encodings before it answers its health check.
 4. nginx (Debian's package) on ``PORT`` with the config rendered from
    ``classroom/nginx.conf.in``: static assets, compression, per-browser affinity, websockets.
-5. Supervision: an app process or nginx that exits is started again (its log line says
-   so), after what is left of its process group is killed (a killed nginx master leaves
-   workers that hold the port), after a pause that grows when it keeps failing; if one fails five times within
-   a minute the command stops everything and exits with status 1 and a message that
-   says which and where its log is. SIGINT (Ctrl+C) and SIGTERM stop every process it
-   started (SIGTERM, then SIGKILL after ten seconds) and it exits with status 0.
-   Children also get SIGTERM if this process itself is killed (``PR_SET_PDEATHSIG``).
+5. Supervision by supervisord (the ``supervisor`` package), configured by a file generated
+   here (``supervisor_config``, written next to nginx's): each program in a process group of
+   its own; one that exits is started again (supervisord's log line says so), after its event
+   listener (``classroom.events``) has killed what is left of its process group (a killed
+   nginx master leaves workers that hold the port). One that exits within its ``startsecs``
+   is retried after 1 s, 2 s, 3 s ...; after ``STARTRETRIES`` such failures in a row, or five
+   unexpected exits within a minute, the command stops everything and exits with status 1
+   and a message that says which and where its log is. SIGINT (Ctrl+C) and SIGTERM stop every process (SIGTERM to each process group,
+   SIGKILL after ten seconds: ``stopasgroup``, ``killasgroup``) and it exits with status 0.
+   If this command is itself killed, supervisord gets SIGTERM and stops everything the same way.
 
-Logs: ``data/run/classroom-<port>/`` (one file per app process, nginx's error log).
+Logs: ``data/run/classroom-<port>/`` (supervisord's, one file per app process, nginx's error log).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import argparse
 import ctypes
 import gzip
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -42,18 +46,29 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
+
+from . import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).with_name("nginx.conf.in")
 NGINX_CANDIDATES = ("/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx")
 MIME_TYPES = "/etc/nginx/mime.types"
 COMPRESSIBLE = (".js", ".css", ".html", ".json", ".svg", ".txt", ".map", ".ttf", ".wasm", ".mjs")
-#: A process that fails this often within ``WINDOW`` seconds is given up on.
-MAX_FAILS, WINDOW = 5, 60.0
+#: A program that fails to start this many times in a row is given up on (supervisord's ``startretries``).
+STARTRETRIES = 5
+#: Seconds between SIGTERM and SIGKILL when stopping (supervisord's ``stopwaitsecs``).
+STOP_WAIT = 10
 #: The upload limit (10 MB in .streamlit/config.toml) plus room for the form's framing.
 MAX_BODY = "12m"
+
+
+def fail(problem: BaseException) -> NoReturn:
+    """A problem found before anything started: one line on stderr, exit status 2."""
+    print(f"BPE Lab: {problem}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 
 def say(msg: str) -> None:
@@ -184,159 +199,135 @@ def check_config(nginx: str, conf: Path, run: Path) -> None:
         raise SystemExit(f"BPE Lab: the generated nginx config {conf} is not valid: {out.stderr.strip()}")
 
 
-# ----------------------------------------------------------------------------- processes
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the supervisor dies (Linux), and a process group of its own."""
-    os.setsid()
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+# ----------------------------------------------------------------------------- supervision: supervisord
 
 
 @dataclass
-class Child:
+class Program:
+    """One process supervisord keeps running: ``name`` as supervisord calls it, its log, and how to tell it is up."""
+
     name: str
-    cmd: list[str]
+    command: list[str]
     log: Path
-    env: dict = field(default_factory=lambda: dict(os.environ))
-    health: str | None = None
-    proc: subprocess.Popen | None = None
-    fails: list[float] = field(default_factory=list)
-    next_start: float = 0.0
-
-    def start(self) -> None:
-        logf = open(self.log, "ab")
-        self.proc = subprocess.Popen(
-            self.cmd,
-            cwd=ROOT,
-            env=self.env,
-            stdout=logf,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
-        )
-        logf.close()
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def healthy(self) -> bool:
-        if self.health is None:
-            return self.alive()
-        try:
-            with urllib.request.urlopen(self.health, timeout=2) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        """Signal the child's whole process group, whether the child still runs or not: nginx's workers outlive a
-        killed master and keep the port, a dead app process's training workers keep their memory. The kernel
-        does not reuse the group's id while a member lives, so this reaches only what this child started."""
-        if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
+    health: str
+    startsecs: int = 10
+    priority: int = 100
 
 
-class Supervisor:
-    def __init__(self, children: list[Child]):
-        self.children = children
-        self.stopping = False
-
-    def _signal(self, signum, _frame) -> None:
-        if not self.stopping:
-            say(f"{signal.Signals(signum).name}: stopping every process")
-        self.stopping = True
-
-    def wait_healthy(self, children: list[Child], timeout: float = 180.0) -> None:
-        deadline = time.time() + timeout
-        pending = list(children)
-        while pending and not self.stopping:
-            for c in list(pending):
-                if not c.alive():
-                    raise SystemExit(
-                        f"BPE Lab: {c.name} exited while starting (status {c.proc.returncode}); see {c.log}:\n" + _tail(c.log)
-                    )
-                if c.healthy():
-                    pending.remove(c)
-            if time.time() > deadline:
-                raise SystemExit(
-                    f"BPE Lab: {', '.join(c.name for c in pending)} did not answer within {timeout:.0f} s; see {pending[0].log}"
-                )
-            time.sleep(0.3)
-
-    def run(self, banner: str) -> int:
-        """Start the app processes, wait until they answer, then nginx; supervise until a signal."""
-        signal.signal(signal.SIGINT, self._signal)
-        signal.signal(signal.SIGTERM, self._signal)
-        signal.signal(signal.SIGHUP, self._signal)
-        try:
-            for stage in ([c for c in self.children if c.health], [c for c in self.children if not c.health]):
-                for c in stage:
-                    c.start()
-                self.wait_healthy(stage)
-            if not self.stopping:
-                say(banner)
-            while not self.stopping:
-                self._watch()
-                time.sleep(0.5)
-            return 0
-        except SystemExit as e:
-            if isinstance(e.code, str):
-                print(e.code, file=sys.stderr)
-                return 1
-            raise
-        finally:
-            self.shutdown()
-
-    def _watch(self) -> None:
-        now = time.time()
-        for c in self.children:
-            if c.alive():
-                continue
-            if c.next_start == 0.0:  # just found dead
-                status = c.proc.returncode if c.proc else "?"
-                c.stop(signal.SIGKILL)  # what it left behind
-                c.fails = [t for t in c.fails if now - t < WINDOW] + [now]
-                if len(c.fails) >= MAX_FAILS:
-                    raise SystemExit(
-                        f"BPE Lab: {c.name} exited {len(c.fails)} times within {WINDOW:.0f} s (last status {status}); "
-                        f"stopping everything. Its log: {c.log}\n" + _tail(c.log)
-                    )
-                delay = 0.5 * 2 ** (len(c.fails) - 1)
-                say(f"{c.name} exited (status {status}); starting it again in {delay:g} s")
-                c.next_start = now + delay
-            elif now >= c.next_start:
-                c.next_start = 0.0
-                c.start()
-                say(f"{c.name} started again (pid {c.proc.pid})")
-
-    def shutdown(self) -> None:
-        for c in self.children:
-            c.stop(signal.SIGTERM)
-        deadline = time.time() + 10
-        for c in self.children:
-            if c.proc is None:
-                continue
-            try:
-                c.proc.wait(max(0.1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                pass
-            c.stop(signal.SIGKILL)  # a child that would not stop, and whatever any child left behind
-            c.proc.wait()
-        say("stopped")
+def _value(text: str) -> str:
+    """A value for supervisord's config: its ``%(name)s`` expansion leaves a doubled ``%%`` as one ``%``."""
+    return text.replace("%", "%%")
 
 
-def _tail(path: Path, n: int = 8) -> str:
+def supervisor_config(programs: list[Program], *, run: Path, logs: Path, fatal: Path) -> str:
+    """supervisord's config: each program in a process group of its own, restarted when it exits, stopped as a group.
+
+    The event listener (``classroom.events``) kills what a dead program left in its process
+    group and, when one cannot be started again, writes why to ``fatal`` and stops supervisord.
+    """
+    out = [
+        "; generated by classroom/deploy.py (make serve) for this run; see the README, 'A class on one server'",
+        "[supervisord]",
+        "nodaemon=true",
+        f"logfile={_value(str(logs / 'supervisord.log'))}",
+        f"pidfile={_value(str(run / 'supervisord.pid'))}",
+        "loglevel=info",
+        *(["user=root"] if os.geteuid() == 0 else []),
+    ]
+    for prog in programs:
+        out += [
+            "",
+            f"[program:{prog.name}]",
+            f"command={_value(shlex.join(prog.command))}",
+            f"directory={_value(str(ROOT))}",
+            f"priority={prog.priority}",
+            "autostart=true",
+            "autorestart=true",
+            # exiting within startsecs of starting is a failed start: tried again after 1 s, 2 s, 3 s, ...,
+            # and after STARTRETRIES such failures in a row supervisord gives up (FATAL: the command stops)
+            f"startsecs={prog.startsecs}",
+            f"startretries={STARTRETRIES}",
+            "stopsignal=TERM",
+            f"stopwaitsecs={STOP_WAIT}",
+            "stopasgroup=true",
+            "killasgroup=true",
+            f"stdout_logfile={_value(str(prog.log))}",
+            "stdout_logfile_maxbytes=10MB",
+            "stdout_logfile_backups=2",
+            "redirect_stderr=true",
+        ]
+    listener = [sys.executable, "-m", "classroom.events", "--fatal", str(fatal), "--logs", str(logs)]
+    out += [
+        "",
+        "[eventlistener:classroom-events]",
+        f"command={_value(shlex.join(listener))}",
+        f"directory={_value(str(ROOT))}",
+        "events=PROCESS_STATE_EXITED,PROCESS_STATE_FATAL",
+        "autorestart=true",
+        # what it did, one line each (its stdout is the protocol); supervisord's own log (on the terminal) says
+        # when a program exited and when it was started again
+        f"stderr_logfile={_value(str(logs / 'events.log'))}",
+        "stderr_logfile_maxbytes=1MB",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _follow_parent() -> None:
+    """In supervisord's process, before it runs: SIGTERM (its orderly stop of every program) when this command dies,
+    even by SIGKILL (Linux's PR_SET_PDEATHSIG); without it a killed command would leave a class's server running."""
     try:
-        return "\n".join("    " + line for line in path.read_text(errors="replace").splitlines()[-n:])
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.status == 200
     except OSError:
-        return ""
+        return False
+
+
+def supervise(conf: Path, programs: list[Program], fatal: Path, banner: str, timeout: float = 180.0) -> int:
+    """Run supervisord in the foreground until it stops; print ``banner`` once every program answers.
+
+    SIGINT (Ctrl+C) and SIGTERM stop it, and with it every program (0); a program that
+    cannot be started again stops it too, with the listener's message (1).
+    """
+    fatal.unlink(missing_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "supervisor.supervisord", "-c", str(conf)], cwd=ROOT, preexec_fn=_follow_parent
+    )
+
+    def forward(signum, _frame) -> None:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, forward)
+    deadline = time.time() + timeout
+    pending = list(programs)
+    while pending and proc.poll() is None:
+        pending = [prog for prog in pending if not _healthy(prog.health)]
+        if pending and time.time() > deadline:
+            print(
+                f"BPE Lab: {', '.join(p.name for p in pending)} did not answer within {timeout:.0f} s; see {pending[0].log}",
+                file=sys.stderr,
+            )
+            proc.terminate()
+            proc.wait()
+            return 1
+        time.sleep(0.3)
+    if proc.poll() is None:
+        say(banner)
+    proc.wait()
+    if fatal.exists():
+        print(fatal.read_text().rstrip(), file=sys.stderr)
+        return 1
+    say("stopped")
+    return 0 if proc.returncode == 0 else 1
 
 
 # ----------------------------------------------------------------------------- main
@@ -366,8 +357,13 @@ def app_command(port: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="BPE Lab for a class: N app processes behind nginx on one port.")
-    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8501))
-    ap.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS") or os.cpu_count() or 1))
+    try:
+        port = settings.number("PORT", default=8501)
+        workers = settings.number("WORKERS", default=os.cpu_count() or 1)
+    except ValueError as e:
+        fail(e)
+    ap.add_argument("--port", type=int, default=port)
+    ap.add_argument("--workers", type=int, default=workers)
     ap.add_argument("--listen", default=os.environ.get("LISTEN", ""), help="address nginx listens on (default: every address)")
     ap.add_argument(
         "--proxy-only", action="store_true", help="run only nginx, in front of --upstream host:port (several allowed)"
@@ -375,8 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--upstream", action="append", default=[], help="an app process's host:port (with --proxy-only)")
     ap.add_argument("--check-config", action="store_true", help="render the nginx config, run `nginx -t`, print its path")
     args = ap.parse_args(argv)
-    if args.workers < 1:
-        raise SystemExit("BPE Lab: WORKERS must be at least 1")
+    for name, value in (("PORT", args.port), ("WORKERS", args.workers)):
+        try:
+            settings.number(name, {name: str(value)})
+        except ValueError as e:
+            fail(e)
 
     if not args.proxy_only:
         os.environ["BPE_LAB_SHARED"] = "1"
@@ -390,12 +389,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.proxy_only:
         where = "database: (the app processes')"
     else:
-        from .asgi import check_database  # the app's own check (imports the app's modules: not needed for the proxy)
+        from .asgi import check_database, check_settings  # the app's own checks (not needed for the proxy)
 
+        check_settings()
         where = check_database()
     static = prepare_static(nginx_root() / "static")
 
-    children: list[Child] = []
+    programs: list[Program] = []
     if args.proxy_only:
         if not args.upstream:
             raise SystemExit("BPE Lab: --proxy-only needs at least one --upstream host:port")
@@ -404,21 +404,12 @@ def main(argv: list[str] | None = None) -> int:
         ports = [free_port() for _ in range(args.workers)]
         upstreams = [f"127.0.0.1:{p}" for p in ports]
         for i, p in enumerate(ports, 1):
-            env = dict(os.environ)
-            env["BPE_LAB_SHARED"] = "1"
-            env["PYTHONUNBUFFERED"] = "1"
-            # each script run is a thread: without a cap glibc gives threads arenas of their own, and their free
-            # memory is rarely handed back; two arenas keep a process's memory close to what it uses
-            env.setdefault("MALLOC_ARENA_MAX", "2")
-            children.append(
-                Child(
-                    f"app process {i} (port {p})",
-                    app_command(p),
-                    logs / f"app-{i}.log",
-                    env,
-                    health=f"http://127.0.0.1:{p}/_stcore/health",
-                )
-            )
+            programs.append(Program(f"app-{i}", app_command(p), logs / f"app-{i}.log", f"http://127.0.0.1:{p}/_stcore/health"))
+        # what supervisord passes on to every app process
+        os.environ["PYTHONUNBUFFERED"] = "1"
+        # each script run is a thread: without a cap glibc gives threads arenas of their own, and their free
+        # memory is rarely handed back; two arenas keep a process's memory close to what it uses
+        os.environ.setdefault("MALLOC_ARENA_MAX", "2")
 
     conf = run / "nginx.conf"
     conf.write_text(
@@ -436,13 +427,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.check_config:
         print(conf)
         return 0
-    children.append(Child("nginx", [nginx, "-p", str(run), "-c", str(conf), "-g", "daemon off;"], logs / "nginx.log"))
+    host = args.listen.strip("[]") if args.listen and args.listen not in ("0.0.0.0", "::", "[::]") else "127.0.0.1"
+    programs.append(
+        Program(
+            "nginx",
+            [nginx, "-p", str(run), "-c", str(conf), "-g", "daemon off;"],
+            logs / "nginx.log",
+            f"http://{host}:{args.port}/" if args.proxy_only else f"http://{host}:{args.port}/_stcore/health",
+            startsecs=5,  # nginx tries to bind for 2.5 s before it gives up
+            priority=200,
+        )
+    )
+    supervisord_conf = run / "supervisord.conf"
+    fatal = run / "fatal.txt"
+    supervisord_conf.write_text(supervisor_config(programs, run=run, logs=logs, fatal=fatal))
     n = len(upstreams)
     banner = (
         f"BPE Lab for a class: http://localhost:{args.port} (nginx in front of {n} app process{'es' if n != 1 else ''}; "
         f"workspaces in {where}; logs in {logs}). Ctrl+C stops everything."
     )
-    return Supervisor(children).run(banner)
+    return supervise(supervisord_conf, programs, fatal, banner)
 
 
 if __name__ == "__main__":

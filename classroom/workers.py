@@ -32,6 +32,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from classroom import settings
 from tokenizer import Tokenizer
 from tokenizer.bpe.methods import train_with
 from ui.common.training import resolved
@@ -47,12 +48,7 @@ def configured_workers(shared: bool) -> int:
     >>> configured_workers(True), configured_workers(False)
     (2, 0)
     """
-    raw = os.environ.get(WORKERS_ENV, "").strip()
-    if raw:
-        if not raw.isdigit():
-            raise ValueError(f"{WORKERS_ENV} must be a whole number (0: train in the page's own thread), not {raw!r}")
-        return int(raw)
-    return 2 if shared else 0
+    return settings.number(WORKERS_ENV, default=2 if shared else 0)
 
 
 # ----------------------------------------------------------------------------- the wire: length-prefixed pickles

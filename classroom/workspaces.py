@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tokenizer import Tokenizer, TrainingTrace
@@ -26,7 +26,7 @@ from tokenizer.models.fetch import data_dir
 from ui.common import training, workspace
 from ui.common.workspace import Damaged, Entry, Notice
 
-from . import database, identity, workers
+from . import database, identity, settings, workers
 from .stores import BaseStore, FolderStore, MemoryStore
 
 SHARED_ENV = "BPE_LAB_SHARED"
@@ -43,9 +43,9 @@ NO_COOKIE = Notice(
 TAB_ONLY = "Shared server: your tokenizers live in this browser tab only."
 
 
-def shared_mode(env: dict | None = None) -> bool:
-    env = os.environ if env is None else env
-    return env.get(SHARED_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+def shared_mode(env: Mapping[str, str] | None = None) -> bool:
+    """``$BPE_LAB_SHARED`` (1, true, yes, on; a ValueError for anything it cannot read as on or off)."""
+    return settings.flag(SHARED_ENV, env)
 
 
 def workspace_dir() -> Path:
@@ -55,20 +55,31 @@ def workspace_dir() -> Path:
 
 def configure(shared: bool | None = None) -> None:
     """Choose the stores and the training runner for this process (``shared`` defaults to ``$BPE_LAB_SHARED``)."""
+    global _mode
     shared = shared_mode() if shared is None else shared
     size = workers.configured_workers(shared)
+    unconfigure()
     training.use(workers.runner(size) if size else None)
     if shared:
-        workspace.use(SharedMode(database.database_url()).store)
+        _mode = SharedMode(database.database_url())
+        workspace.use(_mode.store)
     else:
         folder = FolderStore(workspace_dir())
         workspace.use(lambda: folder)
 
 
 def unconfigure() -> None:
-    """Forget the choice (tests): the pages have no store until ``configure`` runs again."""
+    """Forget the choice and close the database's connections (tests): no store until ``configure`` runs again."""
+    global _mode
     workspace.use(None)
     training.use(None)
+    if _mode is not None:
+        _mode.close()
+        _mode = None
+
+
+# The process's shared mode, set by ``configure`` at start-up (tests configure again and again: the old one is closed).
+_mode: SharedMode | None = None
 
 
 class SharedMode:
@@ -85,6 +96,12 @@ class SharedMode:
             if self._db is None:
                 self._db = database.Database(self.url)
             return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     def store(self) -> workspace.Store:
         import streamlit as st
@@ -122,7 +139,7 @@ class SharedStore(BaseStore):
         self._store = None
         self._failed_at = self._clock()
         self.problem = (
-            f"Your saved tokenizers cannot be reached right now ({e}). What you train meanwhile is kept "
+            f"Your saved tokenizers cannot be read right now ({e}). What you train meanwhile is kept "
             "for this session only: download it to keep it."
         )
 
@@ -147,7 +164,7 @@ class SharedStore(BaseStore):
             return fallback()
 
     def _unreachable(self, key: str):
-        raise ValueError(f"the tokenizer {key!r} is in your saved workspace, which cannot be reached right now: {self.problem}")
+        raise ValueError(f"the tokenizer {key!r} is in your saved workspace, which cannot be read right now: {self.problem}")
 
     # -- queries
     def entries(self) -> list[Entry]:

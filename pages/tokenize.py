@@ -22,7 +22,7 @@ view.publish_link(inp)
 
 with right:
     if not inp.text:
-        view.empty_state()
+        view.empty_state(inp)
         st.stop()
     res = view.tokenize(inp)
     if res is None:

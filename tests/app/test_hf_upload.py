@@ -95,6 +95,8 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
         ("unigram", "Unigram model"),
         ("sentencepiece", "SentencePiece-style BPE"),
         ("damaged", "model.merges"),
+        ("nested_sequence", "nested too deeply"),  # a Sequence of Sequences a few hundred levels deep
+        ("nested_list", "nested too deeply"),  # a list in a list, thousands of levels deep
     ],
 )
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
@@ -110,6 +112,16 @@ def _other(kind: str) -> str:
         doc = json.loads(_pipeline_file())
         doc["model"]["merges"][2] = "only-one-part"
         return json.dumps(doc)
+    if kind.startswith("nested"):
+        doc = json.loads(_pipeline_file())
+        doc["pre_tokenizer"] = "NESTED"
+        inner = '{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}'
+        deep = (
+            '{"type": "Sequence", "pretokenizers": [' * 300 + inner + "]}" * 300
+            if kind == "nested_sequence"
+            else "[" * 5000 + "]" * 5000
+        )
+        return json.dumps(doc).replace('"NESTED"', deep)
     if kind == "wordpiece":
         tok = HFTokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.pre_tokenizer = pre_tokenizers.Whitespace()

@@ -233,16 +233,10 @@ class ClassroomServer:
         raise RuntimeError(f"the classroom did not start in 180 s:\n{self.log.read_text()}")
 
     def children(self) -> dict[str, list[int]]:
-        """The supervisor's children by kind: ``{"app": [pids], "nginx": [pid]}``."""
-        out = subprocess.run(
-            ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(self.proc.pid)], capture_output=True, text=True
-        ).stdout
-        kids: dict[str, list[int]] = {"app": [], "nginx": [], "other": []}
-        for line in out.strip().splitlines():
-            pid, _, args = line.strip().partition(" ")
-            kind = "app" if "serve.py" in args else "nginx" if "nginx" in args else "other"
-            kids[kind].append(int(pid))
-        return kids
+        """The programs its supervisord runs, by kind: ``{"app": [pids], "nginx": [pid], "other": [the event listener]}``."""
+        from processes import programs
+
+        return programs(self.proc.pid)
 
     def stop(self) -> int | None:
         if self.proc and self.proc.poll() is None:

@@ -183,7 +183,7 @@ def test_idle_workspaces_expire_with_a_message(db):
     old.add(tok("old"))
     fresh = DatabaseStore(db, owner(2), limits, now=now)
     fresh.add(tok("fresh"))
-    db.execute("UPDATE workspaces SET last_seen = ? WHERE owner = ?", (now - 2 * 86400, owner(1)))
+    db.execute("UPDATE workspaces SET last_seen = :t WHERE owner = :o", t=now - 2 * 86400, o=owner(1))
     assert db.purge_expired(limits.ttl_days, now) == 1
     back = DatabaseStore(db, owner(1), limits, now=now)
     assert back.expired and back.entries() == []
@@ -198,7 +198,7 @@ def test_a_visit_keeps_a_workspace_alive(db):
     limits = Limits(ttl_days=1)
     now = time.time()
     DatabaseStore(db, owner(1), limits, now=now - 0.9 * 86400).add(tok())
-    db.execute("UPDATE workspaces SET last_seen = ?", (now - 0.9 * 86400,))
+    db.execute("UPDATE workspaces SET last_seen = :t", t=now - 0.9 * 86400)
     DatabaseStore(db, owner(1), limits, now=now)  # a visit
     assert db.purge_expired(limits.ttl_days, now + 0.5 * 86400) == 0
     assert len(DatabaseStore(db, owner(1), limits).entries()) == 1
@@ -208,7 +208,7 @@ def test_purge_runs_at_most_every_ten_minutes(db):
     limits = Limits(ttl_days=1)
     now = time.time()
     DatabaseStore(db, owner(1), limits, now=now).add(tok())
-    db.execute("UPDATE workspaces SET last_seen = ?", (now - 3 * 86400,))
+    db.execute("UPDATE workspaces SET last_seen = :t", t=now - 3 * 86400)
     DatabaseStore(db, owner(2), limits, now=now + 1)  # within ten minutes of the first store: no purge yet
     assert db.query("SELECT COUNT(*) FROM tokenizers")[0][0] == 1
     DatabaseStore(db, owner(2), limits, now=now + 700)  # later: purged
@@ -220,8 +220,9 @@ def test_a_damaged_record_is_reported_and_the_rest_kept(db):
     good = s.add(tok("good"), corpus=CORPUS)
     bad = s.add(tok("bad"), corpus=CORPUS)
     db.execute(
-        "UPDATE tokenizers SET doc = ?, version = version + 1 WHERE key = ?",
-        (zlib.compress(b'{"format": "bpe-lab/tokenizer", "merg'), bad),
+        "UPDATE tokenizers SET doc = :doc, version = version + 1 WHERE key = :key",
+        doc=zlib.compress(b'{"format": "bpe-lab/tokenizer", "merg'),
+        key=bad,
     )
     fresh = DatabaseStore(db, owner(1))
     [d] = fresh.damaged()
@@ -229,7 +230,7 @@ def test_a_damaged_record_is_reported_and_the_rest_kept(db):
     with pytest.raises(ValueError, match="cannot be read"):
         fresh.get(bad)
     assert fresh.get(good).name == "good"
-    db.execute("UPDATE tokenizers SET doc = ?, version = version + 1 WHERE key = ?", (b"not zlib at all", bad))
+    db.execute("UPDATE tokenizers SET doc = :doc, version = version + 1 WHERE key = :key", doc=b"not zlib at all", key=bad)
     assert [x.key for x in fresh.damaged()] == [bad]
     assert fresh.corpus(good) == CORPUS
     fresh.delete(bad)
@@ -274,7 +275,7 @@ def test_a_database_restart_costs_no_error(postgres):
 def test_limits_from_the_environment():
     assert Limits.from_env({}) == Limits()
     assert Limits.from_env({"BPE_LAB_WORKSPACE_TTL_DAYS": "0.5"}).ttl_days == 0.5
-    with pytest.raises(ValueError, match="BPE_LAB_MAX_MB must be a positive number"):
+    with pytest.raises(ValueError, match="BPE_LAB_MAX_MB must be a number above 0 and at most 100000"):
         Limits.from_env({"BPE_LAB_MAX_MB": "0"})
 
 

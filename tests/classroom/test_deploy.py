@@ -1,6 +1,7 @@
 """The classroom deployment's files: the nginx config nginx itself accepts, the compose file the Compose
-Specification accepts, a supervisor that says one line when the database is not there, and one that
-restarts a dead app process and stops everything on SIGTERM.
+Specification accepts, a supervisor that says one line when the database is not there, restarts a dead
+program (and what it left behind), stops everything on SIGTERM, and stops with a message when a program
+keeps dying.
 
 The container itself is not built here (no Docker engine on these machines); the browser suite runs
 the real `make serve` deployment (tests/browser/test_classroom.py).
@@ -18,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from processes import group, programs
 
 from classroom import deploy as classroom
 
@@ -109,64 +111,122 @@ def test_no_database_at_start_is_one_clear_line(tmp_path):
     assert "BPE Lab: cannot connect to the PostgreSQL database postgresql://bpe@127.0.0.1:1/bpe" in out.stderr
 
 
-def _group(pgid: int) -> list[int]:
-    """The live (not zombie) processes of a process group: an nginx master and its workers, an app and its pool."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,pgid=,stat="], capture_output=True, text=True).stdout
-    return [int(p) for p, g, stat in (line.split() for line in out.strip().splitlines()) if int(g) == pgid and "Z" not in stat]
-
-
-def _children(pid: int) -> dict[str, list[int]]:
-    out = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    kids: dict[str, list[int]] = {"app": [], "nginx": []}
-    for line in out.strip().splitlines():
-        p, _, args = line.strip().partition(" ")
-        kids["app" if "serve.py" in args else "nginx"].append(int(p))
-    return kids
+def start(tmp_path: Path, port: int, **env) -> tuple[subprocess.Popen, Path]:
+    """`make serve`'s command with a data folder of its own; returns it and its log once it says it is ready."""
+    log = tmp_path / "classroom.log"
+    with open(log, "w") as f:
+        proc = subprocess.Popen(SERVE, env=env_for(tmp_path, PORT=str(port), **env), stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+    deadline = time.time() + 180
+    while "BPE Lab for a class:" not in log.read_text():
+        assert proc.poll() is None and time.time() < deadline, log.read_text()
+        time.sleep(0.3)
+    return proc, log
 
 
 @pytest.mark.slow
 def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_path):
     port = classroom.free_port()
-    env = env_for(tmp_path, PORT=str(port), WORKERS="1")
-    log = tmp_path / "classroom.log"
-    with open(log, "w") as f:
-        proc = subprocess.Popen(SERVE, env=env, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+    proc, log = start(tmp_path, port, WORKERS="1")
     try:
-        deadline = time.time() + 180
-        while "BPE Lab for a class:" not in log.read_text():
-            assert proc.poll() is None and time.time() < deadline, log.read_text()
-            time.sleep(0.3)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
             assert r.status == 200
-        kids = _children(proc.pid)
-        assert len(kids["app"]) == 1 and len(kids["nginx"]) == 1
-        old_nginx = _group(kids["nginx"][0])  # each child leads a process group of its own
+        kids = programs(proc.pid)
+        assert len(kids["app"]) == 1 and len(kids["nginx"]) == 1 and len(kids["other"]) == 1  # the event listener
+        old_nginx = group(kids["nginx"][0])  # each program leads a process group of its own
         assert len(old_nginx) > 1, "nginx's master and its workers"
         os.kill(kids["app"][0], signal.SIGKILL)
         os.kill(kids["nginx"][0], signal.SIGKILL)  # a crash: the master's workers are orphaned, still on the port
         deadline = time.time() + 180
         while True:
-            text = log.read_text()
-            if "app process 1" in text and "started again" in text and "nginx started again" in text:
+            after = programs(proc.pid)
+            if after["app"] and after["app"] != kids["app"] and after["nginx"] and after["nginx"] != kids["nginx"]:
                 try:
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
                         if r.status == 200:
                             break
                 except OSError:
                     pass
-            assert time.time() < deadline, text
+            assert time.time() < deadline, log.read_text()
             time.sleep(0.5)
-        assert "exited (status -9); starting it again" in log.read_text()
-        assert _group(kids["nginx"][0]) == [], "the dead master's workers are gone, so the new nginx serves the port"
-        after = _children(proc.pid)
-        assert after["nginx"] and after["nginx"] != kids["nginx"]
+        text = log.read_text()
+        assert "exited: app-1 (terminated by SIGKILL; not expected)" in text and "exited: nginx (terminated by SIGKILL" in text
+        events = (tmp_path / "data" / "run" / f"classroom-{port}" / "events.log").read_text()
+        assert "[classroom] nginx exited unexpectedly" in events  # the listener says what it did
+        assert group(kids["nginx"][0]) == [], "the dead master's workers are gone, so the new nginx serves the port"
+        after = programs(proc.pid)
         groups = after["app"] + after["nginx"]
-        assert all(_group(g) for g in groups)
+        assert all(group(g) for g in groups)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
         for g in groups:
-            assert _group(g) == [], f"process group {g} outlived the supervisor"
-        assert "stopped" in log.read_text()
+            assert group(g) == [], f"process group {g} outlived the supervisor"
+        assert programs(proc.pid) == {"app": [], "nginx": [], "other": []}
+        assert "[classroom] stopped" in log.read_text()
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+@pytest.mark.slow
+def test_a_program_that_keeps_dying_stops_the_command_with_a_message(tmp_path):
+    """nginx cannot have the port (something else holds it): supervisord tries again, gives up, and the command says so."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("0.0.0.0", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        log = tmp_path / "classroom.log"
+        with open(log, "w") as f:
+            proc = subprocess.Popen(
+                SERVE, env=env_for(tmp_path, PORT=str(port), WORKERS="1"), stdout=f, stderr=subprocess.STDOUT, cwd=ROOT
+            )
+        try:
+            assert proc.wait(240) == 1, log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    text = log.read_text()
+    assert "BPE Lab: nginx could not be started again" in text and "stopping everything. Its log:" in text, text
+    assert "Address already in use" in text  # the tail of nginx's log says why
+    assert "Traceback" not in text
+    assert programs(proc.pid) == {"app": [], "nginx": [], "other": []}
+
+
+def test_a_program_that_keeps_dying_after_starting_stops_the_command(tmp_path):
+    """supervisord restarts a program that ran a while forever; the listener stops at five deaths within a minute."""
+    from classroom.events import MAX_DEATHS, WINDOW, Listener
+
+    supervisord = subprocess.Popen(["sleep", "60"])  # stands in for supervisord: the listener signals it to stop
+    try:
+        (tmp_path / "app-1.log").write_text("MemoryError\n")
+        listener = Listener(fatal=tmp_path / "fatal.txt", logs=tmp_path, supervisord=supervisord.pid)
+        dead = {"processname": "app-1", "expected": "0", "pid": "0"}
+        for i in range(MAX_DEATHS - 1):
+            assert "exited unexpectedly" in listener.handle("PROCESS_STATE_EXITED", dead, now=i * WINDOW / 2)
+        assert supervisord.poll() is None and not (tmp_path / "fatal.txt").exists()  # spread out: restarted, not stopped
+        for i in range(MAX_DEATHS - 1):
+            listener.handle("PROCESS_STATE_EXITED", dead, now=1000 + i)
+        assert "stopping everything" in listener.handle("PROCESS_STATE_EXITED", dead, now=1010)
+        assert supervisord.wait(10) == -signal.SIGTERM
+        message = (tmp_path / "fatal.txt").read_text()
+        assert message.startswith(f"BPE Lab: app-1 exited {MAX_DEATHS} times within 60 s; stopping everything. Its log:")
+        assert "MemoryError" in message  # the tail of its log
+    finally:
+        supervisord.kill()
+
+
+@pytest.mark.slow
+def test_a_killed_command_leaves_nothing_running(tmp_path):
+    """SIGKILL to `make serve`'s command (no chance to clean up): its supervisord still stops every program."""
+    port = classroom.free_port()
+    proc, _ = start(tmp_path, port, WORKERS="1")
+    kids = programs(proc.pid)
+    groups = kids["app"] + kids["nginx"] + kids["other"]
+    assert len(groups) == 3
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 60
+    while any(group(g) for g in groups) and time.time() < deadline:
+        time.sleep(0.5)
+    assert [g for g in groups if group(g)] == []

@@ -63,12 +63,12 @@ def test_a_database_that_stops_answering_keeps_the_new_work_in_the_session(url):
     db.query = db.execute = db.transaction = down
     assert shared.entries() == []  # the saved ones are out of reach, and the page says so
     [notice] = shared.notices()
-    assert notice.kind == "error" and "cannot be reached right now" in notice.message and "disk I/O error" in notice.message
+    assert notice.kind == "error" and "cannot be read right now" in notice.message and "disk I/O error" in notice.message
     meanwhile = shared.add(tok("meanwhile"), corpus=CORPUS)  # trained while it is down: kept in the session
     assert [e.name for e in shared.entries()] == ["meanwhile"]
     assert shared.get(meanwhile).name == "meanwhile" and shared.corpus(meanwhile) == CORPUS
     assert shared.training_trace(meanwhile) is not None
-    with pytest.raises(ValueError, match="cannot be reached right now"):
+    with pytest.raises(ValueError, match="cannot be read right now"):
         shared.get(kept)
     db.query, db.execute, db.transaction = real
     clock.now += RETRY_AFTER - 1

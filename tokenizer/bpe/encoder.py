@@ -85,6 +85,10 @@ class Encoder:
         tid = self.whole.get(data)
         return (tid,) if tid is not None else tuple(self.encode_bytes(data))
 
+    def encode_chunk(self, chunk: str | bytes) -> tuple[int, ...]:
+        """One chunk's ids: a str through the cache, bytes (a chunk cut inside a character) directly."""
+        return self.cache[chunk] if isinstance(chunk, str) else self._encode_chunk(chunk)
+
     def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
         """The ids of text chunks laid end to end (cached per chunk)."""
         return list(chain.from_iterable(map(self.cache.__getitem__, chunks)))

@@ -1,28 +1,26 @@
 """Hugging Face ``tokenizer.json``: read any byte-level BPE file exactly, write ours so ``tokenizers`` gives our ids.
 
-**Reading** (``from_hf_json``). A file is checked field by field, and anything wrong is a
-ValueError naming the field (``model.merges[12]``, ``added_tokens[3].id``,
-``pre_tokenizer.pretokenizers[1].behavior``...), at load, never later in ``encode``.
-What it becomes:
+**Reading** (``from_hf_json``). A file is checked field by field where BPE Lab reads it
+(a ValueError naming the field: ``model.merges[12]``, ``added_tokens[3].id``), then read by
+Hugging Face ``tokenizers`` itself, which refuses with its own reason whatever it cannot
+read. What it becomes:
 
 - The BPE model: its merges (written ``"a b"`` or ``["a", "b"]``) in rank order, the byte
   ids of GPT-2's 256 byte characters, ``ignore_merges``.
-- Added tokens, with the ids ``tokenizers`` gives them on load (it ignores the ids written
-  in the file: a token whose text is in the vocabulary gets that id, the others the next
-  free ids after the vocabulary, in file order). Special ones become the Tokenizer's
-  ``special_tokens``; the others are always recognised, as in ``tokenizers``.
-- The text handling before BPE (normalizer, pre-tokenizer stages, added-token flags), as a
-  ``hf_pipeline.Pipeline``. When it is nothing but one split regex, no normalizer and plain
-  special tokens (GPT-2, Llama 3, Qwen and our own exports), the Tokenizer gets that regex
-  as its ``pattern`` instead (a built-in one when it means the same) and needs no pipeline.
+- Added tokens, with the ids ``tokenizers`` gives them when it loads the file. Special
+  ones become the Tokenizer's ``special_tokens``; the others are always recognised.
+- The text handling before BPE (normalizer, pre-tokenizer, added tokens), run by
+  ``tokenizers`` itself (``pretokenize.hf.HFPreTokenizer``): exact by construction, whatever
+  normalizers and pre-tokenizers the file uses. When it is nothing but one of BPE Lab's
+  built-in split patterns (as ``tokenizers`` writes it, ``ONIGURUMA``), with no normalizer
+  and plain special tokens (GPT-2's, Llama 3's and our own exports), the Tokenizer gets
+  that pattern instead and needs no pipeline.
 
-Refused, with what the file is and why BPE Lab cannot show it: WordPiece, Unigram and
-WordLevel models; SentencePiece-style BPE (``byte_fallback``, a ``Metaspace``
-pre-tokenizer or ``▁`` spaces); BPE without a ``ByteLevel`` pre-tokenizer and decoder;
-BPE dropout; normalizers and pre-tokenizers other than those in ``hf_pipeline``; split
-regexes that Python's ``regex`` cannot run exactly as Oniguruma does (``pretokenize.onig``);
-merges that use a token only a later merge builds, or build one token twice (BPE Lab
-replays merges in order, one new token each).
+Refused, saying what the file is and why BPE Lab cannot show it: WordPiece, Unigram and
+WordLevel models; SentencePiece-style BPE (``byte_fallback``, a ``Metaspace`` pre-tokenizer
+or ``▁`` spaces); BPE without a ``ByteLevel`` pre-tokenizer and decoder; BPE dropout;
+word-piece markers; merges that build one token twice (BPE Lab replays merges, one new
+token each).
 
 Not part of encoding, and so not kept: ``truncation``, ``padding``, the post-processor
 (it adds tokens such as ``<s>`` only with ``add_special_tokens=True``; BPE Lab's ids are
@@ -31,42 +29,82 @@ merge builds (they are never produced; ``metadata["unreachable_tokens"]`` counts
 
 **Writing** (``to_hf_json``). Every id survives ``tokenizers.Tokenizer.from_file``: added
 tokens are also written into the vocabulary with their ids (``tokenizers`` would otherwise
-renumber any that do not follow the vocabulary), and a split pattern is rewritten for
-Oniguruma (``onig.to_oniguruma``), or the export is refused with the reason.
+renumber any that do not follow the vocabulary); a built-in split pattern is written as
+``tokenizers``' Oniguruma must be given it to split alike (``ONIGURUMA``); a tokenizer.json's
+own text handling is written back as it was. Any other split pattern is refused with the
+reason: Oniguruma reads some regex constructs otherwise than Python's ``regex``.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
 import regex
 
 from ..bpe.merges import MergeTable
-from ..core import Tokenizer
+from ..core import Tokenizer, check_tokenizer
 from ..display import bytes_to_unicode, from_gpt2_form
-from ..errors import InvalidType, type_name
-from ..pretokenize import onig
-from ..pretokenize.hf_pipeline import (
-    BYTELEVEL_REGEX,
-    DIGITS_REGEX,
-    NORMAL_FORMS,
-    AddedToken,
-    ByteLevelStage,
-    Normalizer,
-    OnigRegex,
-    Pipeline,
-    SplitStage,
+from ..pretokenize.hf import ADDED_FLAGS, HFPreTokenizer, byte_level_stages, types_in
+from ..pretokenize.patterns import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    LLAMA3_PATTERN,
+    O200K_PATTERN,
+    QWEN35_PATTERN,
+    QWEN_PATTERN,
+    TEKKEN_PATTERN,
 )
-from ..pretokenize.patterns import GPT2_PATTERN, PATTERNS
 
-BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+#: GPT-2's split as Hugging Face's ByteLevel pre-tokenizer runs it (``use_regex=True``); it splits
+#: every text as tiktoken's GPT-2 pattern does (tests/tokenizer/formats/test_hf.py checks it).
+HF_BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
-# GPT-2's split as Hugging Face's ByteLevel pre-tokenizer spells it (use_regex=True); it splits
-# every text as tiktoken's GPT-2 pattern does (tests/tokenizer/formats/test_hf.py checks it)
-HF_BYTELEVEL_PATTERN = BYTELEVEL_REGEX
+#: Each built-in split pattern as Oniguruma (the regex engine of ``tokenizers``) must be given it
+#: to split every text alike. The two engines read some constructs differently: ``X{1,3}+`` is a
+#: repeat of a repeat in Oniguruma (possessive in ``regex``), ``$`` also matches before any
+#: newline, and ``(?i)`` is spelled out. Each spelling is checked against ``tokenizers`` on
+#: generated and real text (tests/tokenizer/formats/test_hf.py).
+ONIGURUMA: dict[str, str] = {
+    GPT2_PATTERN: r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++\Z|\s+(?!\S)|\s""",
+    GPT4_PATTERN: (
+        r"""'(?:[Ss\x{17f}DdMmTt]|[Ll][Ll]|[Vv][Ee]|[Rr][Ee])|[^\r\n\p{L}\p{N}]?+\p{L}++|(?>\p{N}{1,3})"""
+        r"""| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\Z|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    O200K_PATTERN: "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'[Ss\x{17f}]|'[Tt]|'[Rr][Ee]|'[Vv][Ee]|'[Mm]|'[Ll][Ll]|'[Dd])?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'[Ss\x{17f}]|'[Tt]|'[Rr][Ee]|'[Vv][Ee]|'[Mm]|'[Ll][Ll]|'[Dd])?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+    LLAMA3_PATTERN: (
+        r"""'[Ss\x{17f}]|'[Tt]|'[Rr][Ee]|'[Vv][Ee]|'[Mm]|'[Ll][Ll]|'[Dd]|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+        r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+    QWEN_PATTERN: (
+        r"""'[Ss\x{17f}]|'[Tt]|'[Rr][Ee]|'[Vv][Ee]|'[Mm]|'[Ll][Ll]|'[Dd]|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
+        r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+    QWEN35_PATTERN: (
+        r"""'[Ss\x{17f}]|'[Tt]|'[Rr][Ee]|'[Vv][Ee]|'[Mm]|'[Ll][Ll]|'[Dd]|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
+        r"""| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+    TEKKEN_PATTERN: TEKKEN_PATTERN,
+}
+
+#: A tokenizer.json's Split regex -> the built-in pattern it splits alike: the spellings above, and
+#: the patterns that Oniguruma reads as Python's ``regex`` does, as their models' own files write
+#: them (Llama 3's tokenizer.json holds Llama 3's pattern as it is).
+READ_AS: dict[str, str] = {
+    **{spelling: pattern for pattern, spelling in ONIGURUMA.items()},
+    **{p: p for p in (O200K_PATTERN, LLAMA3_PATTERN, QWEN_PATTERN, QWEN35_PATTERN, TEKKEN_PATTERN)},
+}
 
 #: Why a tokenizer with a tokenizer.json pipeline cannot be written in a format that holds one split pattern.
 PIPELINE_EXPORT = (
@@ -151,132 +189,84 @@ def _check_model_kind(model: Mapping) -> str:
     return kind
 
 
-# ----------------------------------------------------------------------------- normalizer and pre-tokenizer
-
-
-def _normal_forms(spec: Any, path: str) -> tuple[str, ...]:
-    if spec is None:
-        return ()
-    if not isinstance(spec, dict):
-        raise HFFileError(f"field '{path}' should be an object or null, got {_kind(spec)}")
-    kind = _get(spec, "type", path, str)
-    if kind in NORMAL_FORMS:
-        return (kind,)
-    if kind == "Sequence":
-        items = _get(spec, "normalizers", path, list)
-        return tuple(f for i, n in enumerate(items) for f in _normal_forms(n, f"{path}.normalizers[{i}]"))
-    if kind in ("Prepend", "Replace") and "▁" in str(spec):
-        raise _refuse_kind(
-            "a SentencePiece-style BPE (its normalizer writes spaces as '▁')", "while this file marks spaces as '▁' instead"
-        )
-    raise HFFileError(
-        f"field '{path}.type' is {kind!r}, a normalizer BPE Lab does not reproduce; "
-        f"it reproduces {', '.join(NORMAL_FORMS)} and sequences of them exactly"
-    )
-
-
-def _rust_regex_escape(s: str) -> str:
-    """Rust's ``regex::escape``, which tokenizers applies to a Split's string pattern."""
-    return "".join("\\" + c if c in "\\.+*?()|[]{}^$#&-~" else c for c in s)
-
-
-def _stages(spec: Any, path: str, strict: bool = True) -> list:
-    if spec is None:
-        return []
-    if not isinstance(spec, dict):
-        raise HFFileError(f"field '{path}' should be an object or null, got {_kind(spec)}")
-    kind = _get(spec, "type", path, str)
-    if kind == "Sequence":
-        items = _get(spec, "pretokenizers", path, list)
-        return [s for i, p in enumerate(items) for s in _stages(p, f"{path}.pretokenizers[{i}]", strict)]
-    if kind == "ByteLevel":
-        _get(spec, "trim_offsets", path, bool, required=False)
-        return [
-            ByteLevelStage(
-                _get(spec, "add_prefix_space", path, bool, required=False, default=True),
-                _get(spec, "use_regex", path, bool, required=False, default=True),
-            )
-        ]
-    if kind == "Split":
-        pattern = _get(spec, "pattern", path, dict)
-        behavior = _get(spec, "behavior", path, str)
-        invert = _get(spec, "invert", path, bool)
-        if behavior not in BEHAVIORS:
-            raise HFFileError(f"field '{path}.behavior' is {behavior!r}; it should be one of {', '.join(BEHAVIORS)}")
-        if len(pattern) != 1 or next(iter(pattern)) not in ("Regex", "String"):
-            raise HFFileError(f'field \'{path}.pattern\' should be {{"Regex": ...}} or {{"String": ...}}')
-        ((pkind, text),) = pattern.items()
-        if not isinstance(text, str):
-            raise HFFileError(f"field '{path}.pattern.{pkind}' should be a string, got {_kind(text)}")
-        source = text if pkind == "Regex" else _rust_regex_escape(text)
-        try:
-            rx = OnigRegex(source)
-        except ValueError as e:
-            raise HFFileError(f"field '{path}.pattern.{pkind}': {e}") from None
-        return [SplitStage(rx, behavior, invert)]
-    if kind == "Digits":
-        individual = _get(spec, "individual_digits", path, bool, required=False, default=False)
-        return [SplitStage(OnigRegex(DIGITS_REGEX), "Isolated" if individual else "Contiguous")]
-    if kind == "Metaspace":
+def _check_text_handling(doc: Mapping, where: str = "") -> None:
+    """Refuse a file whose text does not become bytes: no ByteLevel pre-tokenizer, Metaspace, or more than one ByteLevel."""
+    pre = doc.get("pre_tokenizer")
+    kinds = types_in(pre)
+    if "Metaspace" in kinds:
         raise _refuse_kind(
             "a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')",
             "while this file marks spaces as '▁' instead",
         )
-    if not strict:
-        return []
-    raise HFFileError(
-        f"field '{path}.type' is {kind!r}, a pre-tokenizer BPE Lab does not reproduce; "
-        "it reproduces ByteLevel, Split, Digits and Sequence exactly"
-    )
+    levels = [s for s in byte_level_stages(pre) if s.get("type") == "ByteLevel"]
+    if not levels:
+        model = doc.get("model")
+        vocab = model.get("vocab") if isinstance(model, dict) else None
+        if isinstance(vocab, dict) and any("▁" in k for k in list(vocab)[:2000] if isinstance(k, str)):
+            raise _refuse_kind(
+                "a SentencePiece-style BPE (its vocabulary writes spaces as '▁')", "while this file works on characters"
+            )
+        raise _refuse_kind(
+            "a BPE over characters, not bytes (it has no ByteLevel pre-tokenizer)", "and this file's tokens are not made of bytes"
+        )
+    if len(levels) > 1:
+        raise HFFileError(
+            f"field '{where}pre_tokenizer' has more than one ByteLevel stage; a byte-level tokenizer maps text to bytes once"
+        )
+
+
+def _check_decoder(doc: Mapping) -> None:
+    decoder = doc.get("decoder")
+    kinds = []
+    if isinstance(decoder, dict):
+        kinds = [decoder.get("type")]
+        if decoder.get("type") == "Sequence" and isinstance(decoder.get("decoders"), list):
+            kinds = [d.get("type") if isinstance(d, dict) else None for d in decoder["decoders"]]
+    if kinds != ["ByteLevel"]:
+        shown = "none" if decoder is None else "/".join(str(k) for k in kinds) or _kind(decoder)
+        raise _refuse_kind(
+            f"a BPE whose decoder is {shown}, not ByteLevel",
+            "and decoding such a file does not turn tokens back into their bytes",
+        )
 
 
 # ----------------------------------------------------------------------------- reading
 
 
-def _added_tokens(doc: Mapping, vocab: Mapping[str, int], normalizer: Normalizer | None) -> tuple[list[AddedToken], dict]:
-    """The added tokens with the ids tokenizers gives them (``AddedVocabulary::add_tokens``)."""
-    raw = _get(doc, "added_tokens", "", list, required=False, default=[]) or []
-    next_id = len(vocab)
-    by_content: dict[str, AddedToken] = {}
-    specials: set[str] = set()
-    moved = {}
+def _added_entries(raw: Any, path: str, *, with_ids: bool = True) -> list[dict]:
+    """The ``added_tokens`` entries checked: an id (when ``with_ids``), a content and every flag."""
+    if not isinstance(raw, list):
+        raise HFFileError(f"field '{path}' should be a list, got {_kind(raw)}")
+    out = []
     for i, entry in enumerate(raw):
-        path = f"added_tokens[{i}]"
+        where = f"{path}[{i}]"
         if not isinstance(entry, dict):
-            raise HFFileError(f"field '{path}' should be an object, got {_kind(entry)}")
-        written = _get(entry, "id", path, int)
-        if written < 0 or written >= 1 << 32:
-            raise HFFileError(f"field '{path}.id' is {written}, outside 0 to 4294967295")
-        content = _get(entry, "content", path, str)
-        flags = {f: _get(entry, f, path, bool) for f in _FLAGS}
-        if not content:
-            continue  # tokenizers ignores an empty added token
+            raise HFFileError(f"field '{where}' should be an object, got {_kind(entry)}")
+        tid = _get(entry, "id", where, int) if with_ids else 0
+        if with_ids and not 0 <= tid < 1 << 32:
+            raise HFFileError(f"field '{where}.id' is {tid}, outside 0 to 4294967295")
+        content = _get(entry, "content", where, str)
+        flags = {f: _get(entry, f, where, bool) for f in ADDED_FLAGS}
         if any("\ud800" <= c <= "\udfff" for c in content):
-            raise HFFileError(f"field '{path}.content' holds a lone surrogate, which is not text")
-        if content in by_content:
-            tid = by_content[content].id
-        elif content in vocab:
-            tid = vocab[content]
-        else:
-            tid = next_id
-            next_id += 1
-        if flags["special"]:
-            specials.add(content)
-        text = normalizer(content) if (flags["normalized"] and normalizer is not None) else content
-        if not text:
-            raise HFFileError(f"field '{path}.content' normalizes to nothing")
-        by_content[content] = AddedToken(
-            content, tid, content in specials, flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text
-        )
-        if tid != written:
-            moved[content] = (written, tid)
-    tokens = list(by_content.values())
-    ids: dict[int, str] = {}
-    for t in tokens:
-        if t.id in ids:
-            raise HFFileError(f"added tokens {ids[t.id]!r} and {t.content!r} would both get id {t.id} in Hugging Face tokenizers")
-        ids[t.id] = t.content
-    return tokens, moved
+            raise HFFileError(f"field '{where}.content' holds a lone surrogate, which is not text")
+        out.append({"id": tid, "content": content, **flags})
+    return out
+
+
+def _read_by_tokenizers(text_json: str):
+    """``tokenizers.Tokenizer`` of the file, or HFFileError with the reason ``tokenizers`` gives."""
+    import tokenizers
+
+    try:
+        return tokenizers.Tokenizer.from_str(text_json)
+    except Exception as e:  # tokenizers raises its own Exception type
+        reason = " ".join(str(e).split())[:300]
+        if "recursion limit" in reason:
+            raise HFFileError(
+                "this tokenizer.json is nested too deeply for Hugging Face tokenizers to read (more than 128 levels): "
+                "it is damaged or not a tokenizer file"
+            ) from None
+        raise HFFileError(f"Hugging Face tokenizers cannot read this tokenizer.json: {reason}") from None
 
 
 def _merges(model: Mapping, vocab: Mapping[str, int], byte_chars: set[str]) -> tuple[list[tuple[int, int]], list[int], int]:
@@ -320,8 +310,9 @@ def _merges(model: Mapping, vocab: Mapping[str, int], byte_chars: set[str]) -> t
     return pairs, new_ids, skipped
 
 
-def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
-    """A byte-level BPE tokenizer.json (parsed JSON) as a Tokenizer that encodes exactly as ``tokenizers`` does."""
+def from_hf_json(doc: Any, *, name: str = "", text: str | None = None) -> Tokenizer:
+    """A byte-level BPE tokenizer.json (parsed JSON; ``text``, its text if at hand) as a Tokenizer
+    that encodes exactly as ``tokenizers`` does."""
     if not isinstance(doc, dict):
         raise HFFileError("a tokenizer.json holds a JSON object; this file does not")
     version = doc.get("version")
@@ -329,26 +320,8 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
         raise HFFileError(f"field 'version' is {version!r}; Hugging Face tokenizers reads version '1.0'")
     model = _get(doc, "model", "", dict)
     _check_model_kind(model)
-    # the text handling first: it says what kind of file this is
-    kinds = _types(doc.get("pre_tokenizer"))
-    if "Metaspace" in kinds:
-        raise _refuse_kind(
-            "a SentencePiece-style BPE (its Metaspace pre-tokenizer writes spaces as '▁')",
-            "while this file marks spaces as '▁' instead",
-        )
-    if "ByteLevel" not in kinds:
-        _stages(doc.get("pre_tokenizer"), "pre_tokenizer", strict=False)  # a damaged structure names its field
-        vocab = model.get("vocab")
-        if isinstance(vocab, dict) and any("▁" in k for k in list(vocab)[:2000] if isinstance(k, str)):
-            raise _refuse_kind(
-                "a SentencePiece-style BPE (its vocabulary writes spaces as '▁')", "while this file works on characters"
-            )
-        raise _refuse_kind(
-            "a BPE over characters, not bytes (it has no ByteLevel pre-tokenizer)", "and this file's tokens are not made of bytes"
-        )
-    forms = _normal_forms(doc.get("normalizer"), "normalizer")
-    stages = _stages(doc.get("pre_tokenizer"), "pre_tokenizer")
-    _check_byte_level(doc, stages, model)
+    _check_text_handling(doc)  # the text handling says what kind of file this is
+    _check_decoder(doc)
     dropout = _get(model, "dropout", "model", (int, float, type(None)), required=False)
     if dropout:
         raise HFFileError(
@@ -379,10 +352,25 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
         )
     byte_ids = [vocab[table[b]] for b in range(256)]
     pairs, new_ids, skipped = _merges(model, vocab, byte_chars)
-    normalizer = Normalizer(forms) if doc.get("normalizer") is not None else None
-    added, moved = _added_tokens(doc, vocab, normalizer)
+    entries = _added_entries(_get(doc, "added_tokens", "", list, required=False, default=[]) or [], "added_tokens")
+    # tokenizers reads the whole file: what it cannot read is refused with its reason, and the added
+    # tokens get the ids it gives them (it ignores the ids written in the file)
+    reference = _read_by_tokenizers(text if text is not None else json.dumps(doc, ensure_ascii=False))
+    added: dict[str, dict] = {}
+    moved = {}
+    for entry in entries:
+        if not entry["content"] or entry["content"] in added:
+            continue  # tokenizers ignores an empty added token, and keeps the first of two alike
+        tid = reference.token_to_id(entry["content"])
+        if tid is None:
+            raise HFFileError(f"added token {entry['content']!r} has no id in Hugging Face tokenizers")
+        if tid != entry["id"]:
+            moved[entry["content"]] = (entry["id"], tid)
+        added[entry["content"]] = {**entry, "id": tid}
+    del reference
     reachable = set(byte_ids) | set(new_ids)
-    added, added_ids = _mark_in_vocab(added, reachable)
+    _check_specials_apart(added.values(), reachable)
+    added_ids = {a["id"] for a in added.values()}
     unreachable = [tok for tok, tid in vocab.items() if tid not in reachable and tid not in added_ids]
     whole: dict[int, bytes] = {}
     if ignore_merges:
@@ -390,7 +378,7 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
         # (Llama 3's rule, tiktoken's too): the ones no merge builds become whole tokens
         whole = {vocab[t]: from_gpt2_form(t) for t in unreachable if all(c in byte_chars for c in t)}
         unreachable = [t for t in unreachable if vocab[t] not in whole]
-    specials = {t.content: t.id for t in added if t.special}
+    specials = {a["content"]: a["id"] for a in added.values() if a["special"]}
     metadata: dict[str, Any] = {"format": "tokenizer.json"}
     if unreachable:
         metadata["unreachable_tokens"] = len(unreachable)
@@ -402,7 +390,13 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
     if isinstance(post, dict) and isinstance(post.get("type"), str):
         metadata["post_processor"] = post["type"]
     merges = MergeTable(pairs, new_ids)
-    pattern = _plain_pattern(normalizer, stages, added, ignore_merges)
+    spec = {
+        "normalizer": doc.get("normalizer"),
+        "pre_tokenizer": doc.get("pre_tokenizer"),
+        "added_tokens": sorted(added.values(), key=lambda a: a["id"]),
+        "ignore_merges": ignore_merges,
+    }
+    pattern = _plain_pattern(spec)
     try:
         if pattern is not False:
             return Tokenizer(
@@ -414,162 +408,113 @@ def from_hf_json(doc: Any, *, name: str = "") -> Tokenizer:
                 metadata=metadata,
                 whole_tokens=whole,
             )
-        spec = {
-            "normalizer": doc.get("normalizer"),
-            "pre_tokenizer": doc.get("pre_tokenizer"),
-            "added_tokens": [_added_json(t) for t in sorted(added, key=lambda t: t.id)],
-            "ignore_merges": ignore_merges,
-        }
-        pipeline = Pipeline(normalizer, tuple(stages), tuple(added), ignore_merges, spec)
         return Tokenizer(
             merges,
             special_tokens=specials,
             byte_ids=byte_ids,
             name=name,
             metadata=metadata,
-            pipeline=pipeline,
+            pipeline=HFPreTokenizer(spec),
             whole_tokens=whole,
         )
     except ValueError as e:
         raise HFFileError(f"the tokenizer.json is inconsistent: {e}") from None
 
 
-def _types(spec: Any) -> set[str]:
-    """Every ``type`` named in a pre-tokenizer tree (however malformed)."""
-    if isinstance(spec, dict):
-        out = {spec["type"]} if isinstance(spec.get("type"), str) else set()
-        for v in spec.values():
-            out |= _types(v)
-        return out
-    if isinstance(spec, list):
-        return set().union(*(_types(v) for v in spec)) if spec else set()
-    return set()
+def _check_specials_apart(added, reachable: set[int]) -> None:
+    for a in added:
+        if a["special"] and a["id"] in reachable:
+            raise HFFileError(
+                f"special token {a['content']!r} gets id {a['id']}, which the merges also build as an ordinary token; "
+                "BPE Lab keeps special tokens apart from merged ones, so it cannot show this file"
+            )
 
 
-def _mark_in_vocab(added: list[AddedToken], reachable: set[int]) -> tuple[list[AddedToken], set[int]]:
-    """Flag the non-special added tokens spelled like a merged token (tokenizers gives them its id)."""
-    out = []
-    for t in added:
-        if t.id in reachable:
-            if t.special:
-                raise HFFileError(
-                    f"special token {t.content!r} gets id {t.id}, which the merges also build as an ordinary token; "
-                    "BPE Lab keeps special tokens apart from merged ones, so it cannot show this file"
-                )
-            t = dataclasses.replace(t, in_vocab=True)
-        out.append(t)
-    return out, {t.id for t in out}
+def _is_empty_normalizer(spec: Any) -> bool:
+    return spec is None or (isinstance(spec, dict) and spec.get("type") == "Sequence" and spec.get("normalizers") == [])
 
 
-def _check_byte_level(doc: Mapping, stages: list, model: Mapping) -> None:
-    levels = [s for s in stages if isinstance(s, ByteLevelStage)]
-    if len(levels) > 1:
-        raise HFFileError(
-            "field 'pre_tokenizer' has more than one ByteLevel stage; a byte-level tokenizer maps text to bytes once"
-        )
-    decoder = doc.get("decoder")
-    kinds = []
-    if isinstance(decoder, dict):
-        kinds = [decoder.get("type")]
-        if decoder.get("type") == "Sequence" and isinstance(decoder.get("decoders"), list):
-            kinds = [d.get("type") if isinstance(d, dict) else None for d in decoder["decoders"]]
-    if kinds != ["ByteLevel"]:
-        shown = "none" if decoder is None else "/".join(str(k) for k in kinds)
-        raise _refuse_kind(
-            f"a BPE whose decoder is {shown}, not ByteLevel",
-            "and decoding such a file does not turn tokens back into their bytes",
-        )
-
-
-def _plain_pattern(normalizer, stages, added, ignore_merges):
-    """The one split pattern that does all this file's text handling, or False if a pipeline is needed."""
-    if normalizer is not None and normalizer.forms:
+def _plain_pattern(spec: Mapping) -> str | None | bool:
+    """The one built-in split pattern that does all this file's text handling (None: no split), or False."""
+    if not _is_empty_normalizer(spec["normalizer"]) or spec["ignore_merges"]:
         return False
-    if ignore_merges or any(not t.special or t.single_word or t.lstrip or t.rstrip for t in added):
+    added = spec["added_tokens"]
+    if any(not a["special"] or a["single_word"] or a["lstrip"] or a["rstrip"] for a in added):
         return False
-    if len({t.normalized for t in added}) > 1:
+    if len({a["normalized"] for a in added}) > 1:
         return False  # two passes: raw tokens first, then normalized ones
+    stages = byte_level_stages(spec["pre_tokenizer"])
     *splits, last = stages
-    if not isinstance(last, ByteLevelStage) or last.add_prefix_space:
+    if last.get("type") != "ByteLevel" or last.get("add_prefix_space", True):
         return False
+    use_regex = last.get("use_regex", True)
     if not splits:
-        return GPT2_PATTERN if last.use_regex else None
-    if len(splits) != 1 or last.use_regex:
+        return GPT2_PATTERN if use_regex else None
+    if len(splits) != 1 or use_regex:
         return False
-    (stage,) = splits
-    if not isinstance(stage, SplitStage) or stage.behavior != "Isolated" or stage.invert or stage.regex.nullable:
+    (split,) = splits
+    if split.get("type") != "Split" or split.get("behavior") != "Isolated" or split.get("invert") is not False:
         return False
-    for builtin in dict.fromkeys(PATTERNS.values()):
-        if onig.same_meaning(stage.regex.source, builtin):
-            return builtin
-    return stage.regex.python
-
-
-def _added_json(t: AddedToken) -> dict:
-    return {
-        "id": t.id, "content": t.content, "single_word": t.single_word, "lstrip": t.lstrip, "rstrip": t.rstrip,
-        "normalized": t.normalized, "special": t.special,
-    }  # fmt: skip
+    pattern = split.get("pattern")
+    if not isinstance(pattern, dict) or set(pattern) != {"Regex"}:
+        return False
+    return READ_AS.get(pattern["Regex"], False)
 
 
 # ----------------------------------------------------------------------------- the pipeline inside BPE Lab JSON
 
 
-def pipeline_to_json(pipeline: Pipeline) -> dict:
+def pipeline_to_json(pipeline: HFPreTokenizer) -> dict:
     """What BPE Lab JSON keeps of a tokenizer.json's text handling (``pipeline`` field)."""
-    return dict(pipeline.spec)
+    return json.loads(json.dumps(pipeline.spec))
 
 
-def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: str = "pipeline") -> Pipeline:
-    """The ``pipeline`` field of BPE Lab JSON back into a Pipeline (ids as written: they are the final ones).
+def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: str = "pipeline") -> HFPreTokenizer:
+    """The ``pipeline`` field of BPE Lab JSON back into the pre-tokenizer (ids as written: they are the final ones).
 
-    ``reachable``: the ids of the bytes and merges, which an added token spelled like one of them shares.
+    ``reachable``: the ids of the bytes and merges, which a special token may not share.
     """
     if not isinstance(spec, dict):
         raise HFFileError(f"field '{path}' should be an object, got {_kind(spec)}")
-    forms = _normal_forms(spec.get("normalizer"), f"{path}.normalizer")
-    stages = _stages(spec.get("pre_tokenizer"), f"{path}.pre_tokenizer")
-    if sum(isinstance(s, ByteLevelStage) for s in stages) != 1:
-        raise HFFileError(f"field '{path}.pre_tokenizer' should hold exactly one ByteLevel stage")
-    normalizer = Normalizer(forms) if spec.get("normalizer") is not None else None
-    raw = _get(spec, "added_tokens", path, list)
-    added = []
-    for i, entry in enumerate(raw):
-        p = f"{path}.added_tokens[{i}]"
-        if not isinstance(entry, dict):
-            raise HFFileError(f"field '{p}' should be an object, got {_kind(entry)}")
-        tid = _get(entry, "id", p, int)
-        content = _get(entry, "content", p, str)
-        if tid < 0 or not content:
-            raise HFFileError(f"field '{p}' needs a non-negative id and a non-empty content")
-        flags = {f: _get(entry, f, p, bool) for f in _FLAGS}
-        text = normalizer(content) if (flags["normalized"] and normalizer is not None) else content
-        added.append(
-            AddedToken(
-                content, tid, flags["special"], flags["single_word"], flags["lstrip"], flags["rstrip"], flags["normalized"], text
-            )
-        )
-    added, _ = _mark_in_vocab(added, set(reachable))
+    _check_text_handling(spec, where=f"{path}.")
+    added = _added_entries(_get(spec, "added_tokens", path, list), f"{path}.added_tokens")
+    for i, a in enumerate(added):
+        if not a["content"]:
+            raise HFFileError(f"field '{path}.added_tokens[{i}]' needs a non-empty content")
+    _check_specials_apart(added, set(reachable))
     ignore = _get(spec, "ignore_merges", path, bool)
-    clean = {
-        "normalizer": spec.get("normalizer"),
-        "pre_tokenizer": spec.get("pre_tokenizer"),
-        "added_tokens": raw,
-        "ignore_merges": ignore,
-    }
-    return Pipeline(normalizer, tuple(stages), tuple(added), ignore, clean)
+    return HFPreTokenizer(
+        {
+            "normalizer": spec.get("normalizer"),
+            "pre_tokenizer": spec.get("pre_tokenizer"),
+            "added_tokens": added,
+            "ignore_merges": ignore,
+        }
+    )
 
 
 # ----------------------------------------------------------------------------- writing
 
 
 def hf_pattern(pattern: str) -> str:
-    """A split pattern as Oniguruma (Hugging Face tokenizers) must be given it to split alike.
+    r"""A built-in split pattern as Oniguruma (Hugging Face tokenizers) must be given it to split alike.
 
-    Kept under its old name; ``onig.to_oniguruma`` does the work and refuses what it cannot
-    translate exactly.
+    ValueError for any other pattern: the two regex engines read some constructs differently,
+    and BPE Lab only writes spellings it has checked against ``tokenizers``.
+
+    >>> hf_pattern(r"\w+")
+    Traceback (most recent call last):
+    ...
+    ValueError: only the built-in split patterns (gpt2, gpt4, o200k, llama3, qwen, qwen3.5, tekken) can be written for Hugging Face tokenizers, whose Oniguruma reads some regex constructs otherwise than Python's regex; export as BPE Lab JSON instead
     """
-    return onig.to_oniguruma(pattern)
+    spelling = ONIGURUMA.get(pattern)
+    if spelling is None:
+        raise ValueError(
+            "only the built-in split patterns (gpt2, gpt4, o200k, llama3, qwen, qwen3.5, tekken) can be written for "
+            "Hugging Face tokenizers, whose Oniguruma reads some regex constructs otherwise than Python's regex; "
+            "export as BPE Lab JSON instead"
+        )
+    return spelling
 
 
 def _one_chunk(tok: Tokenizer, data: bytes) -> bool:
@@ -587,17 +532,19 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     """A Hugging Face tokenizer.json (byte-level BPE) whose ids, under ``tokenizers``, are exactly ours.
 
     ValueError, with the reason, when ``tokenizers`` could not reproduce them: two tokens
-    with the same bytes, a split pattern Oniguruma cannot run alike, an added token whose
-    text is also a vocabulary token's spelling.
+    with the same bytes, a split pattern that is not a built-in one (``hf_pattern``), an
+    added token whose text is also a vocabulary token's spelling. A normalizing model's
+    normal form (Qwen's NFC) becomes the file's normalizer; ``tokenizers`` normalizes with
+    older Unicode tables, so text with characters assigned since Unicode 9 may differ there.
     """
-    if not isinstance(tok, Tokenizer):
-        raise InvalidType(f"expected a Tokenizer (from train, load_encoding or load), not {type_name(tok)}")
+    check_tokenizer(tok)
     vocab = tok.vocab
     table = bytes_to_unicode()
     pipeline = tok.pipeline
+    built = set(tok.byte_ids) | set(tok.merge_table.new_ids)
     added_ids = set(tok.special_ids) | (
-        set(pipeline.added_tokens.values()) if pipeline is not None else set()
-    )  # not in_vocab ones
+        {tid for tid in pipeline.added_tokens.values() if tid not in built} if pipeline is not None else set()
+    )  # an added token spelled like a merged token is that token
     hf_vocab: dict[str, int] = {}
     for tid in sorted(vocab):
         if tid in added_ids:
@@ -618,16 +565,17 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
             {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
             for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
         ]
-        normalizer, ignore = None, bool(tok.whole_tokens)  # tiktoken's rule: a chunk that is a token is that token
+        normalizer = {"type": tok.normalizer} if tok.normalizer is not None else None
+        ignore = bool(tok.whole_tokens)  # tiktoken's rule: a chunk that is a token is that token
         byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
         if tok.pattern is None:
             pre = byte_level
         else:
             try:
-                onig_pattern = onig.to_oniguruma(tok.pattern)
+                spelling = hf_pattern(tok.pattern)
             except ValueError as e:
                 raise ValueError(f"this tokenizer's split pattern cannot be exported to Hugging Face tokenizers: {e}") from None
-            split = {"type": "Split", "pattern": {"Regex": onig_pattern}, "behavior": "Isolated", "invert": False}
+            split = {"type": "Split", "pattern": {"Regex": spelling}, "behavior": "Isolated", "invert": False}
             pre = {"type": "Sequence", "pretokenizers": [split, byte_level]}
     # tokenizers renumbers an added token unless its text is in the vocabulary: put every one there
     byte_chars = set(table.values())
@@ -676,4 +624,5 @@ __all__ = [
     "pipeline_from_json",
     "HFFileError",
     "HF_BYTELEVEL_PATTERN",
+    "ONIGURUMA",
 ]

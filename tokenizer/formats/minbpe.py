@@ -81,6 +81,11 @@ def dumps_minbpe(tok: Tokenizer) -> str:
     check_tokenizer(tok)
     if tok.pipeline is not None:
         raise ValueError(PIPELINE_EXPORT.format(fmt="minbpe's .model"))
+    if tok.normalizer is not None:
+        raise ValueError(
+            f"this tokenizer puts text in {tok.normalizer} form before splitting it, which a minbpe .model cannot say: "
+            "export as BPE Lab JSON or HF tokenizer.json instead"
+        )
     if tok.byte_ids != tuple(range(256)) or any(new_id != 256 + rank for rank, new_id in enumerate(tok.merge_table.new_ids)):
         raise ValueError("minbpe's .model needs byte ids 0..255 and merge i -> 256 + i; export this one as BPE Lab JSON instead")
     pattern = tok.pattern or ""

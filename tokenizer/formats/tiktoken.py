@@ -118,7 +118,12 @@ def dumps_tiktoken(tok: Tokenizer) -> bytes:
 
 
 def to_tiktoken(tok: Tokenizer):
-    """A ``tiktoken.Encoding`` that gives this tokenizer's ids."""
+    """A ``tiktoken.Encoding`` that gives this tokenizer's ids.
+
+    tiktoken does not normalize text: for a tokenizer that does (``tok.normalizer``, Qwen's
+    NFC), put the text in that form first, as the model's own package does
+    (``unicodedata.normalize("NFC", text)``).
+    """
     import tiktoken
 
     ranks = to_tiktoken_ranks(tok)

