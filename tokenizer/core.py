@@ -373,6 +373,7 @@ class Tokenizer:
             name=name,
             metadata=metadata,
             whole_tokens=self.whole_tokens,
+            normalizer=self.normalizer,
         )
         probe = Encoder(self.byte_ids, {p: (r, i) for r, (p, i) in enumerate(zip(table.pairs, table.new_ids))})
         vocab = tok.vocab

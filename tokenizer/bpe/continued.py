@@ -18,6 +18,8 @@ base been trained on this text.
   word boundaries on purpose is the second stage of ``superwords``.)
 - A tokenizer.json whose own pipeline splits text (normalizers, prefix spaces) cannot be
   a base: continue from its merges under a split pattern instead (export it as tiktoken).
+  A base that puts text in a Unicode normal form first (Qwen's NFC) keeps it, and the new
+  text is normalized the same way before it is counted.
 
 Training state after the base's merges is the base's encoding of each chunk; from there
 on the merges, counts and tie-break are ``trainer.train_merges``'s. The tokenizer encodes
@@ -28,6 +30,7 @@ new merges (the base's ranks are all lower, and no base merge uses a new token).
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -104,6 +107,8 @@ def train_continued(
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a function progress(done, total) or None, not {type(progress).__name__}")
     check_str(name, "name")
+    if base.normalizer is not None:  # the base sees text in a normal form (Qwen's NFC): so does its training
+        text = _normalized(text, base.normalizer)
     text = text_stream(text, names)
     t0 = time.perf_counter()
     num_merges = vocab_size - first_id
@@ -166,6 +171,20 @@ def train_continued(
     return tok
 
 
+def _normalized(text, form: str):
+    """``text`` (a str, or documents of str or of str blocks) in the Unicode normal form ``form``.
+
+    A block is normalized on its own: a character and a combining mark split between two
+    blocks of a document stay apart (read whole documents to avoid it).
+    """
+    if isinstance(text, str):
+        return unicodedata.normalize(form, text)
+    return [
+        unicodedata.normalize(form, doc) if isinstance(doc, str) else (unicodedata.normalize(form, b) for b in doc)
+        for doc in text
+    ]
+
+
 @dataclass
 class ContinuedTrace(TrainingTrace):
     """What a continued training saw: the new text's chunks. Its first ``base_merges`` merges are the base's.
@@ -187,6 +206,8 @@ class ContinuedTrace(TrainingTrace):
     def from_text(cls, tokenizer: Tokenizer, text: str | Iterable[str]) -> ContinuedTrace:
         """Rebuild the trace from the new text it was trained on."""
         check_tokenizer(tokenizer)
+        if tokenizer.normalizer is not None:
+            text = _normalized(text, tokenizer.normalizer)
         counts = count_chunks(text, tokenizer.pattern, tokenizer.special_tokens)
         chunks = [c.encode("utf-8") for c in counts]
         weights = list(counts.values())

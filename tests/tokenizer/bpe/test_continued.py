@@ -99,3 +99,17 @@ def test_special_tokens_keep_the_bases_ids_and_new_ones_come_after_the_new_merge
     assert tok.special_tokens["<|end|>"] == base.special_tokens["<|end|>"]
     assert tok.special_tokens["<|new|>"] == tok.n_vocab - 1 == base.n_vocab + tok.metadata["training"]["new_merges"]
     assert b"<|end|>" not in b"".join(tok.vocab[m.new_id] for m in tok.merge_list)  # cut out before counting
+
+
+def test_a_base_that_normalizes_text_keeps_doing_so_and_learns_on_normalized_text():
+    from tokenizer import Tokenizer
+
+    trained = train("cafe\u0301 cafe\u0301 cafe\u0301", 260, pattern="gpt4")
+    base = Tokenizer(trained.merge_table, pattern=trained.pattern, normalizer="NFC", name="nfc")
+    tok = train_continued("cafe\u0301 cafe\u0301 cafe\u0301 cafe\u0301", base.n_vocab + 3, base=base)
+    assert tok.normalizer == "NFC"
+    # the new merges were learned on "café" with a precomposed é (2 bytes), as the tokenizer will see it
+    assert all(b"\xcc\x81" not in tok.vocab[m.new_id] for m in tok.merge_list[base.num_merges :])
+    assert tok.encode("cafe\u0301") == tok.encode("caf\u00e9")
+    rebuilt = TrainingTrace.from_text(tok, "cafe\u0301 cafe\u0301 cafe\u0301 cafe\u0301")
+    assert rebuilt.tokens_after == tok.training.tokens_after
