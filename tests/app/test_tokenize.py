@@ -67,7 +67,8 @@ def ids_shown(at: AppTest) -> list[int]:
 
 
 def spans_html(at: AppTest) -> str:
-    return "".join(h.proto.body for h in at.get("html"))
+    """The page's spans (not the same tokens again in the pieces of N tokens below them)."""
+    return "".join(h.proto.body for h in at.get("html") if 'class="bpe-piece' not in h.proto.body)
 
 
 def shown_text(html_text: str) -> str:

@@ -13,10 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
 from tokenizer import formats, load_encoding, train
+from tokenizer.bpe.continued import train_continued
 from tokenizer.bpe.parity import join_parallel, train_parity
 from tokenizer.bpe.superwords import train_superwords
 from ui.common.text import md
 from ui.compare import languages
+from ui.step import model, payload
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = str(ROOT / "pages" / "train.py")
@@ -174,56 +176,86 @@ def test_a_variant_saved_in_the_workspace_loads_back_and_downloads(workspace):
 
 
 # ----------------------------------------------------------------------------- Step through
+# The stepping runs in the page (ui/step/stepper.js, tests/browser/test_train_variants.py): here, what the server
+# sends it, read back with ui/step/payload.py's Replay, and the top pairs it sends for a window of steps.
 
 
 def step(key: str, k: int) -> AppTest:
     at = AppTest.from_file(STEP, default_timeout=120)
     at.query_params.update({"mode": "training", "tokenizer": f"user:{key}", "step": str(k)})
     at.run()
-    assert not at.exception
+    assert not at.exception and not at.error
     return at
 
 
-def top_pair(at) -> str:
-    [table] = [d.value for d in at.dataframe if "pair" in d.value.columns]
-    return table["pair"].iloc[0]
+def _component(at, name: str):
+    [el] = [e for e in at.get("bidi_component") if e.proto.component_name == name]
+    return el
 
 
-def test_step_through_a_parity_training_shows_the_language_each_merge_serves(workspace):
+def sent(at) -> payload.Replay:
+    return payload.Replay(json.loads(_component(at, "bpe_lab_stepper").proto.bytes)["trace"])
+
+
+def top_pairs(at) -> dict:
+    """The window of top pairs the server sent: ``{"from": k, "pairs": [[left, right, count, ...], ...]}``."""
+    return json.loads(_component(at, "bpe_lab_step_pairs").proto.json)
+
+
+def test_step_through_a_parity_training_sends_the_language_each_merge_serves(workspace):
     texts = {lang: languages.texts()[lang] for lang in ("English", "Greek", "Hindi")}
     tok = train_parity(texts, 300, pattern="gpt4", name="fair")
     key = FolderStore(workspace).add(tok, corpus=join_parallel(texts))
     for k in (0, 10, 40):
         at = step(key, k)
-        served = texts and list(texts)[tok.training.served[k]]
-        assert any(f"serves **{served}**" in i.value for i in at.info)
-        assert any("Tokens per language" in t for t in chart_titles(at))
-        m = tok.merge_list[k]
-        assert top_pair(at).startswith(_label(tok, m.pair))  # the served language's top pair is the merge
+        r = sent(at)
+        assert r.served(k) == list(texts)[tok.training.served[k]]
+        assert r.language_tokens(k) == tok.training.language_tokens_at(k)
+        window = top_pairs(at)
+        assert window["from"] == k
+        for i, row in enumerate(window["pairs"]):
+            # the served language's top pair is the merge that step took, with its count there
+            assert (row[0], row[1], row[2]) == (*tok.merge_list[k + i].pair, tok.merge_list[k + i].count)
 
 
-def test_step_through_tokens_across_words_and_a_continued_training(workspace):
+def test_step_through_tokens_across_words_shows_each_stage_as_it_cut_the_text(workspace):
     sup = train_superwords(TEXT, 300, "gpt4", transition=280, name="sup")
-    store = FolderStore(workspace)
-    key = store.add(sup, corpus=TEXT)
-    at = step(key, 30)
-    assert any("Stage 2" in i.value for i in at.info)
-    assert top_pair(at).startswith(_label(sup, sup.merge_list[30].pair))
-    at = step(key, 3)
-    assert any("Stage 1" in i.value for i in at.info)
+    t = sup.training.stage1_merges
+    key = FolderStore(workspace).add(sup, corpus=TEXT)
+    at = step(key, t + 5)
+    r = sent(at)
+    assert r.variant["stage1"] == t
+    excerpt = TEXT[: len(r.data.decode("utf-8"))]
+    for k in (0, t - 1, t, t + 5, sup.num_merges):
+        cut = model.excerpt_trace(model.stage_tokenizer(sup, sup.training, k), excerpt)
+        assert r.spans(k) == model.training_view(sup, sup.training, cut, k).spans, k
+    # before the transition no token crosses a word; after it "of the"-like tokens do
+    assert not any(b" " in s.bytes.strip() for s in r.spans(t - 1))
+    assert any(b" " in s.bytes.strip() for s in r.spans(sup.num_merges))
+    assert [tuple(top_pairs(at)["pairs"][0][:2])] == [sup.merge_list[t + 5].pair]
+
+
+def test_step_through_a_continued_training_marks_the_base_merges(workspace):
     base = train(TEXT, 290, "gpt4", name="base")
-    from tokenizer.bpe.continued import train_continued
-
-    cont = train_continued("the king of the house, the house of the king " * 10, base.n_vocab + 10, base=base, name="cont")
-    key = store.add(cont, corpus="the king of the house, the house of the king " * 10)
+    new = "the king of the house, the house of the king " * 10
+    cont = train_continued(new, base.n_vocab + 10, base=base, name="cont")
+    key = FolderStore(workspace).add(cont, corpus=new)
     at = step(key, base.num_merges)
-    assert any("learned on this text" in i.value for i in at.info)
-    assert top_pair(at).startswith(_label(cont, cont.merge_list[base.num_merges].pair))
+    r = sent(at)
+    assert r.variant == {"kind": "continued", "firstLearned": base.num_merges, "base": "base"}
+    assert tuple(top_pairs(at)["pairs"][0][:2]) == cont.merge_list[base.num_merges].pair  # its own: the top pair
     at = step(key, 2)
-    assert any("comes with base" in i.value for i in at.info)
+    assert top_pairs(at)["from"] == 2  # the base's merges replayed: counted on this text too
 
 
-def _label(tok, pair) -> str:
-    from ui.step.model import pair_label
-
-    return pair_label(tok, pair)
+def test_step_through_a_continued_gpt2_replays_its_bytes(workspace):
+    """GPT-2's byte tokens have ids of their own (not the byte's value): the page is sent them."""
+    gpt2 = load_encoding("r50k_base")
+    cont = train_continued(DOMAIN, gpt2.n_vocab + 20, base=gpt2, name="gpt2 on code")
+    key = FolderStore(workspace).add(cont, corpus=DOMAIN)
+    at = step(key, gpt2.num_merges + 3)
+    r = sent(at)
+    excerpt = DOMAIN[: len(r.data.decode("utf-8"))]
+    etrace = model.excerpt_trace(cont, excerpt)
+    for k in (0, 1000, gpt2.num_merges, cont.num_merges):
+        assert r.spans(k) == model.training_view(cont, cont.training, etrace, k).spans, k

@@ -84,6 +84,7 @@ def test_each_variant_trains_and_shows_what_it_changed_in_presenter_mode(
 
 
 def test_step_through_a_parity_training_in_presenter_mode(projector, server, clean_workspace):
+    """The language each step serves, and every language's length, change with the step in the page."""
     import tokenizer
     from classroom.stores import FolderStore
     from tokenizer.bpe.parity import join_parallel, train_parity
@@ -96,13 +97,57 @@ def test_step_through_a_parity_training_in_presenter_mode(projector, server, cle
     page = projector
     page.goto(server.url + f"/step?mode=training&tokenizer=user:{key}&step=12&present=1")
     page.locator(".bpe-present").wait_for(state="attached")
+    page.locator(".bpe-stepper").wait_for()
     wait_idle(page, timeout=60_000)
-    served = list(texts)[tok.training.served[12]]
-    note = page.get_by_text(re.compile(rf"Step 13 serves {served}, the worst-compressed language now"))
-    expect(note).to_be_visible()
-    page.locator('[data-testid="stMetric"]').first.scroll_into_view_if_needed()
+    trace = tok.training
+    served = list(texts)[trace.served[12]]
+    note = page.locator(".bpe-st-variant")
+    expect(note).to_have_text(re.compile(rf"^Step 13 serves {served}, the worst-compressed language now"))
+    langs = page.locator(".bpe-st-langs")
+    expect(langs.locator(".row.next .lbl")).to_have_text(served)
+    expect(page.locator(".bpe-st-cards")).to_contain_text(f"in the {served} text")
+    # Next, in the page: the note, the language served and the lengths follow without a server rerun
+    page.locator(".bpe-stepper button[data-act=next]").click()
+    expect(page.locator(".bpe-stepper")).to_have_attribute("data-k", "13")
+    after = list(texts)[trace.served[13]]
+    expect(note).to_contain_text(f"Step 14 serves {after},")
+    expect(langs.locator(".row.next .lbl")).to_have_text(after)
+    numbers = [int(t.replace(",", "")) for t in langs.locator(".row .n").all_inner_texts()]
+    assert numbers == list(trace.language_tokens_at(13).values())
+    expect(page.locator(".bpe-st-pairs .bpe-st-sub")).to_contain_text(f"in the {after} text", timeout=30_000)
+    expect(page.locator(".bpe-st-pairs tr.next")).to_have_count(1, timeout=30_000)
+    page.locator(".bpe-st-figs").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     assert_no_exception(page)
     bad, _ = violations(page)
     assert bad == []
     screenshot(page, "present-step-parity")
+
+
+def test_step_through_tokens_across_words_changes_the_cut_at_the_transition(projector, server, clean_workspace):
+    import tokenizer
+    from classroom.stores import FolderStore
+    from tokenizer.bpe.superwords import train_superwords
+
+    tokenizer.configure()
+    text = ("of the cat and of the dog, in the house of the king; " * 30) + "the end of the day.\n"
+    tok = train_superwords(text, 300, "gpt4", transition=280, name="across words")
+    t = tok.training.stage1_merges
+    key = FolderStore(server.workspace).add(tok, corpus=text)
+    page = projector
+    page.goto(server.url + f"/step?mode=training&tokenizer=user:{key}&step={t - 1}&present=1")
+    page.locator(".bpe-stepper").wait_for()
+    wait_idle(page, timeout=60_000)
+    note = page.locator(".bpe-st-variant")
+    expect(note).to_contain_text("Stage 1 (merges 1 to")
+    cuts_before = page.locator(".bpe-st-spans .cut").count()
+    page.locator(".bpe-stepper button[data-act=next]").click()
+    expect(note).to_contain_text("Stage 2 starts")
+    cuts_after = page.locator(".bpe-st-spans .cut").count()
+    assert cuts_after < cuts_before  # the superword pattern's chunks hold several words
+    page.locator(".bpe-stepper button[data-act=last]").click()
+    expect(note).to_contain_text("Stage 2 (merges")
+    assert_no_exception(page)
+    bad, _ = violations(page)
+    assert bad == []
+    screenshot(page, "present-step-superwords")

@@ -27,7 +27,6 @@ from tokenizer.bpe.parity import ParityTrace
 from tokenizer.bpe.superwords import SuperwordTrace
 from tokenizer.display import visible
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, PairCount, Span
-from ui.common.text import md
 
 #: Characters of the training text shown in training mode (choices offered).
 EXCERPT_CHOICES = (1_000, 3_000, 5_000, 10_000)
@@ -305,12 +304,13 @@ def variant_note(tok: Tokenizer, trace: TrainingTrace, k: int) -> str | None:
 
     Parity-aware: which language it serves (the pairs shown are counted in that
     language's text); tokens across words: which stage; continued: whether the merge
-    came with the base or was learned on this text.
+    came with the base or was learned on this text. Plain text: the page
+    (``ui/step/stepper.js``'s ``variantNote``) writes the same sentence from the payload.
 
     >>> from tokenizer.bpe.parity import train_parity
     >>> tok = train_parity({"en": "aaaa", "xx": "bcbcbc"}, 258, pattern=None)
     >>> variant_note(tok, tok.training, 0)
-    'Step 1 serves **xx**, the worst-compressed language now (6 tokens; en 4): its most frequent pair is merged in every text. The pairs below are counted in the xx text.'
+    'Step 1 serves xx, the worst-compressed language now (6 tokens; en 4): its most frequent pair is merged in every text. The pairs below are counted in the xx text.'
     """
     n = tok.num_merges
     if isinstance(trace, ParityTrace):
@@ -322,10 +322,10 @@ def variant_note(tok: Tokenizer, trace: TrainingTrace, k: int) -> str | None:
         tokens = trace.language_tokens_at(k)
         lang = trace.languages[served]
         others = sorted(((n_, lg) for lg, n_ in tokens.items() if lg != lang), reverse=True)[:2]
-        rest = "; ".join(f"{md(lg)} {n_:,}" for n_, lg in others)
+        rest = "; ".join(f"{lg} {n_:,}" for n_, lg in others)
         return (
-            f"Step {k + 1:,} serves **{md(lang)}**, the worst-compressed language now ({tokens[lang]:,} tokens; {rest}): "
-            f"its most frequent pair is merged in every text. The pairs below are counted in the {md(lang)} text."
+            f"Step {k + 1:,} serves {lang}, the worst-compressed language now ({tokens[lang]:,} tokens; {rest}): "
+            f"its most frequent pair is merged in every text. The pairs below are counted in the {lang} text."
         )
     if isinstance(trace, SuperwordTrace):
         t = trace.stage1_merges
@@ -339,7 +339,7 @@ def variant_note(tok: Tokenizer, trace: TrainingTrace, k: int) -> str | None:
         return f"Stage 2 (merges {t + 1:,} to {n:,}): the chunks hold several words, so tokens may cross them."
     if isinstance(trace, ContinuedTrace):
         b = trace.first_learned
-        base = md(str(tok.metadata.get("training", {}).get("base") or "the base"))
+        base = str((tok.metadata.get("training") or {}).get("base") or "the base")
         if k < b:
             return (
                 f"Merge {k + 1:,} comes with {base}, learned on other text: here it is replayed on yours, "

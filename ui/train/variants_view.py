@@ -442,7 +442,7 @@ def _parity_results(tok) -> None:
         f"{md(reference)}; the spread is the costliest language's tokens over the cheapest's."
     )
     with present.fold("The numbers, language by language"):
-        st.dataframe(tax.tax_table(frame), hide_index=True, width="stretch", key=STATE.key("plain_table"))
+        st.dataframe(tax.tokens_table(frame), hide_index=True, width="stretch", key=STATE.key("plain_table"))
         st.caption(
             "Merges each language was served: "
             + ", ".join(f"{md(lang)} {n}" for lang, n in zip(record.get("languages", []), record.get("merges_per_language", [])))
