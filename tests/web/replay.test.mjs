@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { countedIn, decode, encodeLengths, languageTokens, Replayer, spansOf, variantNote, viewAt } from "../../ui/step/replay.js";
+import { fillText } from "../../ui/step/code.js";
 import { fromHex, pyFixture } from "./pyfixtures.mjs";
 
 const fixture = pyFixture("replay");
@@ -76,4 +77,41 @@ test("encoding mode: tokens after each step, for the length chart", () => {
 
 test("a payload of another version is refused", () => {
   assert.throws(() => decode({ ...fixture.cases[0].payload, v: 2 }), /payload version 2, expected 1/);
+});
+
+test("the code behind the step: each filled line names the step's pair, count or rank, and new id, as Python's view has them", () => {
+  const fmt = (n) => n.toLocaleString("en-US");
+  for (const c of fixture.cases) {
+    const trace = decode(c.payload);
+    const replayer = new Replayer(trace);
+    const kinds = c.payload.code.fills.map((f) => f[1]);
+    const lines = c.payload.code.source.split("\n");
+    assert.ok(c.payload.code.fills.every(([i]) => i < lines.length), c.name);
+    for (let k = 0; k <= trace.n; k++) {
+      const v = viewAt(trace, replayer, k);
+      const want = c.views[k];
+      const fills = Object.fromEntries(kinds.map((f) => [f, fillText(f, v, trace.tokenBytes)]));
+      const where = `${c.name}, step ${k} ${seed}`;
+      if (trace.mode === "training") {
+        assert.deepEqual(kinds, ["new_id", "pair_count", "merged"], where);
+        if (want.next) {
+          const [a, b, id, count] = want.next;
+          assert.ok(fills.new_id.endsWith(`new_id = ${id}`), where);
+          assert.ok(fills.pair_count.startsWith(`# → pair = (${a}, ${b}) `) && fills.pair_count.endsWith(`stats[pair] = ${fmt(count)}`), where);
+          assert.ok(fills.merged.includes(`(${a}, ${b})`) && fills.merged.includes(`becomes ${id} `), where);
+        } else {
+          assert.equal(fills.new_id, `# training ended: ${fmt(trace.n)} merges`, where);
+        }
+      } else {
+        assert.deepEqual(kinds, ["pair_rank", "merged"], where);
+        if (want.step) {
+          const [, rank, id, a, b, count] = want.step;
+          assert.ok(fills.pair_rank.includes(`pair = (${a}, ${b}) `) && fills.pair_rank.endsWith(`rank ${fmt(rank)}`), where);
+          assert.ok(fills.merged.startsWith(`# → merges[pair] = ${id} `) && fills.merged.includes(`at ${fmt(count)} place`), where);
+        } else {
+          assert.match(fills.pair_rank, /no merge yet/, where);
+        }
+      }
+    }
+  }
 });

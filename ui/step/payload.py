@@ -34,6 +34,9 @@ when stage 1 cut the text with another pattern, the shown text as stage 1 cut it
 before the transition; continued, where this text's own merges start (``firstLearned``)
 and the base's name.
 
+Both modes carry ``code``: the textbook functions the step performs (``ui.step.code``),
+which the page fills with each step's values.
+
 ``Replay`` reads a payload back in Python: the tests check it against
 ``ui.step.model`` at every step, as the browser's view is checked in Chromium.
 """
@@ -53,7 +56,7 @@ from tokenizer.bpe.parity import ParityTrace
 from tokenizer.bpe.superwords import SuperwordTrace
 from tokenizer.trace import EncodeTrace, Span, make_spans
 
-from . import model
+from . import code, model
 
 VERSION = 1
 #: The largest payload the page sends to a browser (bytes of JSON). Above it the page says what to shorten. It holds
@@ -149,6 +152,7 @@ def encoding_payload(tok: Tokenizer, trace: EncodeTrace) -> dict:
     """What the page needs to replay ``trace`` (encoding mode) at any step."""
     out = {"mode": "encoding", "n": len(trace.steps)}
     out.update(_common(tok, trace, pairs=True, id_base=None))
+    out["code"] = code.panel("encoding")
     return out
 
 
@@ -177,6 +181,7 @@ def training_payload(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace, 
     out["length"] = {"initial": trace.initial_tokens, "diff": diff}
     out["shownChars"] = len(etrace.text)
     out["corpusChars"] = corpus_chars
+    out["code"] = code.panel("training")
     variant = variant_payload(tok, trace, etrace)
     if variant is not None:
         out["variant"] = variant

@@ -10,6 +10,7 @@ import { mergeCard, noteCard } from "../web/cards.js";
 import { escapeHtml, fmtInt, srTable, visible } from "../web/spans.js";
 import { pairsAt, subscribe, windowFor } from "./channel.js";
 import { bars, lineChart } from "./charts.js";
+import { codePanel } from "./code.js";
 import { countedIn, decode, encodeLengths, languageTokens, Replayer, servedAt, spansOf, variantNote, viewAt } from "./replay.js";
 import { SpanView } from "./spansdom.js";
 
@@ -56,7 +57,7 @@ export function parseData(data) {
 
 const TRACES = new Map(); // trace id -> { trace, replayer, lengths }: a remount or a new window does not decode again
 const MEMORY = new Map(); // `${trace id}:${epoch}` -> { k, playing, reported }: the step survives a remount in this tab
-const SETTINGS = { speed: "normal" };
+const SETTINGS = { speed: "normal", code: null }; // code: the code panel open or closed, once the user chose
 let activeKeys = null;
 
 function prepared(payload) {
@@ -177,6 +178,13 @@ export default function mount(component) {
   } else if (n > 0) {
     charts.push(lineChart({ title: "Tokens after each step", values: lengths, xLabel: "step" }));
     below.append(el("div", { class: "bpe-st-charts" }, ...charts.map((c) => c.el)));
+  }
+  let code = null;
+  if (payload.code) {
+    // open unless the user closed it; on a projector closed (the step itself comes first)
+    const open = SETTINGS.code ?? !document.querySelector(".bpe-present");
+    code = codePanel(payload.code, { tokenBytes, variant: !!variant, open, onToggle: (o) => (SETTINGS.code = o) });
+    root.insertBefore(code.el, keysHelp);
   }
   parentElement.append(root);
 
@@ -367,6 +375,7 @@ export default function mount(component) {
     drawCards(view);
     drawVariant(view);
     drawPairs(view);
+    if (code) code.draw(view);
     for (const c of charts) c.setCursor(k);
     drawControls();
     clearTimeout(srTimer);
