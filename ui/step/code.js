@@ -62,7 +62,11 @@ export function codePanel(code, { tokenBytes, variant = false, open = true, onTo
   };
   box.addEventListener("toggle", reveal);
   requestAnimationFrame(reveal);
+  let last = null;
+  box.addEventListener("toggle", () => last && draw(last)); // a folded panel is filled when it opens
   function draw(view) {
+    last = view;
+    if (!box.open) return; // folded (presenter mode): nothing to lay out per step
     for (const slot of slots) {
       const text = fillText(slot.dataset.fill, view, tokenBytes);
       if (slot.textContent !== text) slot.textContent = text;
