@@ -134,7 +134,8 @@ TOKENIZER_LEVELS = (
     ("errors", "display", "trace"),  # checks at the boundary, readable bytes, the records pages draw
     ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through
     ("core",),  # the Tokenizer puts them together
-    ("bpe.trainer", "baselines", "formats"),  # what makes or saves a Tokenizer
+    # what makes or saves a Tokenizer: the trainer and its variants, the baselines, the file formats
+    ("bpe.trainer", "bpe.methods", "bpe.parity", "bpe.superwords", "bpe.continued", "baselines", "formats"),
     ("models",),  # the registered models, their files and chat formats
     ("cli",),
 )
@@ -168,6 +169,7 @@ def _pure_ui_modules() -> list[Path]:
         ui / "tokenize" / "pieces.py",
         ui / "train" / "heldout.py",
         ui / "train" / "downloads.py",
+        ui / "train" / "variants.py",
         ui / "vocabulary" / "odd.py",
         ui / "step" / "payload.py",  # the trace Step through sends to the browser
     ]
