@@ -162,7 +162,7 @@ def _pure_ui_modules() -> list[Path]:
     common = [ui / "common" / f"{name}.py" for name in ("text", "upload")] + sorted((ui / "content").glob("*.py"))
     # the teaching and research views' plain-data parts
     parts = [
-        ui / "compare" / "tax.py",
+        ui / "compare" / "token_tax.py",
         ui / "compare" / "languages.py",
         ui / "compare" / "code.py",
         ui / "compare" / "coverage.py",
@@ -170,7 +170,7 @@ def _pure_ui_modules() -> list[Path]:
         ui / "train" / "heldout.py",
         ui / "train" / "downloads.py",
         ui / "train" / "variants.py",
-        ui / "vocabulary" / "odd.py",
+        ui / "vocabulary" / "unreachable.py",
         ui / "step" / "payload.py",  # the trace Step through sends to the browser
     ]
     return sorted([*(ui / "render").rglob("*.py"), *(ui / "web").rglob("*.py"), *ui.glob("*/model.py"), *common, *parts])

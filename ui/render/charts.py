@@ -397,7 +397,7 @@ def _positive(p) -> bool:
 
 
 def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict:
-    """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.tax.tax_frame``).
+    """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.token_tax.tax_frame``).
 
     A grid: one row per language (``order``), one column per tokenizer, headed by its full name (wrapped to the
     column's width); each cell is coloured by the premium (blue: fewer tokens than the reference, orange: more; a log

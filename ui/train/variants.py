@@ -18,7 +18,7 @@ from tokenizer.bpe.methods import training_method, training_record
 from tokenizer.bpe.parity import check_parallel
 from tokenizer.display import visible
 from tokenizer.trace import Span
-from ui.compare import languages, tax
+from ui.compare import languages, token_tax
 from ui.train.model import CHART_POINTS, MAX_CORPUS_BYTES, thin
 
 #: The training methods in menu order: label, the one line that says what each does, and where it comes from.
@@ -104,7 +104,7 @@ def parse_parallel(text: str) -> dict[str, str]:
             raise ValueError('The JSON must be one object of language names and texts, such as {"English": "…"}.')
         out = {k.strip(): v for k, v in data.items() if k.strip() and v.strip()}
     else:
-        out = tax.parse_parallel(stripped)
+        out = token_tax.parse_parallel(stripped)
     check_parallel_texts(out)
     return out
 
@@ -151,7 +151,7 @@ PLAIN, PARITY = "plain BPE", "parity-aware"
 
 
 def parity_frame(tok: Tokenizer) -> pd.DataFrame:
-    """The token tax of the plain and the parity-aware tokenizer on the training texts, in ``tax.tax_frame``'s long form.
+    """The token tax of the plain and the parity-aware tokenizer on the training texts, in ``token_tax.tax_frame``'s long form.
 
     From the training record (no text needed): each language's tokens under both, and the
     premium over the reference language (English when there, else the first).
@@ -166,7 +166,7 @@ def parity_frame(tok: Tokenizer) -> pd.DataFrame:
     counts = {PARITY: record.get("language_tokens") or []}
     if record.get("plain_language_tokens"):
         counts = {PLAIN: record["plain_language_tokens"], **counts}
-    reference = tax.default_reference(langs)
+    reference = token_tax.default_reference(langs)
     scripts = languages.scripts()
     rows = []
     for label, tokens in counts.items():

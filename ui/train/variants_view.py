@@ -20,7 +20,7 @@ from tokenizer.bpe.superwords import SUPERBPE_PATTERN
 from ui.common import cache, errors, present, state, tokenizers, training, workspace
 from ui.common.text import md
 from ui.common.tokenizers import USER
-from ui.compare import languages, tax
+from ui.compare import languages, token_tax
 from ui.render import charts
 from ui.render.spans import render_spans
 
@@ -154,7 +154,7 @@ def _pasted() -> str | None:
         height=200,
         persist_state="session",
         placeholder='English: The weather is nice today.\nGerman: Heute ist das Wetter schön.\n\nor a JSON object: {"English": "…", "German": "…"}',
-        help=tax.FORMAT_HELP,
+        help=token_tax.FORMAT_HELP,
     )
     if not STATE["paste"].strip():
         st.caption("One language per line (`Language: passage`), or a JSON object of languages and texts, any length.")
@@ -433,8 +433,8 @@ def _parity_results(tok) -> None:
     record = training_record(tok)
     _metrics(variants.parity_summary(tok))
     frame = cache.for_tokenizer(tok, "parity_frame", 0, lambda: variants.parity_frame(tok))
-    reference = tax.default_reference(list(record.get("languages") or [])) or ""
-    order = tax.language_order(frame, reference)
+    reference = token_tax.default_reference(list(record.get("languages") or [])) or ""
+    order = token_tax.language_order(frame, reference)
     st.vega_lite_chart(charts.token_tax(frame, order, reference), width="stretch")
     st.caption(
         f"Tokens each language's text costs, relative to {md(reference)}, under plain BPE and parity-aware BPE of the "
@@ -442,7 +442,7 @@ def _parity_results(tok) -> None:
         f"{md(reference)}; the spread is the costliest language's tokens over the cheapest's."
     )
     with present.fold("The numbers, language by language"):
-        st.dataframe(tax.tokens_table(frame), hide_index=True, width="stretch", key=STATE.key("plain_table"))
+        st.dataframe(token_tax.tokens_table(frame), hide_index=True, width="stretch", key=STATE.key("plain_table"))
         st.caption(
             "Merges each language was served: "
             + ", ".join(f"{md(lang)} {n}" for lang, n in zip(record.get("languages", []), record.get("merges_per_language", [])))

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tokenizer import train
-from ui.compare import coverage, tax
+from ui.compare import coverage, token_tax
 from ui.compare import model as compare
 from ui.overlap import model as overlap
 from ui.render import charts
@@ -40,7 +40,7 @@ def specs() -> dict[str, dict]:
         "pairs": charts.top_pairs(step.top_pairs_frame(TOK, TOK.training, 3)),
         "lengths": charts.length_histogram(vocabulary.length_counts(vocabulary.vocab_frame(TOK))),
         "tax": charts.token_tax(
-            tax.tax_frame(
+            token_tax.tax_frame(
                 {"English": "Hi.", "Greek": "Γεια."}, ["A", "B"], lambda i, lang: 2 + i + len(lang), reference="English"
             ),
             ["English", "Greek"],
