@@ -134,7 +134,8 @@ TOKENIZER_LEVELS = (
     ("errors", "display", "trace"),  # checks at the boundary, readable bytes, the records pages draw
     ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through
     ("core",),  # the Tokenizer puts them together
-    ("bpe.trainer", "baselines", "formats"),  # what makes or saves a Tokenizer
+    # what makes or saves a Tokenizer: the trainer and its variants, the baselines, the file formats
+    ("bpe.trainer", "bpe.methods", "bpe.parity", "bpe.superwords", "bpe.continued", "baselines", "formats"),
     ("models",),  # the registered models, their files and chat formats
     ("cli",),
 )
@@ -161,14 +162,15 @@ def _pure_ui_modules() -> list[Path]:
     common = [ui / "common" / f"{name}.py" for name in ("text", "upload")] + sorted((ui / "content").glob("*.py"))
     # the teaching and research views' plain-data parts
     parts = [
-        ui / "compare" / "tax.py",
+        ui / "compare" / "token_tax.py",
         ui / "compare" / "languages.py",
         ui / "compare" / "code.py",
         ui / "compare" / "coverage.py",
         ui / "tokenize" / "pieces.py",
         ui / "train" / "heldout.py",
         ui / "train" / "downloads.py",
-        ui / "vocabulary" / "odd.py",
+        ui / "train" / "variants.py",
+        ui / "vocabulary" / "unreachable.py",
         ui / "step" / "payload.py",  # the trace Step through sends to the browser
     ]
     return sorted([*(ui / "render").rglob("*.py"), *(ui / "web").rglob("*.py"), *ui.glob("*/model.py"), *common, *parts])

@@ -221,8 +221,11 @@ def training_mode(head) -> None:
             return
 
         def pairs(start: int) -> dict:
-            # one merge per step (PairCounter) instead of the whole text encoded again; visited windows are kept
+            # one merge per step (PairCounter) instead of the whole text encoded again; visited windows are kept.
+            # A training variant's counts are its trace's own (the language served, the stage's chunks): no counter.
             def compute() -> dict:
+                if not trace.incremental:
+                    return payload.top_pairs_window(tok, trace, start)
                 counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
                 return payload.top_pairs_window(tok, trace, start, counter if counter.k <= start else None)
 
