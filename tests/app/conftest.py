@@ -11,4 +11,5 @@ def workspace(tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
     monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    monkeypatch.setenv("BPE_LAB_STATIC_DIR", str(tmp_path / "static"))  # the live Tokenize view's model files
     return ws

@@ -390,6 +390,35 @@ export class Encoder {
   }
 }
 
+/** The "Characters" baseline (tokenizer.baselines.CharTokenizer): one token per code point, its id. */
+export class CharEncoder {
+  constructor() {
+    this.specials = {};
+    this.pattern = null;
+  }
+
+  setSpecials() {}
+
+  *encodeSteps(text) {
+    yield 0; // one pause, as the BPE encoder makes (a worker gives way to newer work there)
+    text = cleanText(text);
+    const ids = [];
+    const lens = [];
+    for (const ch of text) {
+      const cp = ch.codePointAt(0);
+      ids.push(cp);
+      lens.push(cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
+    }
+    return { ids: Uint32Array.from(ids), lens: Uint32Array.from(lens), special: new Uint8Array(ids.length), data: utf8.encode(text), chars: ids.length };
+  }
+
+  encode(text) {
+    const steps = this.encodeSteps(text);
+    steps.next();
+    return steps.next().value;
+  }
+}
+
 /** A binary min-heap of numbers that grows as needed. */
 class MinHeap {
   constructor(capacity) {

@@ -44,11 +44,21 @@ VERSION = 1
 WEB = Path(__file__).resolve().parent
 #: ``static/`` next to the main script (app.py, serve.py): what ``[server] enableStaticServing`` serves at ``app/static/``.
 STATIC = WEB.parents[1] / "static"
+#: Another folder for the generated files (tests that run the pages without a server use a temporary one).
+STATIC_ENV = "BPE_LAB_STATIC_DIR"
+
+
+def static_dir() -> Path:
+    """Where the generated files are written: ``STATIC``, unless ``BPE_LAB_STATIC_DIR`` says otherwise."""
+    env = os.environ.get(STATIC_ENV)
+    return Path(env) if env else STATIC
+
+
 #: Where the generated files go, under STATIC, and the URL path (relative to the page) that serves them.
 FOLDER = "bpe"
 URL = "app/static/" + FOLDER + "/"
-#: The modules the page loads from the static folder (``worker.js`` runs ``bpe.js``).
-MODULES = ("bpe.js", "pattern.js", "worker.js")
+#: The modules the page loads from the static folder (``tokenize.js`` imports spans.js and bpe.js; ``worker.js`` runs bpe.js).
+MODULES = ("bpe.js", "pattern.js", "worker.js", "tokenize.js", "spans.js", "unicode.js")
 
 
 def browser_reason(tok) -> str | None:
@@ -181,9 +191,10 @@ def write_once(path: Path, data: bytes) -> Path:
     return path
 
 
-def publish_model(data: bytes, static: Path = STATIC) -> str:
+def publish_model(data: bytes, static: Path | None = None) -> str:
     """Put a model file under the static folder; its URL path, relative to the page (``app/static/bpe/models/…``)."""
     name = content_name(data)
+    static = static or static_dir()
     write_once(static / FOLDER / "models" / name, data)
     return URL + "models/" + name
 
@@ -196,13 +207,14 @@ def asset_version(web: Path = WEB) -> str:
     return h.hexdigest()[:16]
 
 
-def publish_assets(static: Path = STATIC, web: Path = WEB) -> str:
+def publish_assets(static: Path | None = None, web: Path = WEB) -> str:
     """Copy the browser modules to ``static/bpe/web-<hash>/``; that folder's URL path, relative to the page.
 
     The folder name changes with their content, so a browser caches them for good and
     never runs an old copy after an update.
     """
     folder = f"web-{asset_version(web)}"
+    static = static or static_dir()
     for name in MODULES:
         write_once(static / FOLDER / folder / name, (web / name).read_bytes())
     return URL + folder + "/"

@@ -2,7 +2,8 @@
 // included). Messages in:
 //   {type: "model", key, url}            fetch and read a model file (the Cache API keeps it by its
 //                                        hashed name; without it, the browser's HTTP cache)
-//   {type: "model", key, buffer}         a model given as bytes (the user's own tokenizers)
+//   {type: "model", key, buffer}         a model given as bytes
+//   {type: "model", key, kind: "chars"}  the "Characters" baseline (one token per code point)
 //   {type: "encode", seq, key, text, recognise, specials, specialsId}  (specials: null for the model's own;
 //                                        specialsId names them, so a RegExp is built once per set)
 // Messages out:
@@ -10,7 +11,7 @@
 //   {type: "error", seq?, key, message}
 // A newer "encode" makes an older one stop at its next pause (every few thousand chunks), so
 // stale work never delays fresh work; results carry their seq and the page keeps only the newest.
-import { Encoder, parseModel } from "./bpe.js";
+import { CharEncoder, Encoder, parseModel } from "./bpe.js";
 import { checkProperty, explicitSource } from "./pattern.js";
 
 const CACHE = "bpe-lab-models-v1";
@@ -37,7 +38,10 @@ function load(msg) {
   let encoder = models.get(msg.key);
   if (!encoder) {
     const t0 = performance.now();
-    encoder = (msg.buffer ? Promise.resolve(msg.buffer) : fetchModel(msg.url)).then((buffer) => new Encoder(parseModel(buffer)));
+    encoder =
+      msg.kind === "chars"
+        ? Promise.resolve(new CharEncoder())
+        : (msg.buffer ? Promise.resolve(msg.buffer) : fetchModel(msg.url)).then((buffer) => new Encoder(parseModel(buffer)));
     encoder.then(
       (enc) => {
         postMessage({ type: "ready", key: msg.key, ms: performance.now() - t0 });
@@ -87,7 +91,7 @@ async function encode(msg) {
   const encoder = await models.get(msg.key);
   if (!encoder || msg.seq !== latest) return;
   const t0 = performance.now();
-  if (encoder.specialsId !== msg.specialsId || encoder.specialIds === undefined) {
+  if (encoder.specialsId !== msg.specialsId) {
     encoder.setSpecials(msg.specials || encoder.specials);
     encoder.specialsId = msg.specialsId;
   }
