@@ -182,3 +182,13 @@ test("the core's ids for trained tokenizers and one built from ranks, explicit a
     }
   }
 });
+
+test("the live view counts code points as the server does (its limit is in the server's characters)", async () => {
+  const { codePoints } = await import("../../ui/web/tokenize.js");
+  assert.equal(codePoints("a😄b"), 3);
+  assert.equal(codePoints("\ud800\ud800\udc00"), 2, "a lone surrogate is one character, as in Python");
+  assert.equal(codePoints("\udc00"), 1);
+  const text = "😄".repeat(150_000); // 300,000 UTF-16 units, 150,000 code points: under a 200,000 limit
+  assert.equal(codePoints(text, 200_000), 150_000);
+  assert.ok(codePoints("x".repeat(300_000), 200_000) > 200_000);
+});

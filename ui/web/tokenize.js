@@ -203,6 +203,7 @@ class LiveView {
       if (this.textarea.value !== data.text) this.textarea.value = data.text;
       this.textSeq = data.seq;
       this.committed = data.seq;
+      this.wrap.dataset.typed = String(this.textSeq);
     }
     this.counter = Math.max(this.counter, data.seq, this.textSeq);
     this.hint.textContent = data.hint || "";
@@ -233,11 +234,12 @@ class LiveView {
   /** Whether the browser encodes the box's text now (else the server does). */
   live() {
     const d = this.data;
-    return d.mode !== "chat" && (d.kind === "bpe" || d.kind === "chars") && !this.gaveUp && this.textarea.value.length <= d.limits.live;
+    return d.mode !== "chat" && (d.kind === "bpe" || d.kind === "chars") && !this.gaveUp && codePoints(this.textarea.value, d.limits.live) <= d.limits.live;
   }
 
   edited() {
     this.textSeq = ++this.counter;
+    this.wrap.dataset.typed = String(this.textSeq);
     this.syncBackdrop();
     this.refresh();
     clearTimeout(this.timers.commit);
@@ -293,6 +295,8 @@ class LiveView {
       this.draw(); // settings that only change the drawing (whitespace)
       return;
     }
+    const p = this.pending;
+    if (p && p.key === key && p.text === request.text && p.recognise === request.recognise && p.specialsId === request.specialsId) return; // on its way
     if (!this.worker.loaded.has(key)) {
       this.setStatus(`Loading ${d.label} into your browser (${d.model ? fmtSize(d.model.size) + ", " : ""}once)…`);
       this.queued = request;
@@ -351,6 +355,9 @@ class LiveView {
   }
 
   show(result, source, info) {
+    // which of the box's texts is drawn (data-seq on the view: tests and the benchmark wait for it)
+    this.wrap.dataset.seq = String(source === "browser" && this.shown ? Math.floor(this.shown.seq / 1000) : this.data.mode === "chat" ? 0 : this.data.server.seq);
+    this.wrap.dataset.source = source;
     this.result = result;
     this.source = source;
     this.info = info;
@@ -458,7 +465,8 @@ class LiveView {
     if (!this.result || this.source !== "browser" && this.data.mode === "chat") return;
     if (this.backdropText !== this.textarea.value || (this.shown && this.shown.text !== this.textarea.value && this.source === "browser")) return;
     const ta = this.textarea;
-    ta.style.pointerEvents = "none";
+    ta.style.pointerEvents = "none"; // for this hit test only: the backdrop's character is under the box's
+    this.backdrop.style.pointerEvents = "auto";
     let offset = -1;
     try {
       if (this.backdrop.firstChild === null || this.backdrop.childNodes.length !== 1) this.backdrop.textContent = this.backdropText + "\n";
@@ -468,6 +476,7 @@ class LiveView {
       if (node && this.backdrop.contains(node)) offset = pos ? pos.offset : range.startOffset;
     } finally {
       ta.style.pointerEvents = "";
+      this.backdrop.style.pointerEvents = "";
     }
     const offsets = this.offsetsOf();
     const i = offset >= 0 && offsets ? tokenAt(offsets, offset) : -1;
@@ -512,6 +521,25 @@ class LiveView {
     this.wrap.remove();
     delete this.root.__bpeLive;
   }
+}
+
+/** The number of code points in ``text`` (the server's len()), counted exactly up to ``limit`` + 1. */
+export function codePoints(text, limit = Infinity) {
+  if (text.length <= limit) {
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0xdc00 || c > 0xdfff || i === 0 || (text.charCodeAt(i - 1) & 0xfc00) !== 0xd800) n++;
+    }
+    return n;
+  }
+  // more units than the limit: at most twice as many code points fewer; count until past the limit
+  let n = 0;
+  for (let i = 0; i < text.length && n <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || (text.charCodeAt(i - 1) & 0xfc00) !== 0xd800) n++;
+  }
+  return n;
 }
 
 function fmtSize(bytes) {
