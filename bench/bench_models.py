@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow the package
 
 from tokenizer import registry  # noqa: E402
-from tokenizer.provision import ESSENTIAL  # noqa: E402
+from tokenizer.models.provision import ESSENTIAL  # noqa: E402
 
 _FIRST_USE = """
 import json, sys, time
@@ -53,7 +53,7 @@ tok.encode_ordinary("warm up"); tok.decode_tokens_bytes([0])
 ids = tok.encode_ordinary(text)
 ours = time.perf_counter() - t0
 t0 = time.perf_counter()
-from references import reference_encode
+from model_packages import reference_encode
 ref_ids = reference_encode(name)(text)
 ref = time.perf_counter() - t0
 assert ids == ref_ids
@@ -80,7 +80,7 @@ sys.path.insert(0, {root!r}); sys.path.append({tests!r})
 import tokenizer
 from corpus import MULTILINGUAL, stdlib_sample
 from tokenizer import registry
-from tokenizer.provision import ESSENTIAL
+from tokenizer.models.provision import ESSENTIAL
 
 def rss():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) // 1024

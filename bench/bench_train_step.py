@@ -43,9 +43,13 @@ import tokenizer  # noqa: E402
 tokenizer.configure()  # as the app does at start-up
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from classroom import workspaces  # noqa: E402
+from classroom.stores import FolderStore  # noqa: E402
 from tokenizer import train  # noqa: E402
-from ui.common import corpora, shell  # noqa: E402
-from ui.common.workspace import TokenizerStore  # noqa: E402
+from ui.common import shell  # noqa: E402
+from ui.content import corpora  # noqa: E402
+
+workspaces.configure(shared=False)  # as serve.py does at start-up: the folder store above
 
 
 def page(name: str, **query) -> AppTest:
@@ -84,7 +88,7 @@ def bench_train(runs: int) -> str:
     at.number_input(key="train.vocab_size").set_value(1000).run()
     page_runs = [timed(lambda: at.button(key="train.go").click().run()) for _ in range(max(3, runs // 4))]
     report("Train page rerun: train + progress bar + save + results", page_runs)
-    return TokenizerStore(Path(WORKSPACE)).entries()[-1].key
+    return FolderStore(Path(WORKSPACE)).entries()[-1].key
 
 
 def bench_step(runs: int, chars: int, key: str) -> None:

@@ -9,8 +9,8 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
-from tokenizer.formats import hf_pattern  # noqa: E402
-from tokenizer.patterns import GPT4_PATTERN  # noqa: E402
+from tokenizer.formats.hf import hf_pattern  # noqa: E402
+from tokenizer.pretokenize.patterns import GPT4_PATTERN  # noqa: E402
 
 
 def hf_train(text: str, vocab_size: int) -> Tokenizer:

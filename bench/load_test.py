@@ -56,7 +56,7 @@ for _p in (str(ROOT), str(ROOT / "bench")):
 
 from stclient import ProtocolError, Student  # noqa: E402
 
-from ui.common.samples import SAMPLES  # noqa: E402
+from ui.content.samples import SAMPLES  # noqa: E402
 
 ACTIONS = [
     "page open (HTML + assets)",
@@ -162,7 +162,7 @@ def free_port() -> int:
 
 
 class Deployment:
-    """deploy/classroom.py on a free port, with a data folder of its own (the rank files linked in)."""
+    """`python -m classroom` (make serve) on a free port, with a data folder of its own (the rank files linked in)."""
 
     def __init__(self, workers: int, session_ttl: int):
         self.port = free_port()
@@ -180,7 +180,7 @@ class Deployment:
         )
         self.log = self.data / "classroom.log"
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "deploy" / "classroom.py")],
+            [sys.executable, "-m", "classroom"],
             env=env,
             cwd=ROOT,
             stdout=open(self.log, "w"),
@@ -249,7 +249,7 @@ def breakdown(root: int) -> str:
             "app"
             if "serve.py" in cmd
             else "training worker"
-            if "ui.common.workers" in cmd
+            if "classroom.workers" in cmd
             else "nginx"
             if "nginx" in cmd
             else "other"
@@ -388,7 +388,7 @@ async def overlap(base: str, rounds: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--url", help="a running deployment (default: start deploy/classroom.py on a free port)")
+    ap.add_argument("--url", help="a running deployment (default: start `python -m classroom` on a free port)")
     ap.add_argument("--pid", type=int, help="with --url: the supervisor's pid, to sample the deployment's memory")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--students", default="1,10,20,40")

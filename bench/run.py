@@ -4,7 +4,7 @@
 
 Prints (medians of several runs, ours and the reference run alternately, ratios as the
 median of per-round ratios; these machines are noisy, so read the ratios):
-- training time: ours vs the naive recount reference (tests/reference.py, minbpe's
+- training time: ours vs the naive recount reference (tokenizer/bpe/textbook.py, minbpe's
   algorithm) and vs Hugging Face tokenizers (BpeTrainer, same GPT-4 split then ByteLevel),
   on taylorswift.txt to vocab 512 and on a 10 MB corpus to vocab 8192: ours in one
   process and on every core (chunks counted in parallel), HF on one thread and on every
@@ -35,9 +35,9 @@ sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow th
 import hf_reference  # noqa: E402  (sets RAYON_NUM_THREADS=1 before tokenizers loads)
 import tiktoken  # noqa: E402
 from corpus import large, small, write_large  # noqa: E402  (bench/corpus.py)
-from reference import naive_train  # noqa: E402
 
 import tokenizer  # noqa: E402
+from tokenizer.bpe.textbook import train as textbook_train  # noqa: E402
 
 tokenizer.configure()  # tiktoken reads the provisioned files: the reference runs offline
 
@@ -80,8 +80,8 @@ class HFAllThreads:
         "sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench']\n"
         "from corpus import large, small\n"
         "from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers\n"
-        "from tokenizer.formats import hf_pattern\n"
-        "from tokenizer.patterns import GPT4_PATTERN\n"
+        "from tokenizer.formats.hf import hf_pattern\n"
+        "from tokenizer.pretokenize.patterns import GPT4_PATTERN\n"
         "def hf_train(text, vocab_size):\n"
         "    tok = Tokenizer(models.BPE())\n"
         "    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(hf_pattern(GPT4_PATTERN)), behavior='isolated'),\n"
@@ -137,7 +137,7 @@ def bench_training(quick: bool) -> list[tuple]:
         ours, hf, ratio = paired(
             lambda: tokenizer.train(text, 512, pattern="gpt4"), lambda: hf_reference.hf_train(text, 512), 9, warmup=True
         )
-        naive = median_time(lambda: naive_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
+        naive = median_time(lambda: textbook_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
         rows.append((f"{name}, vocab 512", "one process", "1 thread", ours, hf, ratio, naive))
         if not quick:
             name, text = large()

@@ -20,7 +20,7 @@ if inp.mode == "chat":
     left, right = st.columns([5, 6], gap="large")
     with left:
         inp = view.chat_input(inp)
-    res = view.tokenize(inp)
+    res = view.tokenize(inp) if not inp.problem else None
     with right:
         live.show(lambda: inp, res)
         view.show_chat_text(inp)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
-from tokenizer.patterns import BUILTIN_PATTERNS
+from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS
 
 # Written for these tests: many scripts, numbers, code, emoji, odd whitespace, special-token look-alikes.
 MULTILINGUAL = """\

@@ -29,6 +29,19 @@ def test_no_openai_rank_files_in_the_repository():
     assert [f for f in files if f.endswith((".tiktoken", ".tiktoken.gz", "encoder.json", "vocab.bpe"))] == []
 
 
+def _tokenizer_modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name inside it (``core``, ``bpe.encoder``, ``formats``
+    for ``formats/__init__.py``), the package's own ``__init__`` and ``__main__`` aside."""
+    out = {}
+    for path in (ROOT / "tokenizer").rglob("*.py"):
+        parts = path.relative_to(ROOT / "tokenizer").with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and parts != ("__main__",):
+            out[".".join(parts)] = path
+    return out
+
+
 def test_importing_the_package_changes_nothing_outside_it(tmp_path):
     """No import-time side effects: the environment is untouched and nothing is written."""
     import json
@@ -36,12 +49,14 @@ def test_importing_the_package_changes_nothing_outside_it(tmp_path):
     import subprocess
     import sys
 
-    modules = sorted(p.stem for p in (ROOT / "tokenizer").glob("*.py") if p.stem != "__main__")
+    modules = sorted(_tokenizer_modules())
+    assert {"core", "bpe.textbook", "bpe.encoder", "pretokenize.splitter", "models.registry", "formats.hf"} <= set(modules)
     code = (
         "import importlib, json, os\n"
         "before = dict(os.environ)\n"
+        "importlib.import_module('tokenizer')\n"
         f"for m in {modules!r}:\n"
-        "    importlib.import_module('tokenizer' if m == '__init__' else 'tokenizer.' + m)\n"
+        "    importlib.import_module('tokenizer.' + m)\n"
         "print(json.dumps([before == dict(os.environ), sorted(set(os.environ) ^ set(before))]))\n"
     )
     data = tmp_path / "data"  # does not exist: importing must not create it
@@ -61,29 +76,44 @@ def _runtime_nodes(tree: ast.AST):
         yield from _runtime_nodes(node)
 
 
-def _imports_within_tokenizer(path: Path, modules: set[str]) -> set[str]:
-    """The tokenizer modules that ``path`` imports when it runs, at any depth of its code."""
-    out = set()
+def _imports_within_tokenizer(name: str, path: Path, modules: set[str]) -> set[str]:
+    """The package's modules that module ``name`` imports when it runs, at any depth of its code, by dotted name.
+
+    Importing ``a.b.c`` runs the packages ``a`` and ``a.b`` too: they count as imported, except the
+    packages ``name`` is itself inside (they run before it does).
+    """
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    targets: set[str] = set()
     for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 or node.module == "tokenizer" or (node.module or "").startswith("tokenizer."):
-                base = node.module.split(".")[-1] if node.module and node.module != "tokenizer" else None
-                if base in modules:
-                    out.add(base)  # from .bpe import Tokenizer
-                else:
-                    out |= {a.name for a in node.names if a.name in modules}  # from . import engine_py
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            elif node.module and (node.module == "tokenizer" or node.module.startswith("tokenizer.")):
+                base = node.module.split(".")[1:]
+            else:
+                continue
+            for alias in node.names:  # from .bpe import encoder: a module; from .core import Tokenizer: a name
+                full = ".".join([*base, alias.name])
+                targets.add(full if full in modules else ".".join(base))
         elif isinstance(node, ast.Import):
-            out |= {
-                a.name.split(".")[1] for a in node.names if a.name.startswith("tokenizer.") and a.name.split(".")[1] in modules
-            }
-    return out
+            targets |= {a.name.split(".", 1)[1] for a in node.names if a.name.startswith("tokenizer.")}
+    out = set()
+    for t in targets:
+        parts = t.split(".") if t else []
+        out |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    own = name.split(".")
+    return (out - {".".join(own[:i]) for i in range(1, len(own))}) & modules
+
+
+def _tokenizer_import_graph() -> dict[str, set[str]]:
+    modules = _tokenizer_modules()
+    return {m: _imports_within_tokenizer(m, path, set(modules)) - {m} for m, path in modules.items()}
 
 
 def test_the_import_graph_inside_tokenizer_has_no_cycle():
-    modules = {p.stem for p in (ROOT / "tokenizer").glob("*.py")} - {"__init__", "__main__"}
-    graph = {m: _imports_within_tokenizer(ROOT / "tokenizer" / f"{m}.py", modules) - {m} for m in modules}
-    assert graph["pretrained"] >= {"bpe", "fetch", "registry"}  # the parser sees what it should
-    assert "pretrained" not in graph["fetch"] and "fetch" not in graph["registry"]
+    graph = _tokenizer_import_graph()
+    assert graph["models.pretrained"] >= {"core", "models.fetch", "models.registry"}  # the parser sees what it should
+    assert "models.pretrained" not in graph["models.fetch"] and "models.fetch" not in graph["models.registry"]
     done: set[str] = set()
 
     def visit(m: str, path: list[str]) -> None:
@@ -95,19 +125,47 @@ def test_the_import_graph_inside_tokenizer_has_no_cycle():
             visit(n, path + [m])
         done.add(m)
 
-    for m in sorted(modules):
+    for m in sorted(graph):
         visit(m, [])
 
 
+#: The package by stage, bottom up: a module imports only from its own level or below (README, "Architecture").
+TOKENIZER_LEVELS = (
+    ("errors", "display", "trace"),  # checks at the boundary, readable bytes, the records pages draw
+    ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through
+    ("core",),  # the Tokenizer puts them together
+    ("bpe.trainer", "baselines", "formats"),  # what makes or saves a Tokenizer
+    ("models",),  # the registered models, their files and chat formats
+    ("cli",),
+)
+
+
+def _level(module: str) -> int:
+    for part in (module, *(module.rsplit(".", i)[0] for i in range(1, module.count(".") + 1))):
+        for level, names in enumerate(TOKENIZER_LEVELS):
+            if part in names:
+                return level
+    raise AssertionError(f"tokenizer.{module} has no level in TOKENIZER_LEVELS: add it where it belongs")
+
+
+def test_the_stages_of_tokenizer_import_only_downwards():
+    graph = _tokenizer_import_graph()
+    upward = sorted(f"{m} -> {n}" for m, imported in graph.items() for n in imported if _level(n) > _level(m))
+    assert upward == []
+    assert _level("pretokenize.splitter") < _level("core") < _level("formats.hf") < _level("models.pretrained")
+
+
 def _pure_ui_modules() -> list[Path]:
-    """ui/render/, ui/web/ (what the browser code is given), every ui/<page>/model.py, and the plain-Python parts of ui/common/."""
+    """ui/render/, ui/content/, ui/web/ (what the browser code is given), every ui/<page>/model.py, and the plain-Python
+    parts of ui/common/."""
     ui = ROOT / "ui"
-    common = [ui / "common" / f"{name}.py" for name in ("text", "samples", "corpora", "upload")]
+    common = [ui / "common" / f"{name}.py" for name in ("text", "upload")] + sorted((ui / "content").glob("*.py"))
     # the teaching and research views' plain-data parts
     parts = [
         ui / "compare" / "tax.py",
         ui / "compare" / "languages.py",
         ui / "train" / "heldout.py",
+        ui / "train" / "downloads.py",
         ui / "vocabulary" / "odd.py",
     ]
     return sorted({*(ui / "render").rglob("*.py"), *ui.glob("*/model.py"), *(ui / "web").glob("*.py"), *common, *parts})

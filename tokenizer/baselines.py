@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .bpe import Tokenizer, _error_handler, clean_text
-from .errors import check_ids
+from .core import Tokenizer
+from .errors import check_ids, clean_text, error_handler
 from .trace import Span, make_spans
 
 
@@ -50,7 +50,7 @@ class CharTokenizer:
         return b"".join(self.decode_tokens_bytes(ids))
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        return self.decode_bytes(ids).decode("utf-8", errors=_error_handler(errors))
+        return self.decode_bytes(ids).decode("utf-8", errors=error_handler(errors))
 
     def spans(self, ids: Sequence[int]) -> list[Span]:
         ids = check_ids(ids)

@@ -28,14 +28,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import formats, registry
-from .bpe import Tokenizer
+from . import formats
+from .bpe.trainer import check_vocab_size, train
+from .core import Tokenizer
 from .display import visible
 from .errors import check_output_path, decode_utf8, read_file
-from .fetch import configure
-from .pretrained import load_encoding
-from .provision import ESSENTIAL, provision_all
-from .trainer import check_vocab_size, train
+from .models import registry
+from .models.fetch import configure
+from .models.pretrained import load_encoding
+from .models.provision import ESSENTIAL, provision_all
 
 BLOCK_BYTES = 1 << 20
 
@@ -355,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     except BrokenPipeError:  # the reader went away (| head): not our failure, nothing to say
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (so the interpreter's own flush stays quiet)
+        sys.stdout = open(os.devnull, "w")  # so the interpreter's own flush stays quiet
         return 1
     except OSError as e:
         return _fail(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}", 2)

@@ -11,6 +11,7 @@ library catches it.
 
 from __future__ import annotations
 
+import codecs
 import operator
 from collections.abc import Iterable
 from os import PathLike, fspath
@@ -58,6 +59,32 @@ def check_bytes(value: object, what: str) -> bytes:
         return bytes(value)
     hint = "; encode it first, e.g. text.encode('utf-8')" if isinstance(value, str) else ""
     raise InvalidType(f"{what} must be bytes, not {type_name(value)}{hint}")
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates with U+FFFD, exactly as tiktoken does before encoding.
+
+    >>> clean_text("a\\ud800b")
+    'a\\ufffdb'
+    """
+    check_str(text, "text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def error_handler(errors) -> str:
+    """A codec error handler name for ``bytes.decode`` ('replace', 'strict', 'ignore', ...)."""
+    check_str(errors, "errors")
+    try:
+        codecs.lookup_error(errors)
+    except LookupError:
+        raise ValueError(
+            f"errors={errors!r} is not a codec error handler; use 'replace', 'strict', 'ignore' or 'backslashreplace'"
+        ) from None
+    return errors
 
 
 def check_utf8(text: str, what: str) -> str:

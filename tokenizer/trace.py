@@ -106,6 +106,11 @@ class EncodeTrace:
     ``encode``. Self-contained: it needs no tokenizer to be replayed. ``wholes`` are
     chunks taken whole as one token before any merge (a tiktoken-style vocabulary's
     tokens that no merge builds, ``Tokenizer.whole_tokens``), laid out like ``specials``.
+
+    ``text`` and ``data`` are the model's view: the text as BPE sees it. When a model
+    changes the text first (a normalizer, a tokenizer.json's prefix space), ``source`` is
+    the text as typed and ``source_bytes[b]`` the bytes of ``source`` that byte ``b`` of
+    ``data`` comes from; ``source_spans_at`` points into it. Both are None otherwise.
     """
 
     text: str
@@ -116,6 +121,8 @@ class EncodeTrace:
     specials: tuple[tuple[int, int, int], ...]  # (byte offset, byte length, id)
     steps: tuple[EncodeStep, ...]
     wholes: tuple[tuple[int, int, int], ...] = ()  # (byte offset, byte length, id)
+    source: str | None = None  # the text as typed, when the model's view differs from it
+    source_bytes: tuple[tuple[int, int], ...] | None = field(default=None, repr=False)
     _char_starts: list[int] = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -181,6 +188,16 @@ class EncodeTrace:
             object.__setattr__(self, "_char_starts", starts)
         return max(0, bisect_right(starts, byte_offset) - 1)
 
+    def source_spans_at(self, k: int) -> list[Span]:
+        """Display spans after ``k`` steps, with offsets into the text as typed (``source``).
+
+        After the last step they are ``Tokenizer.encode_spans``.
+        """
+        spans = self.spans_at(k)
+        if self.source_bytes is None:
+            return spans
+        return to_source(spans, self.source, self.source_bytes)
+
     @property
     def final(self) -> list[int]:
         return self.tokens_at(len(self.steps))
@@ -211,3 +228,81 @@ class MergeTree:
         if not self.children:
             return [self]
         return [leaf for c in self.children for leaf in c.leaves()]
+
+
+# ----------------------------------------------------------------------------- building them
+
+
+def steps_from_events(
+    events: list[tuple[int, int, int]], pairs: Sequence[tuple[int, int]], vocab: dict[int, bytes], n_tokens: int
+) -> tuple[EncodeStep, ...]:
+    """The steps of an encoding from its merge events ``(rank, byte position, new id)``: one step per rank, in rank order.
+
+    ``n_tokens`` is the length of the sequence before the first step.
+
+    >>> [(s.rank, s.positions, s.n_tokens) for s in steps_from_events([(0, 2, 9), (0, 0, 9)], [(97, 97)], {9: b"aa"}, 4)]
+    [(0, (0, 2), 2)]
+    """
+    events = sorted(events)
+    steps = []
+    i = 0
+    while i < len(events):
+        r = events[i][0]
+        j = i
+        while j < len(events) and events[j][0] == r:
+            j += 1
+        new_id = events[i][2]
+        n_tokens -= j - i
+        steps.append(EncodeStep(len(steps) + 1, r, pairs[r], new_id, vocab[new_id], tuple(e[1] for e in events[i:j]), n_tokens))
+        i = j
+    return tuple(steps)
+
+
+def char_spans(text: str, byte_spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Byte spans of ``text``'s UTF-8 as character spans: from the character holding the first byte
+    to just after the one holding the last.
+
+    >>> char_spans("aé!", [(0, 1), (1, 3), (3, 4)])
+    ((0, 1), (1, 2), (2, 3))
+    """
+    if text.isascii():
+        return tuple(byte_spans)
+    starts = []
+    pos = 0
+    for ch in text:
+        starts.append(pos)
+        pos += len(ch.encode("utf-8", "surrogatepass"))
+
+    def at(b: int) -> int:
+        return max(0, bisect_right(starts, b) - 1)
+
+    return tuple((at(a), at(b - 1) + 1 if b > a else at(a)) for a, b in byte_spans)
+
+
+def to_source(spans: Sequence[Span], source: str, source_bytes: Sequence[tuple[int, int]] | None) -> list[Span]:
+    """Spans over a model's view of a text as spans over the text as typed.
+
+    ``source_bytes[b]`` is the bytes of ``source`` that byte ``b`` of the view comes from
+    (None: the view is ``source`` itself). A token covers the bytes its own bytes come from,
+    and the characters that hold them.
+
+    >>> view = make_spans([(1, b" a"), (2, "é".encode())])  # " a" + "é", from "a" + "e" + U+0301
+    >>> [(s.start, s.end, s.byte_start, s.byte_end) for s in to_source(view, "ae\u0301", [(0, 1), (0, 1), (1, 4), (1, 4)])]
+    [(0, 1, 0, 1), (1, 3, 1, 4)]
+    """
+    if source_bytes is None:
+        return list(spans)
+    byte_spans = []
+    for s in spans:
+        if s.byte_end > s.byte_start:
+            covered = source_bytes[s.byte_start : s.byte_end]
+            byte_spans.append((min(a for a, _ in covered), max(b for _, b in covered)))
+        else:
+            at = (
+                source_bytes[s.byte_start][0]
+                if s.byte_start < len(source_bytes)
+                else (source_bytes[-1][1] if source_bytes else 0)
+            )
+            byte_spans.append((at, at))
+    chars = char_spans(source, byte_spans)
+    return [Span(s.index, s.id, s.bytes, c0, c1, b0, b1, s.special) for s, (c0, c1), (b0, b1) in zip(spans, chars, byte_spans)]

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 import tiktoken
 from live_view import payload, type_text
-from references import reference_encode, tiktoken_reference
+from model_packages import package_reference, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
-from ui.common import samples
 from ui.common.text import MAX_CHARS
 from ui.compare import model
+from ui.content import samples
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -24,8 +24,8 @@ MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  ret
 
 
 def enc(name: str) -> tiktoken.Encoding:
-    """The model's own reference (tests/references.py): tiktoken's registry for OpenAI's, the packages' for the others."""
-    return tiktoken_reference(name)
+    """The model's own reference (tests/model_packages.py): tiktoken's registry for OpenAI's, the packages' for the others."""
+    return package_reference(name)
 
 
 def app(text: str | None = None, keys: list[str] | None = None, query: dict | None = None) -> AppTest:
@@ -65,10 +65,10 @@ def test_default_compares_gpt2_gpt4o_and_llama3():
 
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
     tok = train(samples.SAMPLES["Python code"] * 3, 300, name="newest")
     key = "user:" + store.add(tok)
@@ -154,10 +154,10 @@ def test_leaderboard_matches_tiktoken():
 
 
 def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
+    key = "user:" + FolderStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
     text = "<script>alert(1)</script><img src=x onerror=\"document.title='pwned'\">"
     at = app(text, [key, "cl100k_base"])
     body = rows_html(at)
@@ -244,10 +244,10 @@ def test_choices_survive_a_switch_between_pages():
 
 
 def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     key = store.add(train("abababab" * 10, 260, name="short-lived"))
     at = app("abab")
     assert at.multiselect(key="compare.tokenizers").value == ["user:" + key, *DEFAULT]
@@ -260,23 +260,24 @@ def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
 # ----------------------------------------------------------------------------- the open models
 
 
-FIVE_FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken"]  # OpenAI, Meta, Qwen, Mistral, and yours
+FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken", "deepseek_v4"]  # OpenAI, Meta, Qwen, Mistral, DeepSeek; and yours
 
 
 @pytest.mark.slow
-def test_five_families_side_by_side_count_as_their_references(workspace):
+def test_every_family_side_by_side_counts_as_its_reference(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     mine = train(samples.SAMPLES["English prose"] * 2, 400, name="mine")
-    key = "user:" + TokenizerStore(workspace).add(mine)
-    at = app(MIXED, [*FIVE_FAMILIES, key])
+    key = "user:" + FolderStore(workspace).add(mine)
+    at = app(MIXED, [*FAMILIES, key])
     df = stats(at)
-    for name in FIVE_FAMILIES[:3]:
+    for name in FAMILIES[:3]:
         assert df.loc[LABELS[name], "tokens"] == len(enc(name).encode(MIXED))
     assert df.loc[LABELS["tekken"], "tokens"] == len(load_encoding("tekken").encode_ordinary(MIXED))
+    assert df.loc[LABELS["deepseek_v4"], "tokens"] == len(reference_encode("deepseek_v4")(MIXED))
     assert df.loc[next(i for i in df.index if i.startswith("mine")), "tokens"] == len(mine.encode(MIXED))
-    assert rows_html(at).count('class="bpe-row"') == 5
+    assert rows_html(at).count('class="bpe-row"') == 6
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, trainers
 
-from ui.common.workspace import TokenizerStore
+from classroom.stores import FolderStore
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "Hello <think>wörld</think> café 12345 你好 😀 <|endoftext|>"
@@ -51,9 +51,9 @@ def uploaded(workspace):
     text_json = _pipeline_file()
     at = upload("mine.tokenizer.json", text_json.encode())
     assert not errors(at) and any("Uploaded mine.tokenizer.json" in s.value for s in at.success)
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     _, ref = pair(text_json)
-    return "user:" + entry.key, TokenizerStore(workspace).get(entry.key), ref
+    return "user:" + entry.key, FolderStore(workspace).get(entry.key), ref
 
 
 def test_uploaded_tokenizer_json_encodes_as_tokenizers(uploaded):
@@ -97,12 +97,14 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
         ("unigram", "Unigram model"),
         ("sentencepiece", "SentencePiece-style BPE"),
         ("damaged", "model.merges"),
+        ("nested_sequence", "nested too deeply"),  # a Sequence of Sequences a few hundred levels deep
+        ("nested_list", "nested too deeply"),  # a list in a list, thousands of levels deep
     ],
 )
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
     at = upload(f"{kind}.json", _other(kind).encode())
     assert any(message in e for e in errors(at)), errors(at)
-    assert TokenizerStore(workspace).entries() == []
+    assert FolderStore(workspace).entries() == []
 
 
 def _other(kind: str) -> str:
@@ -112,6 +114,16 @@ def _other(kind: str) -> str:
         doc = json.loads(_pipeline_file())
         doc["model"]["merges"][2] = "only-one-part"
         return json.dumps(doc)
+    if kind.startswith("nested"):
+        doc = json.loads(_pipeline_file())
+        doc["pre_tokenizer"] = "NESTED"
+        inner = '{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}'
+        deep = (
+            '{"type": "Sequence", "pretokenizers": [' * 300 + inner + "]}" * 300
+            if kind == "nested_sequence"
+            else "[" * 5000 + "]" * 5000
+        )
+        return json.dumps(doc).replace('"NESTED"', deep)
     if kind == "wordpiece":
         tok = HFTokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.pre_tokenizer = pre_tokenizers.Whitespace()
@@ -129,7 +141,8 @@ def _other(kind: str) -> str:
 
 
 def test_deepseek_is_offered_on_the_tokenize_page(workspace):
-    from tokenizer import fetch, registry
+    from tokenizer import registry
+    from tokenizer.models import fetch
 
     ref = HFTokenizer.from_file(str(fetch.path_of(registry.spec("deepseek_v4").source)))
     at = AppTest.from_file(str(ROOT / "pages" / "tokenize.py"), default_timeout=120).run()

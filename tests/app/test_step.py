@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import load_encoding, train
-from ui.common import corpora
-from ui.common.workspace import TokenizerStore
+from ui.content import corpora
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "step.py")
@@ -24,7 +24,7 @@ TOKEN = re.compile(r'<span class="t[ "]')
 @pytest.fixture
 def trained(workspace):
     tok = train(CORPUS, 400, pattern="gpt4", name="pairs")
-    key = TokenizerStore(workspace).add(tok, corpus=CORPUS)
+    key = FolderStore(workspace).add(tok, corpus=CORPUS)
     return key, tok
 
 
@@ -167,7 +167,7 @@ def test_training_mode_without_own_tokenizers_offers_a_demo(workspace):
     at = run(mode="training")
     assert any("Training mode replays" in i.value for i in at.info)
     click(at, "step.demo")
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     assert entry.has_corpus and entry.vocab_size == corpora.CORPORA["stdlib-docstrings"].vocab_size
     assert step_metric(at) == f"0 of {entry.vocab_size - 256}"
 
@@ -206,7 +206,7 @@ def test_chunk_boundaries_are_drawn_only_for_a_split_pattern(trained, workspace)
     key, _ = trained
     at = run(mode="training", tokenizer=f"user:{key}")
     assert 'class="cut"' in spans_html(at)
-    whole = TokenizerStore(workspace).add(train(CORPUS, 300, pattern=None, name="no split"), corpus=CORPUS)
+    whole = FolderStore(workspace).add(train(CORPUS, 300, pattern=None, name="no split"), corpus=CORPUS)
     at = run(mode="training", tokenizer=f"user:{whole}")
     assert 'class="cut"' not in spans_html(at)
 

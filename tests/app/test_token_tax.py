@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import train
-from ui.common.workspace import TokenizerStore
 from ui.compare import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ def tax_table(at):
 
 def test_default_every_language_under_every_chosen_tokenizer(workspace):
     mine = train(languages.texts()["English"] * 20, 300, pattern="gpt4", name="mine")
-    TokenizerStore(workspace).add(mine, corpus="x")
+    FolderStore(workspace).add(mine, corpus="x")
     at = run()
     assert "Token tax by language" in [s.value for s in at.subheader]
     df = tax_table(at)
@@ -70,7 +70,7 @@ def test_own_parallel_texts_pasted(workspace):
 @pytest.mark.slow
 def test_the_open_models_counts_are_their_own_packages():
     """Every open model in the token tax, its counts checked against the tokenizer its own package builds."""
-    from references import reference_encode
+    from model_packages import reference_encode
 
     from tokenizer import registry
 

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 import tiktoken
 from live_view import payload, table_ids, type_text
-from references import llama_tokenizer, reference_encode
+from model_packages import llama_tokenizer, reference_encode
 from streamlit.testing.v1 import AppTest
 
-from tokenizer import chat, load_encoding, registry
-from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
-from ui.common import samples
+from tokenizer import load_encoding, registry
+from tokenizer.models import chat
+from tokenizer.models.pretrained import CHAT_SPECIAL_TOKENS
 from ui.common.text import MAX_CHARS
+from ui.content import samples
 from ui.tokenize import model
 from ui.web import model as web
 from ui.web.payload import LIVE_LIMIT
@@ -276,7 +277,7 @@ def test_chat_mode_is_only_offered_for_chat_encodings():
 
 
 def test_core_errors_are_shown_not_raised(monkeypatch):
-    from tokenizer.bpe import Tokenizer
+    from tokenizer import Tokenizer
 
     def broken(self, text, **kwargs):
         raise ValueError("the text could not be encoded: try a shorter one")
@@ -289,11 +290,11 @@ def test_core_errors_are_shown_not_raised(monkeypatch):
 
 
 def test_a_trained_tokenizer_goes_to_the_browser_under_a_name_nobody_can_guess(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     tok = train(samples.SAMPLES["English prose"] * 2, 300, name="mine")
-    key = "user:" + TokenizerStore(workspace).add(tok)
+    key = "user:" + FolderStore(workspace).add(tok)
     at = app(MIXED, key)
     data = payload(at)
     assert data["kind"] == "bpe" and data["model"]["url"].startswith("app/static/bpe/user/")
@@ -303,11 +304,11 @@ def test_a_trained_tokenizer_goes_to_the_browser_under_a_name_nobody_can_guess(w
 
 
 def test_a_custom_pattern_javascript_reads_differently_is_tokenized_on_the_server(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     tok = train(samples.SAMPLES["English prose"] * 2, 280, pattern=r"(?<=\s)\w+|\w+|\s+|[^\w\s]+", name="lookbehind")
-    key = "user:" + TokenizerStore(workspace).add(tok)
+    key = "user:" + FolderStore(workspace).add(tok)
     at = app(MIXED, key)
     data = payload(at)
     assert data["kind"] == "server" and data["model"] is None
@@ -362,6 +363,39 @@ def test_llama3_chat_mode_equals_llama_models_chat_format():
     at.segmented_control(key="tokenize.mode").set_value("chat").run()
     raw = [RawMessage(role=m["role"], content=m["content"]) for m in model.DEFAULT_MESSAGES]
     assert payload(at)["server"]["ids"] == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
+
+
+def test_a_chat_the_models_package_refuses_is_an_error_that_says_what_to_change():
+    """mistral-common refuses a conversation that ends with the assistant: the page says so, and how to fix it."""
+    at = app(tokenizer_key="tekken")
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    at.button(key="tokenize.chat.add").click().run()  # an assistant message after the user's
+    assert not at.exception
+    assert at.selectbox(key="tokenize.chat.2.role").value == "assistant"
+    [error] = [e.value for e in at.error]
+    assert "Mistral's chat format" in error and "add a user message after it" in error
+    server = payload(at)["server"]
+    assert server["ids"] == [] and server["error"] == error  # the view says it too, and shows no ids
+    at.button(key="tokenize.chat.add").click().run()  # a user message after it: laid out again
+    at.text_area(key="tokenize.chat.2.content").set_value("4").run()
+    assert not at.exception and not at.error
+    messages = [
+        *[dict(m) for m in model.DEFAULT_MESSAGES],
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": ""},
+    ]
+    assert payload(at)["server"]["ids"] == chat.encode(load_encoding("tekken"), messages, registry.spec("tekken").chat)
+
+
+def test_the_role_menu_offers_the_formats_roles():
+    at = app(tokenizer_key="llama3")
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    assert "tool" in at.selectbox(key="tokenize.chat.1.role").options
+    at.selectbox(key="tokenize.chat.1.role").set_value("tool").run()
+    at.selectbox(key="tokenize.tokenizer").set_value("tekken").run()  # Mistral's format has no tool results
+    assert not at.exception
+    assert at.selectbox(key="tokenize.chat.1.role").options == ["system", "user", "assistant"]
+    assert at.selectbox(key="tokenize.chat.1.role").value == "user"
 
 
 def test_special_token_help_summarises_placeholders():

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from tests.corpus import C_LIKE, MULTILINGUAL, code_and_prose
 from tests.tier import examples
 from tokenizer import load_encoding, registry, train
-from tokenizer.pattern_syntax import class_ranges, parse
-from tokenizer.patterns import BUILTIN_PATTERNS
+from tokenizer.pretokenize.pattern_syntax import class_ranges, parse
+from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS
 from ui.web import model as web
 from ui.web.jsregex import pattern_spec
 

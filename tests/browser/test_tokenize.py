@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 import pytest
 import tiktoken
+from model_packages import reference_encode, tiktoken_reference
 from playwright.sync_api import expect
-from references import reference_encode, tiktoken_reference
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 from tokenizer import load_encoding, registry
@@ -122,9 +122,9 @@ def test_every_rank_based_tokenizer_follows_typing_within_half_a_second(page, se
     elif name == "bytes":
         expected = list(text.encode())
     elif name == "trained":
-        from ui.common.workspace import TokenizerStore
+        from classroom.stores import FolderStore
 
-        expected = TokenizerStore(server.workspace).get(trained.removeprefix("user:")).encode(text)
+        expected = FolderStore(server.workspace).get(trained.removeprefix("user:")).encode(text)
     else:
         expected = load_encoding(name).encode(text, disallowed_special=())
     assert ids_shown(page) == expected
@@ -150,10 +150,10 @@ def test_deepseek_is_tokenized_on_the_server_and_the_page_says_so(page, server):
 
 
 def test_a_custom_pattern_javascript_reads_differently_goes_to_the_server(page, server):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(server.workspace)
+    store = FolderStore(server.workspace)
     tok = train("the cat sat on the mat, the end " * 20, 280, pattern=r"(?<=\s)\w+|\w+|\s+|[^\w\s]+", name="lookbehind")
     key = store.add(tok)
     try:
@@ -236,7 +236,7 @@ def test_a_sample_replaces_the_text_and_typing_after_it_is_kept(page, server):
     page.get_by_role("option", name="Numbers").click()
     wait_idle(page)
     settled(page)
-    from ui.common import samples
+    from ui.content import samples
 
     expect(box(page)).to_have_value(samples.SAMPLES["Numbers"])
     box(page).press("Control+End")

@@ -18,7 +18,8 @@ from tests.tier import examples
 from tokenizer import Tokenizer, TrainingTrace, formats, load_encoding, registry, train
 from tokenizer.display import from_gpt2_form, gpt2_form, hex_bytes, visible
 from tokenizer.errors import InvalidType, UnknownToken
-from tokenizer.pretrained import gpt2_files_from_ranks, load_gpt2_files, merges_from_ranks
+from tokenizer.formats.gpt2 import gpt2_files_from_ranks, load_gpt2_files
+from tokenizer.models.pretrained import merges_from_ranks
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from references import TIKTOKEN_MODELS, tiktoken_reference
+from model_packages import TIKTOKEN_MODELS, tiktoken_reference
 
 from tests.tier import examples
-from tokenizer import Tokenizer, load_encoding
+from tokenizer import Tokenizer, load_encoding, registry
 
 # OpenAI's special tokens, and the open models' (Llama 3/4, Qwen, gpt-oss)
 SPECIALS = [
@@ -154,3 +154,73 @@ def test_trained_tokenizers_have_the_surface_too():
     assert tok.encode_single_token("hi") == 256
     with pytest.raises(KeyError, match="no <|endoftext|>"):
         Tokenizer().eot_token  # noqa: B018
+
+
+# ----------------------------------------------------------------------------- every kind of tokenizer
+
+
+def _uploaded_tokenizer_json():
+    """A tokenizer.json with a normalizer, a prefix space and added tokens, as the Train page's upload reads it."""
+    from hf_files import AddedToken, build, normalizers, pre_tokenizers
+
+    from tokenizer import formats
+
+    text = build(
+        normalizer=normalizers.NFKC(),
+        pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=True),
+        added=[AddedToken("<think>")],
+        special=[AddedToken("<|endoftext|>", special=True, normalized=False)],
+    )
+    return formats.load_bytes(text.encode(), name="uploaded")
+
+
+SURFACE_TEXTS = ["Hello world, 你好 😄", "e\u0301 ﬁx <think> x", "", "  \n\t 12345"]
+
+
+# one of each kind in the fast tier; the sweep over every model in the full suite
+_EACH_KIND = ("cl100k_base", "qwen2.5", "deepseek_v4", "uploaded tokenizer.json")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n if n in _EACH_KIND else pytest.param(n, marks=pytest.mark.slow) for n in [*registry.names(), "uploaded tokenizer.json"]],
+)
+def test_the_whole_surface_works_on_every_kind_of_tokenizer(name):
+    """Every method of tiktoken's surface (and ours) on each registered model and an uploaded tokenizer.json:
+    rank files, Tekken, a tokenizer.json pipeline (DeepSeek V4), a normalizing model (Qwen)."""
+    tok = _uploaded_tokenizer_json() if name == "uploaded tokenizer.json" else load_encoding(name)
+    special = next(iter(tok.special_tokens))
+    texts = [*SURFACE_TEXTS, f"a {special} b"]
+    batch = tok.encode_batch(texts, allowed_special="all")
+    assert batch == [tok.encode(t, allowed_special="all") for t in texts]
+    assert tok.encode_ordinary_batch(texts) == [tok.encode_ordinary(t) for t in texts]
+    assert tok.encode_batch(texts, disallowed_special=()) == [tok.encode(t, disallowed_special=()) for t in texts]
+    with pytest.raises(ValueError, match="disallowed special token"):
+        tok.encode_batch(texts)
+    assert tok.decode_batch(batch) == [tok.decode(ids) for ids in batch]
+    assert tok.decode_bytes_batch(batch) == [tok.decode_bytes(ids) for ids in batch]
+    assert list(tok.encode_to_numpy(texts[-1], allowed_special="all")) == batch[-1]
+    for text, ids in zip(texts, batch):
+        assert [s.id for s in tok.encode_spans(text, allowed_special="all")] == ids
+        assert tok.encode_trace(text, allowed_special="all").final == ids
+        assert b"".join(tok.decode_tokens_bytes(ids)) == tok.decode_bytes(ids)
+        try:
+            decoded, offsets = tok.decode_with_offsets(ids)
+        except ValueError:
+            assert not _valid_utf8(tok.decode_bytes(ids))
+        else:
+            assert decoded == tok.decode(ids) and len(offsets) == len(ids)
+    assert tok.encode_single_token(special) == tok.special_tokens[special] and tok.is_special_token(tok.special_tokens[special])
+    some = batch[0][0]
+    assert tok.encode_single_token(tok.decode_single_token_bytes(some)) == some
+    assert tok.max_token_value == tok.n_vocab - 1 and special in tok.special_tokens_set
+    assert len(tok.token_byte_values()) > 256 and isinstance(tok.split(texts[0]), list)
+    assert _eot(tok) in (KeyError, tok.special_tokens.get("<|endoftext|>"))
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

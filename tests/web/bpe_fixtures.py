@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.corpus import C_LIKE, MULTILINGUAL  # noqa: E402
 from tokenizer import Tokenizer, train  # noqa: E402
-from tokenizer.bpe import MergeTable  # noqa: E402
+from tokenizer.bpe.merges import MergeTable  # noqa: E402
 from ui.web.model import model_file  # noqa: E402
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<s>"]

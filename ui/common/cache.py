@@ -24,7 +24,7 @@ another one):
 
 Where the user's tokenizers live is ``ui.common.workspace``'s business: local mode
 keeps them in a folder of the machine the server runs on, shared by every tab by
-design; shared mode keeps each browser's in a database (``ui.common.database``),
+design; shared mode keeps each browser's in a database (``classroom.database``),
 read through a store object kept in the session's state (its parsed tokenizers and
 training texts are that session's). The one process-wide object there is the
 database's connection pool, which holds no user data.

@@ -32,7 +32,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import tokenizer
-from tokenizer.provision import ESSENTIAL
+from tokenizer.models.provision import ESSENTIAL
 from ui.render import STYLESHEET
 
 from . import present, state, tokenizers, workspace
@@ -99,8 +99,8 @@ def _rerun_through_app(file_name: str) -> None:
 def workspace_notices() -> None:
     """What the page must say about the user's saved work first (shared mode): an expired workspace, no cookie, no database."""
     icons = {"error": "⚠️", "warning": "🗂️", "info": "ℹ️"}
-    for kind, message in workspace.notices():
-        getattr(st, kind)(message, icon=icons[kind])
+    for notice in workspace.notices():
+        getattr(st, notice.kind)(notice.message, icon=icons[notice.kind])
 
 
 def inject_style() -> None:
@@ -141,12 +141,12 @@ def start_up() -> bool:
 
     Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page starts with one
     of them. The other models are loaded the first time someone picks one (about 1-2 s
-    each, README "Models"): loading all ten would take 10 s and about 1 GB before the
+    each, README "Models"): loading every one would take 10 s and about 1 GB before the
     first page, for models most sessions never open. Their tables stay out of the
     frozen generation; they are made of tuples of ints, bytes and dicts of them, which
     the collector stops tracking after its first look.
     """
-    tokenizer.configure()  # tiktoken (used by the exports) reads the provisioned files
+    tokenizer.configure()  # tiktoken, wherever it is imported, reads the provisioned files offline
     for name in ESSENTIAL:
         if tokenizers.available(name):
             tokenizers.official(name)

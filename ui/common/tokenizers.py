@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tokenizer import Tokenizer, fetch, load_encoding, registry
+from tokenizer import Tokenizer, load_encoding, registry
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
-from tokenizer.provision import retry_command
+from tokenizer.models import fetch
+from tokenizer.models.provision import retry_command
 
 from . import cache, state, workspace
 

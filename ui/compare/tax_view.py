@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from tokenizer.formats.json_input import decode_text
 from ui.common import cache, errors, state, upload
 from ui.common import tokenizers as tk
 from ui.render import charts
@@ -66,10 +67,7 @@ def _their_passages() -> dict[str, str] | None:
     if f is not None:
         try:
             upload.check_size(f.size, f.name)
-            raw = f.getvalue().decode("utf-8")
-        except UnicodeDecodeError:
-            st.error(f"{f.name} is not UTF-8 text: save it as UTF-8 and upload it again.", icon="⚠️")
-            return None
+            raw = decode_text(f.getvalue(), f.name)  # UTF-8 (a byte-order mark dropped), or UTF-16/32 with its mark
         except ValueError as e:
             st.error(str(e), icon="⚠️")
             return None

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from tokenizer.provision import ESSENTIAL
-from ui.common import cache, errors, samples, state, urlstate
+from tokenizer.models.provision import ESSENTIAL
+from ui.common import cache, errors, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.content import samples
 from ui.render import charts
 from ui.render.spans import Row, render_rows
 
@@ -161,7 +162,7 @@ def warm_up() -> None:
     """Load the models every student meets (OpenAI's three, which every page starts from, and those Compare opens
     with) and count the built-in samples under them now (kept for every session), so the first student to open
     Compare on a fresh app process does not wait 2 s for Llama 3 and the counts. The other open models load on
-    first use (README "Models"): warming all ten would cost each app process 10 s and about 1 GB."""
+    first use (README "Models"): warming every one would cost each app process 10 s and about 1 GB."""
     for key in dict.fromkeys((*ESSENTIAL, *model.OFFICIAL_DEFAULT)):
         if not tk.available(key):
             continue

@@ -16,10 +16,10 @@ import pandas as pd
 
 from tokenizer import Splitter, registry
 from tokenizer.display import visible
-from tokenizer.patterns import pattern_name
+from tokenizer.pretokenize.patterns import pattern_name
 from tokenizer.trace import Span, make_spans
 
-#: The built-in patterns' rules in one line each, for a learner (keyed by ``patterns.pattern_name``).
+#: The built-in patterns' rules in one line each, for a learner (keyed by ``tokenizer.pretokenize.patterns.pattern_name``).
 RULES = {
     "gpt2": (
         "Contractions only in lower case ('s 't 're 've 'm 'll 'd, so I'M is cut I | ' | M); letters, digits and other "
@@ -35,7 +35,7 @@ RULES = {
         "Like GPT-4, but a word keeps its contraction (I'm, I'M stay whole) and is cut where case changes (camel | Case); "
         "digits in groups of at most three; symbols take the newlines and slashes that follow them."
     ),
-    # the open models' patterns (keyed by encoding name where ``patterns.pattern_name`` differs: qwen2.5, qwen3.6)
+    # the open models' patterns (keyed by encoding name where ``tokenizer.pretokenize.patterns.pattern_name`` differs: qwen2.5, qwen3.6)
     "llama3": (
         "GPT-4's rule, spelled without possessive quantifiers: contractions in any case, digits in groups of at most three, "
         "a newline ends a chunk; only whitespace holding a newline at the very end of the text is cut differently "

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, corpora, errors, state, tokenizers, urlstate, workers, workspace
+from ui.common import cache, errors, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
+from ui.content import corpora
 from ui.render import cards, charts
 from ui.render.spans import render_spans, scroll_box
 from ui.train.model import compression_frame
@@ -189,9 +190,7 @@ def _train_demo() -> None:
         tok, _ = cache.for_builtin(
             "training",
             (DEMO, c.vocab_size, c.pattern, ()),
-            lambda: workers.train(
-                text, c.vocab_size, pattern=c.pattern, name=name, workers=workers.configured_workers(workspace.shared_mode())
-            ),
+            lambda: training.train(text, c.vocab_size, pattern=c.pattern, name=name),
         )
         tok.name = name
         key = store.add(tok, corpus=text)

@@ -27,7 +27,7 @@ from pathlib import Path
 import streamlit as st
 
 from tokenizer import registry
-from ui.common import cache, errors, present, state, workspace
+from ui.common import cache, errors, present, state
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
 from ui.web import model as web
@@ -68,15 +68,11 @@ def _official_model(name: str, static: str) -> dict:
     return {"id": web.content_name(data, ""), "url": web.publish_model(data, Path(static)), "size": len(data)}
 
 
-def _user_key() -> bytes:
-    return _user_key_in(str(workspace.workspace_dir()))
-
-
 @st.cache_resource(show_spinner=False)
-def _user_key_in(folder: str) -> bytes:
-    """The key that names user model files: kept with the workspace (never in the served folder)."""
+def _user_key() -> bytes:
+    """The key that names user model files: this process's, in memory (``payload.new_key``)."""
     payload.prune()
-    return payload.secret(Path(folder))
+    return payload.new_key()
 
 
 def user_model(tok) -> dict:
@@ -135,9 +131,8 @@ def server_side(inp: Input, tok, text: str, seq: int) -> dict:
 def chat_side(res: Result | None, inp: Input) -> dict:
     """The chat conversation's tokens (the page encoded them for its tables)."""
     if res is None:
-        return payload.server_result(
-            None, [], "", seq=0, error="The conversation could not be tokenized (see the message above).", send_text=True
-        )
+        error = inp.problem or "The conversation could not be tokenized (see the message above)."
+        return payload.server_result(None, [], "", seq=0, error=error, send_text=True)
     return payload.server_result(res.tok, res.ids, inp.text, seq=0, send_text=True)
 
 

@@ -3,7 +3,7 @@ token and bytes tables, and the lines that explain the special-token switch.
 
 Chat mode renders system/user/assistant messages in the chat format of the chosen
 model, from the registry's data (``registry.ChatFormat``, rendered by
-``tokenizer.chat``). For cl100k and o200k that is Tiktokenizer's (dqbd/tiktokenizer,
+``tokenizer.models.chat``). For cl100k and o200k that is Tiktokenizer's (dqbd/tiktokenizer,
 ``src/sections/ChatGPTEditor.tsx``, ``getChatGPTEncoding`` for gpt-4/gpt-4o)::
 
     <|im_start|>system<|im_sep|>You are a helpful assistant<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|><|im_start|>assistant<|im_sep|>
@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from tokenizer import chat, clean_text, registry, visible
-from tokenizer.bpe import special_regex
-from tokenizer.registry import ChatFormat
+from tokenizer import clean_text, registry, visible
+from tokenizer.models import chat
+from tokenizer.models.chat import ChatFormat
+from tokenizer.special import special_regex
 from tokenizer.trace import Span
 from ui.common.text import Counts, encode
 
@@ -55,6 +56,7 @@ class Input:
     recognise: bool
     messages: list[dict] | None = None
     dropped: int = 0  # characters cut off above ui.common.text.MAX_CHARS
+    problem: str | None = None  # why the chat cannot be laid out (a list the model's own package refuses)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 tokenizers (rename, delete, download, upload) and the results of the chosen one.
 
 ``pages/train.py`` calls these in order. Computing lives in ``model`` (and
-``ui.common.corpora``, ``ui.common.upload``, ``ui.common.workspace``); this module
+``ui.content.corpora``, ``ui.common.upload``, ``ui.common.workspace``); this module
 lays out widgets and draws what they return; charts come from ``ui.render.charts``.
 """
 
@@ -13,12 +13,13 @@ import time
 import streamlit as st
 
 from tokenizer.trace import make_spans
-from ui.common import cache, corpora, errors, state, upload, workers, workspace
+from ui.common import cache, errors, state, training, upload, workspace
 from ui.common.tokenizers import USER
+from ui.content import corpora
 from ui.render import charts
 from ui.render.spans import render_spans
 
-from . import model
+from . import downloads, model
 
 SOURCES = {"sample": "Built-in sample", "paste": "Paste text", "upload": "Upload a file"}
 
@@ -245,14 +246,8 @@ def _train(text: str, s: dict) -> None:
 
     def run():
         # in a worker process on a shared server: the other sessions of this process keep running meanwhile
-        return workers.train(
-            text,
-            s["vocab_size"],
-            pattern=s["pattern"],
-            special_tokens=s["specials"] or None,
-            progress=progress,
-            name=s["name"],
-            workers=workers.configured_workers(workspace.shared_mode()),
+        return training.train(
+            text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress, name=s["name"]
         )
 
     reused = False
@@ -391,7 +386,7 @@ def workspace_section() -> str | None:
         return None
     st.download_button(
         "Download everything (.zip)",
-        workspace.export_all,
+        lambda: downloads.export_all(store),
         file_name="bpe-lab-workspace.zip",
         mime="application/zip",
         on_click="ignore",
@@ -442,7 +437,7 @@ def _actions(key: str, entry: workspace.Entry) -> None:
             )
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown("**Download**")
-            for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2):
+            for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: downloads.exports(tok), maxsize=2):
                 if ex.data is None:
                     st.button(ex.label, disabled=True, help=ex.problem, key=STATE.key("dl", ex.label), icon="⬇️")
                 else:
@@ -456,7 +451,7 @@ def _actions(key: str, entry: workspace.Entry) -> None:
                         icon="⬇️",
                     )
         problems = [
-            ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2) if ex.problem
+            ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: downloads.exports(tok), maxsize=2) if ex.problem
         ]
         for ex in problems:
             st.caption(f"No {ex.label} download: {ex.problem}")
@@ -503,7 +498,7 @@ def results_section(key: str) -> None:
                 _step_link(key)
 
 
-def _trace(store: workspace.TokenizerStore, key: str):
+def _trace(store: workspace.Store, key: str):
     with st.spinner("Rebuilding the training record from the stored corpus…"):
         return store.training_trace(key)
 

@@ -13,8 +13,9 @@ import streamlit as st
 
 from tokenizer import registry
 from tokenizer.display import visible
-from ui.common import cache, corpora, errors, state, tokenizers, workspace
+from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
+from ui.content import corpora
 from ui.render import charts, trees
 
 from . import model

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import re
 
-from tokenizer.pattern_syntax import Unsupported, class_ranges, parse
+from tokenizer.pretokenize.pattern_syntax import Unsupported, class_ranges, parse
 
 #: The flags the browser compiles the RegExp with.
 FLAGS = "gu"

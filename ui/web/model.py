@@ -85,7 +85,7 @@ def browser_reason(tok) -> str | None:
 
 
 def _nullable_hint(pattern: str) -> bool:
-    from tokenizer.pattern_syntax import Unsupported, parse
+    from tokenizer.pretokenize.pattern_syntax import Unsupported, parse
 
     from .jsregex import _nullable
 

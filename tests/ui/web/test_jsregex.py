@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.tier import examples
-from tokenizer.pattern_syntax import class_ranges, parse
-from tokenizer.patterns import BUILTIN_PATTERNS
+from tokenizer.pretokenize.pattern_syntax import class_ranges, parse
+from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS
 from ui.web.jsregex import _complement, _union, js_source, pattern_spec
 
 

@@ -10,7 +10,7 @@ from hf_files import build, normalizers, pair
 
 from tokenizer import Tokenizer, load_encoding, registry, train
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
-from tokenizer.bpe import MergeTable
+from tokenizer.bpe.merges import MergeTable
 from ui.web import model
 from ui.web.jsregex import pattern_spec
 

