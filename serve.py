@@ -2,7 +2,8 @@
 
 BPE Lab's pages (``app.py``) as a public ``st.App``, after the server's start-up
 (``classroom.asgi.start``): it chooses where tokenizers are kept and trainings run,
-and in shared mode checks the database, warms up and turns on the browser-key
+loads the official encodings before the server answers (``make run`` prints a line
+meanwhile), and in shared mode checks the database and turns on the browser-key
 middleware. ``streamlit run`` finds the ``st.App`` by reading this file, so the call
 stays here, written out.
 """

@@ -16,6 +16,7 @@ Plain Python (no Streamlit).
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from pathlib import Path
@@ -29,12 +30,33 @@ from ui.common.workspace import Damaged, Entry, Notice, slug
 #: every corpus the Train page accepts is kept whole, so the Step page's pair counts
 #: are exactly the ones training saw.
 MAX_CORPUS_CHARS = 11_000_000
-UPLOAD_SUFFIXES = (".json", ".tiktoken", ".model", ".txt", ".bpe")
+UPLOAD_SUFFIXES = (".tokenizer.json", ".json", ".tiktoken", ".model", ".txt", ".bpe")  # our exports' names first
 
 
 def new_key(tok: Tokenizer) -> str:
     """A new workspace key for ``tok``: its name as a slug and six random hex digits."""
     return f"{slug(tok.name)}-{secrets.token_hex(3)}"
+
+
+def unique_name(name: str, taken) -> str:
+    """``name``, or the first of ``name (2)``, ``name (3)``… that is not ``taken``.
+
+    >>> unique_name("docstrings-2000", {"docstrings-2000"})
+    'docstrings-2000 (2)'
+    >>> unique_name("docstrings-2000 (2)", {"docstrings-2000", "docstrings-2000 (2)"})
+    'docstrings-2000 (3)'
+    >>> unique_name("new", {"old"})
+    'new'
+    """
+    taken = set(taken)
+    if name not in taken:
+        return name
+    m = re.fullmatch(r"(.*) \((\d+)\)", name)
+    base, n = (m.group(1), int(m.group(2))) if m else (name, 1)
+    while True:
+        n += 1
+        if f"{base} ({n})" not in taken:
+            return f"{base} ({n})"
 
 
 def stamp() -> str:
@@ -134,6 +156,7 @@ class BaseStore:
             tok.metadata["uploaded_at"] = now
         if not tok.name:
             tok.name = f"tokenizer {time.strftime('%H:%M:%S')}"
+        tok.name = unique_name(tok.name, (e.name for e in self.entries()))  # two alike would be told apart by key only
         if corpus is not None and len(corpus) > MAX_CORPUS_CHARS:
             corpus = corpus[:MAX_CORPUS_CHARS]
             tok.metadata["corpus_kept_chars"] = MAX_CORPUS_CHARS
@@ -147,6 +170,8 @@ class BaseStore:
         name = name.strip()
         if not name:
             raise ValueError("a name cannot be empty: type at least one character")
+        if any(e.name == name and e.key != key for e in self.entries()):
+            raise ValueError(f"you already have a tokenizer called {name!r}: pick another name")
         old = self.get(key)
         tok = old.with_special_tokens({}, name=name)  # a new object: pages may hold (and cache by) the old one
         hit = self._traces.get(key)

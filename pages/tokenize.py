@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui.common import present, shell
-from ui.tokenize import live, view
+from ui.tokenize import live, pieces_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("Tokenize")
@@ -31,3 +31,4 @@ else:
 if res is not None:
     with present.fold("Token table, bytes and link"):  # secondary: folded away in presenter mode
         view.show_details(inp, res)
+    pieces_view.section(inp, res)  # the text the server last heard (the box tells it when typing stops)

@@ -61,7 +61,7 @@ def test_default_compares_gpt2_gpt4o_and_llama3():
         assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(samples.DEFAULT_TEXT))
     html_text = rows_html(at)
     assert html_text.count('class="bpe-row"') == 3
-    assert len(at.get("vega_lite_chart")) == 3  # statistics, token tax and leaderboard
+    assert len(at.get("vega_lite_chart")) == 4  # statistics, token tax, vocabulary used and leaderboard
 
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
@@ -126,7 +126,7 @@ def pieces(key: str, text: str) -> str:
 def test_boundary_diff_table():
     at = app("I don't", ["cl100k_base", "o200k_base"])
     assert pieces("cl100k_base", " don't") != pieces("o200k_base", " don't")
-    table = next(d.value for d in at.dataframe if "bytes" in d.value.columns and "text" in d.value.columns)
+    table = next(d.value for d in at.table if "bytes" in d.value.columns and "text" in d.value.columns)
     row = table.iloc[0]
     assert row["text"] == "·don't"
     for key in ["cl100k_base", "o200k_base"]:
@@ -142,13 +142,13 @@ def test_boundary_diff_when_all_agree():
 
 def test_leaderboard_matches_tiktoken():
     at = app(keys=["cl100k_base", "chars"])
-    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    board = next(d.value for d in at.table if "best" in d.value.columns)
     for name, text in samples.SAMPLES.items():
         n = len(enc("cl100k_base").encode(text))
         assert board.loc[name, LABELS["cl100k_base"]] == round(len(text.encode()) / n, 3)
         assert board.loc[name, "Characters"] == round(len(text.encode()) / len(text), 3)
     at.segmented_control(key="compare.metric").set_value("tokens").run()
-    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    board = next(d.value for d in at.table if "best" in d.value.columns)
     assert board.loc["Emoji", LABELS["cl100k_base"]] == len(enc("cl100k_base").encode(samples.SAMPLES["Emoji"]))
     assert board.loc["Emoji", "best"] == LABELS["cl100k_base"]
 
@@ -169,7 +169,7 @@ def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
 def test_empty_text_and_no_tokenizers():
     at = app("", OFFICIAL)
     assert any("Nothing to compare" in i.value for i in at.info)
-    assert any("best" in d.value.columns for d in at.dataframe), "the leaderboard does not need the text"
+    assert any("best" in d.value.columns for d in at.table), "the leaderboard does not need the text"
     at.multiselect(key="compare.tokenizers").set_value([]).run()
     assert not at.exception
     assert any("Choose one or more tokenizers" in i.value for i in at.info)
@@ -292,7 +292,7 @@ def test_the_leaderboard_can_cover_every_model():
     at = app(keys=["cl100k_base"])
     at.segmented_control(key="compare.board").set_value("every").run()
     assert not at.exception
-    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    board = next(d.value for d in at.table if "best" in d.value.columns)
     expected = ["cl100k_base"] + [n for n in registry.names() if n != "cl100k_base"]  # the chosen first, then every other
     assert [c for c in board.columns if c != "best"] == [LABELS[n] for n in expected]
     text = samples.SAMPLES["Python code"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.common.upload import MAX_UPLOAD_BYTES
+from ui.content import corpora
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
@@ -71,13 +73,28 @@ def test_training_the_default_sample(workspace):
     assert at.metric[0].value == "1,000"
 
 
-def test_a_sample_brings_its_settings(workspace):
+def test_a_sample_suggests_its_settings_and_never_overwrites_them(workspace):
+    """Issue 19: picking a sample changed the vocab size the user had typed (2,000 became 1,000)."""
     at = page()
-    at.selectbox(key="train.sample").set_value("honolulu").run()
-    assert at.number_input(key="train.vocab_size").value == 257
+    at.number_input(key="train.vocab_size").set_value(2000).run()
+    for sample in ("honolulu", "stdlib-source", "aaabdaaabac"):
+        at.selectbox(key="train.sample").set_value(sample).run()
+        assert at.number_input(key="train.vocab_size").value == 2000
+        assert at.selectbox(key="train.pattern").value == "gpt4"
+    c = corpora.CORPORA["aaabdaaabac"]
+    assert any(f"suggests {c.vocab_size:,} tokens and no split pattern" in x.value for x in at.caption)
+    at.button(key="train.suggest").click().run()  # "Use the suggested 259 · no split"
+    assert at.number_input(key="train.vocab_size").value == c.vocab_size
     assert at.selectbox(key="train.pattern").value == "none"
+    assert not any("The sample *" in x.value for x in at.caption)  # taken: nothing left to suggest
     press_train(at)
-    assert at.dataframe[0].value["new token"].tolist() == ["lu"]
+    assert at.dataframe[0].value["new token"].tolist() == ["aa", "aaa", "aaab"]
+
+
+def test_a_sample_that_fits_the_settings_suggests_nothing(workspace):
+    at = page()  # the default sample with its own settings
+    assert not any("The sample *" in x.value for x in at.caption)
+    assert not [b for b in at.button if b.key == "train.suggest"]
 
 
 def test_split_pattern_and_special_tokens(workspace):
@@ -151,8 +168,8 @@ def test_non_utf8_upload_offers_replacement(workspace):
 
 
 def test_binary_upload_is_refused(workspace):
-    at = upload(page(), "cat.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
-    assert any("binary" in e for e in errors(at))
+    at = upload(page(), "cat.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)  # any file name is taken
+    assert any("cat.png is not UTF-8 text: it looks like a PNG image" in e for e in errors(at))
     assert len(at.checkbox) == 0
     press_train(at)
     assert any("corpus is empty" in e for e in errors(at))
@@ -201,8 +218,6 @@ def test_upload_a_tokenizer_file(workspace, fmt):
     elif fmt == "tiktoken":
         name, data = "hats.tiktoken", formats.dumps_tiktoken(tok)
     else:
-        import json
-
         name, data = "hats.tokenizer.json", json.dumps(formats.to_hf_json(tok)).encode()
     at = page()
     at.file_uploader(key="train.tokenizer_file").upload(name, data, "application/octet-stream").run()
@@ -210,7 +225,17 @@ def test_upload_a_tokenizer_file(workspace, fmt):
     [entry] = FolderStore(workspace).entries()
     assert entry.source == "uploaded" and entry.vocab_size == 256 + tok.num_merges
     assert FolderStore(workspace).get(entry.key).encode("the cat") == tok.encode("the cat")
-    assert any("no compression curve" in i.value for i in at.info)
+    assert any(f"Uploaded {name} as **hats**" in s.value for s in at.success)
+    notes = " ".join(c.value for c in at.caption)
+    assert "No training text is stored with hats" in notes
+    counts = at.dataframe[0].value["count"]
+    if fmt == "json":  # BPE Lab JSON keeps the pair counts
+        assert counts.tolist() == [m.count for m in tok.merge_list]
+        assert "no compression curve" in notes
+    else:  # tiktoken and tokenizer.json do not: said in words, never a column of "None"
+        assert counts.isna().all()
+        assert "No pair counts" in notes and "no merge-count chart or compression curve" in notes
+        assert json.loads(at.dataframe[0].proto.columns)["count"] == {"hidden": True}
 
 
 def test_bad_tokenizer_upload_is_a_message(workspace):

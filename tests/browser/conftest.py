@@ -77,7 +77,7 @@ class StreamlitServer:
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
-        deadline = time.time() + 60
+        deadline = time.time() + 120  # serve.py loads the official encodings before it answers (about 5-20 s)
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"streamlit exited early:\n{self.log.read_text()}")
@@ -87,7 +87,7 @@ class StreamlitServer:
                         return self
             except OSError:
                 time.sleep(0.3)
-        raise RuntimeError(f"streamlit did not start in 60 s:\n{self.log.read_text()}")
+        raise RuntimeError(f"streamlit did not start in 120 s:\n{self.log.read_text()}")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:

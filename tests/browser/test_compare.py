@@ -48,7 +48,9 @@ def test_one_row_per_tokenizer_with_tiktokens_counts(page, server):
     # the boundary diff: some tokens faded (shared by all), some cuts marked
     assert page.locator(".bpe-row .t.dim").count() > 0
     assert page.locator(".bpe-row .cut").count() > 0
-    expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(3)  # statistics, token tax, leaderboard
+    expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(
+        4
+    )  # statistics, token tax, vocabulary used, leaderboard
     assert_no_exception(page)
     screenshot(page, "compare", height=3400)
 

@@ -85,6 +85,13 @@ def test_browsers_never_see_each_other(db):
     assert a.get(key).name == "alice"
 
 
+def test_names_stay_unique_per_browser(db):
+    a, b = DatabaseStore(db, owner(1)), DatabaseStore(db, owner(2))
+    assert a.get(a.add(tok("cats"))).name == "cats"
+    assert a.get(a.add(tok("cats"))).name == "cats (2)"
+    assert b.get(b.add(tok("cats"))).name == "cats"  # another browser's names are not in the way
+
+
 def test_the_browser_key_is_never_stored(db):
     key = "browser-key-01-" + "x" * 32
     DatabaseStore(db, owner_of(key)).add(tok())

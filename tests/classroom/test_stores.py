@@ -132,14 +132,18 @@ def test_exports_round_trip(store, tok):
     assert set(exports) == {"BPE Lab JSON", "tiktoken", "HF tokenizer.json"}
     assert all(e.problem is None and e.data for e in exports.values())
     assert exports["BPE Lab JSON"].file_name == "cats.json"
+    names = []
     for label, ex in exports.items():
         key = store.import_bytes(ex.data, ex.file_name)
         back = store.get(key)
         assert back.merges == tok.merges, label
         assert back.encode("the cat sat") == tok.encode("the cat sat"), label
         assert back.metadata["source"] == "uploaded"
+        names.append(back.name)
+    # each file is named after the tokenizer ("cats.tokenizer.json" too), and the names stay unique
+    assert names == ["cats", "cats (2)", "cats (3)"]
     json_back = store.get(store.import_bytes(exports["BPE Lab JSON"].data, "cats.json"))
-    assert json_back.special_tokens == tok.special_tokens and json_back.name == "cats"
+    assert json_back.special_tokens == tok.special_tokens and json_back.name == "cats (4)"
 
 
 def test_export_problem_is_reported_not_raised(tok):
@@ -192,3 +196,25 @@ def test_stored_tokenizers_are_never_changed_in_place(tmp_path, tok):
     assert after is not before and before.name == "cats" and after.name == "renamed"
     assert after.merges == before.merges and after.special_tokens == before.special_tokens
     assert store.training_trace(key) is trace  # not rebuilt: the rename changed no merge
+
+
+def test_names_stay_unique(store, tok):
+    """Issue 19: uploading the same tokenizer twice made two "docstrings-2000"; the second is "docstrings-2000 (2)"."""
+    data = formats.dumps_tiktoken(tok)
+    keys = [store.import_bytes(data, "docstrings-2000.tiktoken") for _ in range(3)]
+    assert [store.get(k).name for k in keys] == ["docstrings-2000", "docstrings-2000 (2)", "docstrings-2000 (3)"]
+    store.delete(keys[1])
+    again = store.import_bytes(data, "docstrings-2000.tiktoken")
+    assert store.get(again).name == "docstrings-2000 (2)"  # the free name again
+    trained = store.add(train(CORPUS, 260, name="docstrings-2000"))
+    assert store.get(trained).name == "docstrings-2000 (4)"
+    assert len({e.name for e in store.entries()}) == len(store.entries())
+
+
+def test_a_rename_to_a_name_in_use_is_refused(store, tok):
+    a = store.add(train(CORPUS, 260, name="first"))
+    b = store.add(train(CORPUS, 260, name="second"))
+    with pytest.raises(ValueError, match="already have a tokenizer called 'first': pick another name"):
+        store.rename(b, " first ")
+    store.rename(a, "first")  # its own name: nothing to refuse
+    assert sorted(e.name for e in store.entries()) == ["first", "second"]

@@ -4,6 +4,8 @@ The node tests (tests/web/*.test.mjs) run this with a seed of their own and comp
 what the JavaScript gives for each case with what Python gave, so no expected string
 is ever copied by hand. Prints one JSON document.
 
+* ``replay``: Step through's payloads (``ui/step/payload.py``) with ``ui/step/model.py``'s
+  view at every step, for tokenizers trained on random text and for official ones.
 * ``spans``: token bytes of every kind (random bytes, partial characters, controls,
   whitespace, CJK, emoji, combining marks, unassigned and private-use code points,
   markup) through ``ui/render/spans.py``, ``ui/render/cards.py`` and ``tokenizer/display.py``.
@@ -151,7 +153,61 @@ def spans_cases(seed: int) -> dict:
     return out
 
 
-KINDS = {"spans": spans_cases}
+def _view_json(view, spans_) -> dict:
+    return {
+        "ids": [s.id for s in spans_],
+        "starts": [s.byte_start for s in spans_],
+        "highlight": sorted(view.highlight),
+        "cuts": sorted(view.cuts),
+    }
+
+
+def replay_cases(seed: int) -> dict:
+    """Payloads (ui/step/payload.py) of trained and official tokenizers, with ui/step/model.py's view at every step."""
+    from tokenizer import load_encoding, train
+    from ui.step import model, payload
+
+    rng = random.Random(seed)
+    corpus = random_text(rng, 300) + " the cat in the hat, aaabdaaabac Honolulu 你好 😄\n" * 8
+    text = "Show how tokenization is built: Hello 你好 😄 .:.: việc  \n\t " + random_text(rng, 60)
+    out: dict = {"seed": seed, "cases": []}
+    for pattern in ("gpt4", None):
+        tok = train(corpus, 256 + rng.randint(20, 120), pattern=pattern, special_tokens=["<|endoftext|>"])
+        excerpt = corpus[:200] + "<|endoftext|>" + corpus[200:500]
+        etrace = model.excerpt_trace(tok, excerpt)
+        p = payload.training_payload(tok, tok.training, etrace, corpus_chars=len(corpus))
+        views = []
+        for k in range(tok.num_merges + 1):
+            v = model.training_view(tok, tok.training, etrace, k)
+            views.append(
+                _view_json(v, v.spans)
+                | {
+                    "last": [*v.last.pair, v.last.new_id, v.last.count] if v.last else None,
+                    "next": [*v.next.pair, v.next.new_id, v.next.count] if v.next else None,
+                    "nextInExcerpt": v.next_in_excerpt,
+                    "tokens": v.tokens,
+                    "tokensBefore": v.tokens_before,
+                }
+            )
+        vocab = {i: tok.vocab[i].hex() for i in range(256 + tok.num_merges)}
+        out["cases"].append(
+            {"name": f"trained {pattern}", "payload": json.loads(payload.dumps(p)[1]), "views": views, "vocab": vocab}
+        )
+    for name, allowed in (("cl100k_base", frozenset()), ("llama3", "all")):
+        tok = load_encoding(name)
+        trace = tok.encode_trace(text + "<|begin_of_text|>" + "<|endoftext|>", allowed_special=allowed)
+        p = payload.encoding_payload(tok, trace)
+        views = []
+        for j in range(len(trace.steps) + 1):
+            v = model.encoding_view(trace, j)
+            step = lambda s: [s.step, s.rank, s.new_id, *s.pair, s.count, s.n_tokens] if s else None  # noqa: E731
+            views.append(_view_json(v, v.spans) | {"step": step(v.step), "upcoming": step(v.upcoming)})
+        lengths = list(model.encode_length_frame(trace)["tokens"])
+        out["cases"].append({"name": name, "payload": json.loads(payload.dumps(p)[1]), "views": views, "lengths": lengths})
+    return out
+
+
+KINDS = {"spans": spans_cases, "replay": replay_cases}
 
 
 def main() -> None:

@@ -218,20 +218,20 @@ def tax_frame(
     return pd.DataFrame(rows, columns=["language", "script", "tokenizer", "tokens", "bytes", "characters", "premium"])
 
 
-def tax_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Wide form for the page: one row per language; per tokenizer its tokens and ``×`` premium.
+def tokens_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Wide form for the page: one row per language, its bytes, and each tokenizer's tokens (the premiums are in the
+    chart's cells). One column per tokenizer, so the table fits the page's width with many of them.
 
     >>> df = tax_frame({"English": "Hi.", "Greek": "Γεια."}, ["A", "B"], lambda i, lang: (2 + i) * (1 + (lang == "Greek")), reference="English")
-    >>> tax_table(df).to_dict("records")[1]
-    {'language': 'Greek', 'script': '', 'bytes': 9, 'A tokens': 4, 'A ×': 2.0, 'B tokens': 6, 'B ×': 2.0}
+    >>> tokens_table(df).to_dict("records")[1]
+    {'language': 'Greek', 'script': '', 'bytes': 9, 'A': 4, 'B': 6}
     """
     if frame.empty:
         return pd.DataFrame()
     out = frame.drop_duplicates("language")[["language", "script", "bytes"]].reset_index(drop=True)
     for label in dict.fromkeys(frame["tokenizer"]):
         part = frame[frame["tokenizer"] == label].set_index("language")
-        out[f"{label} tokens"] = out["language"].map(part["tokens"]).astype(int)
-        out[f"{label} ×"] = out["language"].map(part["premium"])
+        out[label] = out["language"].map(part["tokens"]).astype(int)
     return out
 
 

@@ -171,8 +171,8 @@ export function visible(bytes, { whitespace = true } = {}) {
     }
     for (const ch of text) {
       if (whitespace && WHITESPACE_GLYPHS[ch] !== undefined) out += WHITESPACE_GLYPHS[ch];
-      else if ("\n\t\r ".includes(ch) || isPrintable(ch.codePointAt(0))) out += ch;
-      else out += charHex(ch);
+      else if (" \n\t".includes(ch) || isPrintable(ch.codePointAt(0))) out += ch;
+      else out += charHex(ch); // display.is_control: drawn as its bytes
     }
   }
   return out;
@@ -190,10 +190,10 @@ export function tokenHtml(bytes, { showWhitespace }) {
       const glyph = WHITESPACE_GLYPHS[ch];
       if (showWhitespace && glyph !== undefined) {
         out += '<span class="ws">' + glyph + "</span>" + (ch === "\n" ? "\n" : "");
-      } else if (isPrintable(ch.codePointAt(0)) || (!showWhitespace && "\n\t\r ".includes(ch))) {
+      } else if (" \n\t".includes(ch) || isPrintable(ch.codePointAt(0))) {
         out += escapeHtml(ch);
       } else {
-        out += escapeHtml(charHex(ch));
+        out += '<span class="hx">' + escapeHtml(charHex(ch)) + "</span>"; // display.is_control, in the hex style
       }
     }
   }
