@@ -40,6 +40,9 @@ TEXTS = [
     "<|reserved_special_token_5|><|eot_id|><|start|>assistant<|message|><|return|><SPECIAL_20><|fim_prefix|>",
     "e\u0301 n\u0303 Z\u0351\u0358a\u0344l\u0346g\u0350o\u0352 \u0888\u1acf\U000323af ꟍ ʕ \U0001fae8",
     "lone \ud83d surrogate \udc00 and 😄",
+    # NFC as Python's Unicode 14 does it (Qwen): decomposed text, U+2000, Hangul jamo, and pairs later
+    # Unicode versions compose (Kirat Rai, Tulu-Tigalari) that Python, which has them unassigned, leaves alone
+    "e\u0301 \u2000\u2001x A\u030a\u0301 \u1100\u1161\u11a8 \U00016d67\U00016d67 \U000113c2\U000113c9 \U00011382\U000113c9",
     "1234567890 ١٢٣٤٥ ४५६ Ⅻ ½ 3.14159 " * 4,
     "camelCaseWords HTTPServerError parseJSON DON'T don't I'M we'LL 'S 'ſ " * 3,
     "a" * 3000 + "😄" * 200 + "你" * 700,
@@ -117,7 +120,7 @@ def trained():
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     text=st.text(max_size=200)
-    | st.lists(st.sampled_from(TEXTS[7:11] + [" ", "\n", "<|endoftext|>", "'s"]), max_size=8).map("".join)
+    | st.lists(st.sampled_from(TEXTS[7:12] + [" ", "\n", "<|endoftext|>", "'s"]), max_size=8).map("".join)
 )
 def test_generated_text_gives_the_cores_ids_with_a_trained_tokenizer_and_o200k(lab, trained, text):
     if "trained" not in lab[0].evaluate("Object.keys(window.lab.encoders)"):

@@ -16,6 +16,7 @@ import base64
 import json
 import random
 import sys
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +108,17 @@ def cases(seed: int) -> dict:
     table = MergeTable([(98, 99), (97, 98), (257, 99)], [256, 257, 258])
     tok = Tokenizer._derived(table, pattern="gpt2", self_encoding=frozenset({256, 257, 258}))
     out.append(case("trusted shortcut", tok, ["abc", "abc abcd xabc", "ab bc"]))
+    # a model that NFC-normalizes first (as Qwen's package does), as Python's Unicode 14 does it: decomposed
+    # text, U+2000/U+2001 (which NFC changes), and code points Python has unassigned that later Unicode
+    # versions compose (Gurung Khema, Kirat Rai, Tulu-Tigalari vowel signs: Unicode 16)
+    trained = train(corpus, 400, pattern="qwen", special_tokens=SPECIALS, name="nfc")
+    tok = Tokenizer(trained.merge_table, pattern="qwen", special_tokens=trained.special_tokens, normalizer="NFC")
+    nfc = [
+        "e\u0301 n\u0303 A\u030a\u0301 \u1100\u1161\u11a8 \u2000\u2001x\u0301\u2000\u0301 Ω K",
+        "\U00016121\U00016121 \U00016d67\U00016d67 \U000113c2\U000113c9 \U000113c2\U000113b8 e\U000113c9\u0301",
+        "a\u0301\U000e0001\u0301 <|endoftext|>e\u0301 \ufb2c \u0344",
+    ]
+    out.append(case("NFC", tok, nfc + [unicodedata.normalize("NFD", t) for t in texts[:30]] + texts[30:]))
     return {"seed": seed, "cases": out}
 
 

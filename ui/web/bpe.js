@@ -5,7 +5,8 @@
 // only for a chunk equal to one), its special tokens and its split pattern as data for a RegExp
 // (ui/web/jsregex.py, pattern.js). Encoding is the core's rule, step for step:
 //
-//   1. lone surrogates become U+FFFD (tokenizer.bpe.clean_text);
+//   1. lone surrogates become U+FFFD (tokenizer.bpe.clean_text); a model whose own package normalizes
+//      (Qwen: NFC) puts the text in that form as Python's unicodedata does (nfcAsPython);
 //   2. with special tokens recognised, the text is cut at each one (leftmost, longest first);
 //   3. each piece is split by the pattern (text it leaves unmatched stays a chunk of its own);
 //   4. a chunk equal to a whole token is that token; any other chunk starts as its UTF-8 bytes
@@ -15,10 +16,13 @@
 //
 // Plain ES module, no DOM: the worker (worker.js) runs it, node's test runner tests it.
 import { explicitSource, nativeSource } from "./pattern.js";
+import { isPrintable } from "./unicode.js";
 
 export const MAGIC = "BPEL";
-export const VERSION = 1;
-const HEADER_WORDS = 8; // magic, version, merges, whole tokens, whole bytes, pattern bytes, specials bytes, reserved
+export const VERSION = 2;
+const HEADER_WORDS = 8; // magic, version, merges, whole tokens, whole bytes, pattern bytes, specials bytes, normal form
+// the normal form a model puts text in first (model.py NORMAL_FORMS): 0 none, 1 NFC
+const NORMAL_FORMS = [null, "NFC"];
 const NO_RANK = 0x7fffffff;
 // chunks shorter than this are merged by rescanning (fast for words); longer ones with a heap
 const SHORT_CHUNK = 48;
@@ -39,7 +43,8 @@ export function parseModel(buffer) {
   const magic = String.fromCharCode(...new Uint8Array(buffer, 0, 4));
   if (magic !== MAGIC) throw new Error("not a BPE Lab model file (bad magic)");
   if (head[1] !== VERSION) throw new Error(`model file version ${head[1]}, this page reads version ${VERSION}`);
-  const [nMerges, nWhole, wholeBytes, patternBytes, specialBytes] = head.subarray(2, 7);
+  const [nMerges, nWhole, wholeBytes, patternBytes, specialBytes, form] = head.subarray(2, 8);
+  if (form >= NORMAL_FORMS.length) throw new Error(`model file asks for normal form ${form}, which this page does not know`);
   let at = 4 * HEADER_WORDS;
   const words = (n) => {
     const out = new Uint32Array(buffer, at, n);
@@ -65,16 +70,50 @@ export function parseModel(buffer) {
     whole.push([wholeIds[i], wholeData.subarray(pos, pos + wholeLens[i])]);
     pos += wholeLens[i];
   }
-  return { byteIds, merges, whole, pattern, specials };
+  return { byteIds, merges, whole, pattern, specials, normalizer: NORMAL_FORMS[form] };
 }
 
 /** A model from plain arrays (tests, and the tiny models built in the page). */
-export function makeModel({ merges = [], byteIds = null, whole = [], pattern = null, specials = {} } = {}) {
+export function makeModel({ merges = [], byteIds = null, whole = [], pattern = null, specials = {}, normalizer = null } = {}) {
   const flat = new Uint32Array(3 * merges.length);
   merges.forEach(([a, b, id], i) => flat.set([a, b, id], 3 * i));
   const ids = new Uint32Array(256);
   for (let b = 0; b < 256; b++) ids[b] = byteIds ? byteIds[b] : b;
-  return { byteIds: ids, merges: flat, whole: whole.map(([id, data]) => [id, Uint8Array.from(data)]), pattern, specials };
+  return { byteIds: ids, merges: flat, whole: whole.map(([id, data]) => [id, Uint8Array.from(data)]), pattern, specials, normalizer };
+}
+
+/**
+ * NFC as Python's unicodedata (Unicode 14 in Python 3.11) computes it, whatever Unicode version the
+ * browser's String.prototype.normalize knows. A code point Python cannot print is either unassigned
+ * there (Python leaves it alone and composes nothing across it: it is a starter that pairs with
+ * nothing) or assigned and inert (controls, format characters, separators, private use: none composes
+ * or reorders; only U+2000 and U+2001 change, to U+2002 and U+2003, tests/ui/web/test_model.py checks
+ * this over all of Unicode). So the text is cut at those code points, and each run between them, made
+ * of characters Unicode 14 assigned, is normalized by the browser: the same result in every later
+ * version (Unicode's normalization stability policy).
+ */
+export function nfcAsPython(text) {
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return text;
+  let out = "";
+  let start = 0;
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i);
+    const n = cp > 0xffff ? 2 : 1;
+    if (cp > 0x7f && !isPrintable(cp)) {
+      out += text.slice(start, i).normalize("NFC");
+      out += cp === 0x2000 ? "\u2002" : cp === 0x2001 ? "\u2003" : text.slice(i, i + n);
+      start = i + n;
+    }
+    i += n;
+  }
+  return out + text.slice(start).normalize("NFC");
 }
 
 /** Escape a string for a RegExp (the ``u`` flag allows escapes of syntax characters only). */
@@ -138,6 +177,7 @@ export class Encoder {
   constructor(model) {
     this.byteIds = model.byteIds;
     this.specials = model.specials || {};
+    this.normalizer = model.normalizer || null;
     this.pattern = model.pattern; // the spec (jsregex.pattern_spec) or null: the whole text is one chunk
     this.regexp = model.pattern === null ? null : new RegExp(explicitSource(model.pattern), "gu");
     this.native = false;
@@ -330,6 +370,12 @@ export class Encoder {
    */
   *encodeSteps(text, { recognise = false, every = 4096 } = {}) {
     text = cleanText(text);
+    let chars = 0; // the user's characters (before any normalization), as the server counts them
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0xd800 || c >= 0xdc00) chars++;
+    }
+    if (this.normalizer === "NFC") text = nfcAsPython(text); // the tokens' bytes are this text's
     if (this.specialIds === undefined) this.setSpecials(this.specials);
     const pieces = this.pieces(text, recognise ? this.specialRe : null);
     let cap = 1024;
@@ -371,11 +417,6 @@ export class Encoder {
         count += k;
         if (++done % every === 0) yield count;
       }
-    }
-    let chars = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c < 0xd800 || c >= 0xdc00) chars++;
     }
     return { ids: ids.slice(0, count), lens: lens.slice(0, count), special: special.slice(0, count), data: utf8.encode(text), chars };
   }

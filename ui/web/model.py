@@ -3,7 +3,7 @@
 Plain data, no Streamlit. A tokenizer goes to the browser as one compact binary file
 (``model_file``), which ``bpe.js`` reads; little-endian throughout::
 
-    "BPEL", version, n_merges, n_whole, whole_bytes, pattern_bytes, specials_bytes, 0   8 x uint32
+    "BPEL", version, n_merges, n_whole, whole_bytes, pattern_bytes, specials_bytes, form   8 x uint32
     byte_ids                                                                           256 x uint32
     merges in rank order: left, right, new id                                          3 x n_merges x uint32
     whole tokens' ids, then their byte lengths                                         2 x n_whole x uint32
@@ -15,6 +15,9 @@ the open models' encodings, recovered from their ranks at set-up), so the browse
 applies the very merges Python applies, in the same order: exact for every kind of
 tokenizer, including the ones whose merges build on tokens minted later and the
 user's own (where two merges may make the same bytes, a bytes-to-rank table would not be).
+
+``form`` is the Unicode normal form the model puts text in first (``NORMAL_FORMS``: 0 for
+none, 1 for NFC, as Qwen's package does); ``bpe.js`` normalizes as Python's unicodedata does.
 
 Besides the merges, one rule of the core changes ids: a chunk equal to one of the
 ``whole_tokens`` is that token. The core's other whole-chunk shortcut (a chunk equal
@@ -39,7 +42,9 @@ import numpy as np
 from .jsregex import pattern_spec
 
 MAGIC = b"BPEL"
-VERSION = 1
+VERSION = 2
+#: The normal forms the browser applies (``bpe.js`` nfcAsPython), by their number in the file's header.
+NORMAL_FORMS = (None, "NFC")
 #: The browser modules, served from the app's static folder (``asset_dir``).
 WEB = Path(__file__).resolve().parent
 #: ``static/`` next to the main script (app.py, serve.py): what ``[server] enableStaticServing`` serves at ``app/static/``.
@@ -74,6 +79,8 @@ def browser_reason(tok) -> str | None:
         return "it splits text with a tokenizer.json pipeline (normalizer and pre-tokenizer stages) that only the server runs"
     if not hasattr(tok, "merge_table"):
         return "it is not a BPE tokenizer"
+    if getattr(tok, "normalizer", None) not in NORMAL_FORMS:
+        return f"it puts text in Unicode normal form {tok.normalizer} first, which only the server does"
     if tok.pattern is not None and pattern_spec(tok.pattern) is None:
         return (
             "its split pattern uses syntax that JavaScript reads differently from Python "
@@ -144,7 +151,7 @@ def model_file(tok, *, check_shortcuts: bool = True) -> bytes:
             len(whole_data),
             len(pattern),
             len(specials),
-            0,
+            NORMAL_FORMS.index(getattr(tok, "normalizer", None)),
         ],
         dtype="<u4",
     )

@@ -26,6 +26,7 @@ import hmac
 import os
 import secrets
 import time
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -76,8 +77,9 @@ def server_result(
 
     The view slices each token's bytes from the text's UTF-8 (they are the text's
     bytes in order), so nothing but lengths travels. ``text`` is what was tokenized;
-    it goes along only with ``send_text`` (the chat format's string, the first part of
-    a text cut at the limit), else it is the box's own. ``seq`` says which of the box's texts.
+    it goes along with ``send_text`` (the chat format's string, the first part of
+    a text cut at the limit) and when the model normalized it (Qwen's NFC: the tokens
+    are the normalized text's bytes), else it is the box's own. ``seq`` says which of the box's texts.
 
     >>> from tokenizer import Tokenizer
     >>> server_result(Tokenizer(special_tokens={"<x>": 256}), [104, 256], "h<x>", seq=3)["lens"]
@@ -95,8 +97,10 @@ def server_result(
         "dropped": dropped,
         "error": error,
     }
-    if send_text:
-        out["text"] = clean
+    form = getattr(tok, "normalizer", None)
+    view = unicodedata.normalize(form, clean) if form and not clean.isascii() else clean
+    if send_text or view != clean:
+        out["text"] = view
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import numpy as np
 import pytest
@@ -33,7 +34,15 @@ def read(data: bytes) -> dict:
     pattern = json.loads(data[pos : pos + pattern_bytes]) if pattern_bytes else None
     specials = json.loads(data[pos + pattern_bytes :]) if special_bytes else {}
     assert len(data) == pos + pattern_bytes + special_bytes
-    return {"byte_ids": byte_ids.tolist(), "merges": merges.tolist(), "whole": whole, "pattern": pattern, "specials": specials}
+    form = model.NORMAL_FORMS[int(head[7])]
+    return {
+        "byte_ids": byte_ids.tolist(),
+        "merges": merges.tolist(),
+        "whole": whole,
+        "pattern": pattern,
+        "specials": specials,
+        "form": form,
+    }
 
 
 def test_a_trained_tokenizer_round_trips_through_its_file():
@@ -43,7 +52,42 @@ def test_a_trained_tokenizer_round_trips_through_its_file():
     assert [(a, b) for a, b, _ in got["merges"]] == tok.merge_table.pairs
     assert [n for _, _, n in got["merges"]] == tok.merge_table.new_ids
     assert got["whole"] == {} and got["specials"] == tok.special_tokens
-    assert got["pattern"] == pattern_spec(tok.pattern)
+    assert got["pattern"] == pattern_spec(tok.pattern) and got["form"] is None
+
+
+@pytest.mark.parametrize("name", [n for n in registry.names() if registry.spec(n).normalizer is not None])
+def test_a_model_that_normalizes_says_so_in_its_file(name):
+    tok = load_encoding(name)
+    assert tok.normalizer == "NFC" and model.browser_reason(tok) is None
+    assert read(model.model_file(tok, check_shortcuts=False))["form"] == "NFC"
+
+
+def test_other_normal_forms_stay_on_the_server():
+    tok = Tokenizer(pattern="gpt4", normalizer="NFKC")
+    assert "normal form NFKC" in model.browser_reason(tok)
+
+
+def test_code_points_python_cannot_print_are_inert_under_nfc_but_two():
+    """What bpe.js nfcAsPython relies on: cutting the text at every code point Python cannot print and
+    normalizing the runs between them gives Python's NFC. Over all of Unicode (Python's version): such a code
+    point is unassigned, or assigned with canonical combining class 0, no canonical decomposition but
+    U+2000 and U+2001's, and no part in any composition (NFC leaves it, with any letter or mark beside it, alone)."""
+    changed = {}
+    for cp in range(0x80, 0x110000):
+        ch = chr(cp)
+        if ch.isprintable() or 0xD800 <= cp <= 0xDFFF or unicodedata.category(ch) == "Cn":
+            continue
+        assert unicodedata.combining(ch) == 0, hex(cp)
+        if unicodedata.normalize("NFC", ch) != ch:
+            changed[cp] = unicodedata.normalize("NFC", ch)
+        for other in ("e\u0301", "\u0301", "\u1100", "\u1161", "\u11a8", "A"):
+            assert unicodedata.normalize("NFC", other + ch) == unicodedata.normalize("NFC", other) + unicodedata.normalize(
+                "NFC", ch
+            )
+            assert unicodedata.normalize("NFC", ch + other) == unicodedata.normalize("NFC", ch) + unicodedata.normalize(
+                "NFC", other
+            )
+    assert changed == {0x2000: "\u2002", 0x2001: "\u2003"}
 
 
 def test_an_official_encoding_keeps_its_byte_ids_and_whole_tokens():
