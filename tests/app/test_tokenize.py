@@ -8,6 +8,7 @@ server what the browser cannot (and says why), and its tables count as tiktoken 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -413,3 +414,36 @@ def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypa
     assert not at.exception
     assert at.selectbox(key="tokenize.tokenizer").options[8] == "Qwen · Qwen 3.5, 3.6 (not installed)"
     assert any("python -m tokenizer provision qwen3.6" in e.value for e in at.error)
+
+
+def tree_html(at: AppTest) -> str:
+    found = [h.proto.body for h in at.get("html") if 'class="bpe-tree"' in h.proto.body]
+    return found[0] if found else ""
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "llama3"])
+def test_a_clicked_token_shows_how_it_was_built_down_to_its_bytes(name):
+    text = " tokenization"
+    ids = reference_encode(name)(text)
+    tid = max(ids, key=lambda i: len(load_encoding(name).vocab[i]))  # the longest of its tokens
+    at = app(text, name)
+    assert tree_html(at) == ""  # nothing clicked yet
+    at.session_state["tokenize.tree"] = tid  # what the view's click sends (the Chromium test clicks)
+    at.run()
+    body = tree_html(at)
+    leaves = re.findall(r'class="node leaf"[^>]*>.*?<span class="meta">byte ([0-9A-F ]+)</span>', body, flags=re.S)
+    assert bytes.fromhex("".join(leaves)) == load_encoding(name).vocab[tid]  # the leaves spell the token, byte by byte
+    assert f"id {tid} · merge" in body
+    assert any(f"How token {tid} was built" in m.value for m in at.markdown)
+    assert any(c.value.startswith("Built in ") for c in at.caption)
+    at.button(key="tokenize.tree_close").click().run()
+    assert tree_html(at) == "" and at.session_state["tokenize.tree"] is None
+
+
+def test_a_clicked_id_the_next_tokenizer_lacks_is_forgotten():
+    at = app("Hello", "o200k_base")
+    at.session_state["tokenize.tree"] = 199_000
+    at.run()
+    assert "id 199000" in tree_html(at)
+    at.selectbox(key="tokenize.tokenizer").set_value("r50k_base").run()
+    assert not at.exception and tree_html(at) == "" and at.session_state["tokenize.tree"] is None

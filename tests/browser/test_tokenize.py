@@ -169,6 +169,33 @@ def test_a_custom_pattern_javascript_reads_differently_goes_to_the_server(page, 
         store.delete(key)
 
 
+@pytest.mark.parametrize("present", [False, True])
+def test_clicking_a_token_shows_how_it_was_built(page, server, present):
+    text = "Hello tokenization"
+    ids = tiktoken.get_encoding("cl100k_base").encode(text)
+    pieces = tiktoken.get_encoding("cl100k_base").decode_tokens_bytes(ids)
+    i = max(range(len(ids)), key=lambda k: len(pieces[k]))
+    if present:
+        page.set_viewport_size({"width": 1280, "height": 720})  # the projector
+    open_tokenize(page, server, tokenizer="cl100k_base", text=text, **({"present": "1"} if present else {}))
+    spans(page).nth(i).click()
+    tree = page.locator(".bpe-tree")
+    expect(tree).to_be_visible(timeout=15_000)
+    expect(tree.locator(".node.root .meta")).to_have_text(re.compile(rf"^id {ids[i]} · merge [\d,]+$"))
+    leaves = tree.locator(".node.leaf .meta").all_inner_texts()
+    assert bytes.fromhex("".join(x.removeprefix("byte ") for x in leaves)) == pieces[i]  # down to the token's bytes
+    expect(spans(page).nth(i)).to_have_class(re.compile(r"\bpicked\b"))
+    expect(page.locator(".bpe-live-ids .picked")).to_have_text(str(ids[i]))
+    # another token, by its id in the list
+    j = 0 if i else 1
+    page.locator(f'.bpe-live-ids [data-i="{j}"]').click()
+    expect(tree.locator(".node.root .meta")).to_contain_text(f"id {ids[j]}", timeout=15_000)
+    assert_no_exception(page)
+    screenshot(page, "present-tokenize-merge-tree" if present else "tokenize-merge-tree", height=None if present else 1400)
+    page.get_by_role("button", name="Close").click()
+    expect(tree).to_have_count(0, timeout=15_000)
+
+
 def test_pasted_text_shows_tiktokens_count_and_spans(page, server):
     open_tokenize(page, server)
     text = "Hello 你好! Tokenizers split 🤚🏾 into bytes."

@@ -30,6 +30,7 @@ from tokenizer import registry
 from ui.common import cache, errors, present, state
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.render import trees
 from ui.web import model as web
 from ui.web import payload
 
@@ -110,6 +111,33 @@ def _on_text() -> None:
         STATE["full"] = True
 
 
+def _on_pick() -> None:
+    """A token was clicked: its merge tree shows under the view."""
+    event = (st.session_state.get(STATE.key("live")) or {}).get("pick")
+    if isinstance(event, dict) and type(event.get("id")) is int:
+        STATE["tree"] = event["id"]
+
+
+def _close_tree() -> None:
+    STATE["tree"] = None
+
+
+def tree_panel(tok) -> None:
+    """The clicked token's merge tree down to bytes, each merge with its rank (the Vocabulary page's drawing)."""
+    tid = STATE["tree"]
+    if tid is None or not hasattr(tok, "merge_tree"):
+        return  # nothing clicked, or the characters baseline (no merges)
+    if tid not in tok.vocab:
+        STATE["tree"] = None  # a token of another tokenizer: the menu changed
+        return
+    with st.container(border=True, key=STATE.key("tree_panel")):
+        head, close = st.columns([6, 1], vertical_alignment="center")
+        head.markdown(f"**How token {tid} was built**, from bytes up (click another token to see its own)")
+        close.button("Close", key=STATE.key("tree_close"), on_click=_close_tree, width="stretch")
+        st.html(trees.tree_html(tok.merge_tree(tid), tok.rank_of))
+        st.caption(trees.explain(tok, tid))
+
+
 def _version(text: str) -> int:
     """The text's version: it changes when the text changed on the server (a sample, a link, another page)."""
     if STATE["synced"] != text or not STATE["version"]:
@@ -174,4 +202,5 @@ def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
             present=present.on(),
             span_limit=page_model.SPAN_LIMIT,
         )
-        _component()(key=STATE.key("live"), data=data, on_text_change=_on_text, height="content")
+        _component()(key=STATE.key("live"), data=data, on_text_change=_on_text, on_pick_change=_on_pick, height="content")
+        tree_panel(tok)

@@ -32,10 +32,11 @@ STATE = state.PageState(
         "synced": None,
         "version": 0,
         "full": False,
+        "tree": None,  # the id of the token clicked in the live view, whose merge tree shows under it
     },
     # "text": where state.set_text puts a sample or a link's text for a page's text box; the live view's box reads
     # the shared text instead (and "version" tells it the text changed on the server)
-    widgets=("tokenizer", "sample", "live", "text"),
+    widgets=("tokenizer", "sample", "live", "text", "tree_close", "tree_panel"),
 )
 URL = ("tokenizer", "text")
 

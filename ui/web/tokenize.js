@@ -172,6 +172,13 @@ class LiveView {
       this.hover(t ? Number(t.dataset.i) : -1);
     });
     this.ids.addEventListener("mouseleave", () => this.hover(-1));
+    // a click on a token (its span or its id) asks the server for its merge tree, drawn under the view
+    for (const root of [this.spans, this.ids]) {
+      root.addEventListener("click", (e) => {
+        const t = e.target.closest && e.target.closest("[data-i]");
+        if (t) this.pick(Number(t.dataset.i));
+      });
+    }
     this.copy.addEventListener("click", () => {
       const text = this.result ? "[" + Array.from(this.result.ids).join(", ") + "]" : "[]";
       navigator.clipboard?.writeText(text).then(
@@ -432,6 +439,23 @@ class LiveView {
     frag.append("]");
     this.ids.replaceChildren(frag);
     this.hovered = -1;
+    if (this.picked >= 0 && this.picked < n && r.ids[this.picked] === this.pickedId) {
+      for (const root of [this.spans, this.ids]) root.querySelector(`[data-i="${this.picked}"]`)?.classList.add("picked");
+    } else {
+      this.picked = -1;
+    }
+  }
+
+  /** The token at ``i`` was clicked: marked, and its id sent to the server (which draws its merge tree). */
+  pick(i) {
+    if (!this.result || i < 0 || i >= this.result.ids.length || !this.trigger) return;
+    this.picked = i;
+    this.pickedId = this.result.ids[i];
+    for (const root of [this.spans, this.ids]) {
+      root.querySelector(".picked")?.classList.remove("picked");
+      root.querySelector(`[data-i="${i}"]`)?.classList.add("picked");
+    }
+    this.trigger("pick", { id: this.result.ids[i], index: i });
   }
 
   hintShown(on, cut = false) {
@@ -439,7 +463,7 @@ class LiveView {
       this.hint.textContent = "";
       return;
     }
-    let text = "Hover a token: its place in the text and its id light up too. The colour belongs to the token id: the same token looks the same everywhere.";
+    let text = "Hover a token: its place in the text and its id light up too. Click it to see how it was built, below. The colour belongs to the token id: the same token looks the same everywhere.";
     if (cut) text += ` Only the first ${fmtInt(this.data.limits.spans)} tokens are drawn, to keep the page fast; the counts, ids and tables have them all.`;
     this.hint.textContent = text;
   }
