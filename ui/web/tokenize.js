@@ -299,7 +299,10 @@ class LiveView {
     };
     const same = this.shown && this.shown.key === key && this.shown.text === request.text && this.shown.recognise === request.recognise && this.shown.specialsId === request.specialsId;
     if (same) {
-      this.draw(); // settings that only change the drawing (whitespace)
+      // the drawn tokens are this text's already (settings that only change the drawing, or the same text
+      // under a new seq after the server's rerun): they are this seq's drawing
+      this.wrap.dataset.seq = String(this.textSeq);
+      this.draw();
       return;
     }
     const p = this.pending;
@@ -363,7 +366,9 @@ class LiveView {
 
   show(result, source, info) {
     // which of the box's texts is drawn (data-seq on the view: tests and the benchmark wait for it)
-    this.wrap.dataset.seq = String(source === "browser" && this.shown ? Math.floor(this.shown.seq / 1000) : this.data.mode === "chat" ? 0 : this.data.server.seq);
+    // (a browser result for the box's present text is this text's drawing, whichever seq asked for it)
+    const browserSeq = () => (this.shown.text === this.textarea.value ? this.textSeq : Math.floor(this.shown.seq / 1000));
+    this.wrap.dataset.seq = String(source === "browser" && this.shown ? browserSeq() : this.data.mode === "chat" ? 0 : this.data.server.seq);
     this.wrap.dataset.source = source;
     this.result = result;
     this.source = source;
