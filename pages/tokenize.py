@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from ui.common import present, shell
+from ui.common import presenter, shell
 from ui.tokenize import live, pieces_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("Tokenize")
 st.caption(
     "Type or paste text and pick a tokenizer: each coloured box is one token, and they follow your typing. "
-    "Compare OpenAI's GPT-2 to GPT-4o, open models (Llama, Qwen, Mistral, gpt-oss), your own tokenizers, and the two baselines "
+    "Compare OpenAI's GPT-2 to GPT-4o, open models (Llama, Qwen, Mistral, DeepSeek, gpt-oss), your own tokenizers, and the two baselines "
     "(one token per byte or per character)."
 )
 view.restore_link()
@@ -29,6 +29,6 @@ else:
     res = view.tokenize(inp) if inp.text else None
 
 if res is not None:
-    with present.fold("Token table, bytes and link"):  # secondary: folded away in presenter mode
+    with presenter.fold("Token table, bytes and link"):  # secondary: folded away in presenter mode
         view.show_details(inp, res)
     pieces_view.section(inp, res)  # the text the server last heard (the box tells it when typing stops)

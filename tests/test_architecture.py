@@ -160,7 +160,7 @@ def _pure_ui_modules() -> list[Path]:
     """ui/render/, ui/web/ (what the browser code is given), ui/content/, every ui/<page>/model.py, and the plain-Python
     parts of ui/common/ and of the pages."""
     ui = ROOT / "ui"
-    common = [ui / "common" / f"{name}.py" for name in ("text", "upload")] + sorted((ui / "content").glob("*.py"))
+    common = [ui / "common" / f"{name}.py" for name in ("user_text", "upload")] + sorted((ui / "content").glob("*.py"))
     # the teaching and research views' plain-data parts
     parts = [
         ui / "compare" / "token_tax.py",

@@ -11,7 +11,7 @@ from model_packages import package_reference, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
-from ui.common.text import MAX_CHARS
+from ui.common.user_text import MAX_CHARS
 from ui.compare import model
 from ui.content import samples
 

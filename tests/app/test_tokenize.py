@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 from tokenizer import load_encoding, registry
 from tokenizer.models import chat
 from tokenizer.models.pretrained import CHAT_SPECIAL_TOKENS
-from ui.common.text import MAX_CHARS
+from ui.common.user_text import MAX_CHARS
 from ui.content import samples
 from ui.tokenize import model
 from ui.web import model as web

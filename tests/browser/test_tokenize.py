@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 from tokenizer import load_encoding, registry
-from ui.common.text import MAX_CHARS
+from ui.common.user_text import MAX_CHARS
 
 from .conftest import SCREENSHOTS, assert_no_exception, paste, screenshot, wait_idle
 

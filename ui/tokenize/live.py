@@ -27,8 +27,7 @@ from pathlib import Path
 import streamlit as st
 
 from tokenizer import registry
-from ui.common import cache, errors, present, state
-from ui.common import text as textmod
+from ui.common import cache, errors, presenter, state, user_text
 from ui.common import tokenizers as tk
 from ui.render import trees
 from ui.web import model as web
@@ -148,7 +147,7 @@ def _version(text: str) -> int:
 
 def server_side(inp: Input, tok, text: str, seq: int) -> dict:
     """The server's tokens for the box's text (cut at the page's limit), or the error the core gave."""
-    clipped, dropped = textmod.clip(text)
+    clipped, dropped = user_text.clip(text)
     try:
         ids = view.encode(inp.key, tok, clipped, inp.recognise)
     except ValueError as e:
@@ -199,7 +198,7 @@ def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
             specials=dict(tok.special_tokens) if inp.recognise or inp.mode == "chat" else None,
             special_names=names,
             server=server,
-            present=present.on(),
+            present=presenter.on(),
             span_limit=page_model.SPAN_LIMIT,
         )
         _component()(key=STATE.key("live"), data=data, on_text_change=_on_text, on_pick_change=_on_pick, height="content")

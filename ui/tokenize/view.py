@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, state, urlstate
-from ui.common import text as textmod
+from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
 
@@ -62,7 +61,7 @@ def choose_tokenizer() -> str:
     return tk.select(
         "Tokenizer",
         STATE.key("tokenizer"),
-        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), loaded once per server; tokenizers you trained or "
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral, DeepSeek), loaded once per server; tokenizers you trained or "
         "uploaded; two baselines. Type in the menu to search by family or name.",
     )
 
@@ -116,7 +115,7 @@ def controls() -> Input:
     inp = Input(key, mode, text, recognise, messages)
     if mode == "chat":
         return inp
-    text, dropped = textmod.clip(text)
+    text, dropped = user_text.clip(text)
     return Input(key, mode, text, recognise, messages, dropped)
 
 
@@ -124,7 +123,7 @@ def controls_again() -> Input:
     """What ``controls`` chose, read from the session (no widgets): for the live view's fragment-only reruns."""
     key = st.session_state.get(STATE.key("tokenizer")) or st.session_state[state.TOKENIZER]
     mode = (STATE["mode"] or "text") if tk.chat_capable(key) else "text"
-    text, dropped = textmod.clip(st.session_state[state.TEXT])
+    text, dropped = user_text.clip(st.session_state[state.TEXT])
     return Input(key, mode, text, STATE["special"] == "recognise", None, dropped)
 
 
@@ -140,7 +139,7 @@ def chat_input(inp: Input) -> Input:
     except ValueError as e:  # a list the model's own package refuses: the page says what to change
         st.error(str(e), icon="⚠️")
         return Input(inp.key, inp.mode, "", inp.recognise, messages, 0, str(e))
-    text, dropped = textmod.clip(text)
+    text, dropped = user_text.clip(text)
     return Input(inp.key, inp.mode, text, inp.recognise, messages, dropped)
 
 
@@ -220,7 +219,7 @@ def tokenizer_for(key: str, with_chat: bool):
 def encode(key: str, tok, text: str, recognise: bool) -> list[int]:
     """The server's ids for a text (this session's cache: the live view and the tables ask for the same)."""
     return cache.for_session(
-        "tokenize.encode", (key, recognise, text), lambda: textmod.encode(tok, text, recognise_special=recognise), maxsize=4
+        "tokenize.encode", (key, recognise, text), lambda: user_text.encode(tok, text, recognise_special=recognise), maxsize=4
     )
 
 
@@ -233,7 +232,7 @@ def tokenize(inp: Input) -> Result | None:
         else:
             ids = encode(inp.key, tok, inp.text, inp.recognise)
         found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []
-        return Result(tok, ids, tok.spans(ids), textmod.counts(inp.text, ids), found)
+        return Result(tok, ids, tok.spans(ids), user_text.counts(inp.text, ids), found)
     return None
 
 
@@ -274,7 +273,7 @@ def show_bytes_view(text: str) -> None:
         " A byte-level BPE starts from these bytes and merges them; the *UTF-8 bytes* tokenizer shows them unmerged."
     )
     st.dataframe(df, hide_index=True, height=300, width="stretch")
-    n_chars = textmod.counts(text, []).characters
+    n_chars = user_text.counts(text, []).characters
     if n_chars > len(df):
         st.caption(f"Showing the first {len(df):,} of {n_chars:,} characters.")
 

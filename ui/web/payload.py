@@ -35,7 +35,7 @@ from tokenizer import clean_text
 from . import model
 
 #: Longest text the browser tokenizes as the user types (characters): the page's limit for any
-#: tokenizer (ui.common.text.MAX_CHARS). Past it the server tokenizes the first part, as it always has.
+#: tokenizer (ui.common.user_text.MAX_CHARS). Past it the server tokenizes the first part, as it always has.
 LIVE_LIMIT = 200_000
 #: User model files unused this long are removed (``prune``).
 USER_DAYS = 14

@@ -9,7 +9,7 @@ from live_view import payload
 from streamlit.testing.v1 import AppTest
 
 from tests.app.test_step import opened_at
-from ui.common.present import MARKER
+from ui.common.presenter import MARKER
 
 ROOT = Path(__file__).resolve().parents[2]
 
