@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.common import present, shell
+from ui.common import presenter, shell
 from ui.compare import token_tax_view, view
 
 shell.open_page(__file__, view.STATE)
@@ -35,6 +35,6 @@ else:
 
 token_tax_view.show_token_tax(keys)
 
-with present.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
+with presenter.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
     view.show_leaderboard(keys)
     view.show_samples_preview()

@@ -17,9 +17,9 @@ import streamlit as st
 from tokenizer.bpe.methods import training_record
 from tokenizer.bpe.parity import join_parallel
 from tokenizer.bpe.superwords import SUPERBPE_PATTERN
-from ui.common import cache, errors, present, state, tokenizers, training, workspace
-from ui.common.text import md
+from ui.common import cache, errors, presenter, state, tokenizers, training, workspace
 from ui.common.tokenizers import USER
+from ui.common.user_text import md
 from ui.compare import languages, token_tax
 from ui.render import charts
 from ui.render.spans import render_spans
@@ -441,7 +441,7 @@ def _parity_results(tok) -> None:
         "same size trained on the same texts (measured on those texts). The dashed line is parity with "
         f"{md(reference)}; the spread is the costliest language's tokens over the cheapest's."
     )
-    with present.fold("The numbers, language by language"):
+    with presenter.fold("The numbers, language by language"):
         st.dataframe(token_tax.tokens_table(frame), hide_index=True, width="stretch", key=STATE.key("plain_table"))
         st.caption(
             "Merges each language was served: "
@@ -511,7 +511,7 @@ def _superword_results(tok, store, key: str) -> None:
                 )
             )
             st.caption(f"{len(spans):,} tokens; outlined: tokens that hold more than one word.")
-    with present.fold("The tokens that cross words"):
+    with presenter.fold("The tokens that cross words"):
         if across.empty:
             st.info("No token crosses words yet: give stage 2 more merges, or a longer text.", icon="ℹ️")
         else:
@@ -565,5 +565,5 @@ def _continued_results(tok, store, key: str) -> None:
                 )
             )
             st.caption(f"{len(spans):,} tokens; outlined: new tokens (ids from {first_new:,}).")
-    with present.fold("The new tokens, in the order learned"):
+    with presenter.fold("The new tokens, in the order learned"):
         st.dataframe(variants.new_tokens_table(tok, rows=200), hide_index=True, width="stretch", key=STATE.key("new_table"))
