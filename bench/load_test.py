@@ -4,12 +4,14 @@
     .venv/bin/python bench/load_test.py --students 40 --workers 2 --validate
     .venv/bin/python bench/load_test.py --url http://127.0.0.1:8501 --students 10   # a running `make serve`
     .venv/bin/python bench/load_test.py --overlap             # a rerun alone, then while five others train
+    .venv/bin/python bench/load_test.py --students 40 --profile /tmp/class40   # and where the server's CPU goes (py-spy)
 
 Each student (``bench/stclient.py``: one cookie jar, one websocket, as a browser tab)
 does the issue's scenario, with 2-5 s of thinking between actions:
 
 1. opens Tokenize (index.html and the static assets a browser fetches, then the first run),
-2. pastes a 2,000-character text (its own: sample sentences shuffled per student),
+2. types a sentence in three bursts (the page sends the text when typing pauses: one message a burst, none
+   per key), then pastes a 2,000-character text (its own: sample sentences shuffled per student),
 3. switches the tokenizer to GPT-2, cl100k and o200k,
 4. opens Compare,
 5. opens Train, sets the vocab size to 1,000 and trains on the built-in Python docstrings,
@@ -24,6 +26,14 @@ deployment (app processes, nginx's master and workers), sampled every half secon
 before (idle), at its peak, and after the sessions' time-to-live (the websockets
 closed, ``--session-ttl`` + 15 s later). Memory is summed per process, so pages
 shared between processes are counted in each.
+
+``--profile PREFIX`` samples every Python process of the deployment with py-spy
+(requirements-dev.txt; only the thread holding the GIL, so a sample is Python at work,
+not a thread waiting for its turn) while each class runs, writes the stacks to
+``PREFIX-<N>.txt`` (py-spy's raw format: one stack and its sample count a line) and
+prints where the samples fall: per process kind, the functions of BPE Lab's own code
+(``ui``, ``tokenizer``, ``classroom``) that most samples pass through, each with its
+share, and the innermost functions of the samples outside our code.
 
 ``--validate`` first drives the same steps with Chromium (Playwright) and compares
 the rerun messages it sends with ours (pages, widgets by key, how each value is
@@ -62,6 +72,7 @@ from ui.content.samples import SAMPLES  # noqa: E402
 ACTIONS = [
     "page open (HTML + assets)",
     "page open (first run)",
+    "type (sent when typing pauses)",
     "paste 2,000 chars",
     "switch tokenizer",
     "open Compare",
@@ -100,6 +111,22 @@ class Recorder:
         self.times[action].append(seconds)
 
 
+LIVE = "tokenize.live"  # the live Tokenize view (ui/tokenize/live.py): the text box is a component
+_seq = iter(range(1, 1 << 30))
+
+
+def send_text(s: Student, text: str):
+    """What the Tokenize page sends when typing pauses (or a paste lands and the box is left): the text, once.
+
+    The live view (a component that tokenizes in the page) sends it as its ``text`` trigger, ``full`` when typing
+    has stopped; the plain text box (st.text_area) sends its value when it is left.
+    """
+    if s.has(LIVE):
+        return s.rerun(event=(LIVE, "text", {"text": text, "seq": next(_seq), "full": True}))
+    s.set_text("tokenize.text", text)
+    return s.rerun()
+
+
 def report_step(s: Student, k: int) -> None:
     """What the stepper (ui/step/stepper.js) sends when stepping pauses: the step, for the trace it was given."""
     data = s.component_data("step.stepper")
@@ -127,8 +154,12 @@ async def scenario(
         await s.connect()
         await step("page open (first run)", s.open())
         await pause()
-        s.set_text("tokenize.text", student_text(i))
-        await step("paste 2,000 chars", s.rerun())
+        typed = student_text(i, 60)
+        for cut in (20, 40, 60):  # three bursts of keys, each followed by a pause: one message each
+            await asyncio.sleep(rng.uniform(think[0] / 4, think[1] / 4))  # a burst of keys and the pause after it
+            await step("type (sent when typing pauses)", send_text(s, typed[:cut]))
+        await pause()
+        await step("paste 2,000 chars", send_text(s, student_text(i)))
         for name in ("r50k_base", "cl100k_base", "o200k_base"):
             await pause()
             s.choose("tokenize.tokenizer", name)
@@ -292,6 +323,65 @@ class MemorySampler:
         return max((m for _, m in self.samples), default=float("nan"))
 
 
+# ----------------------------------------------------------------------------- where the CPU goes (py-spy)
+
+OWN = ("ui/", "tokenizer/", "classroom/", "pages/", "serve.py")
+
+
+class Profiler:
+    """py-spy recording every Python process under ``root`` (the app processes and their training workers)."""
+
+    def __init__(self, root: int, out: Path):
+        self.out = out
+        self.proc = subprocess.Popen(
+            [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(root), "--subprocesses", "--gil", "--format", "raw",
+             "--nonblocking", "--rate", "50", "--output", str(out)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        self.proc.wait(60)
+
+
+def profile_summary(raw: Path, top: int = 25) -> str:
+    """Where the samples of a py-spy raw file fall: per process, and our functions by the share of samples they are in."""
+    per_process: dict[str, int] = defaultdict(int)
+    inclusive: dict[str, int] = defaultdict(int)
+    outside: dict[str, int] = defaultdict(int)  # innermost function of a sample with none of ours in it
+    total = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = stack.split(";")
+        procs = [f for f in frames if f.startswith("process ")]
+        cmd = procs[-1] if procs else ""
+        per_process["training worker" if "classroom.workers" in cmd else "app" if "serve.py" in cmd else "other"] += n
+        if not any(o in f for f in frames for o in OWN if not f.startswith("process ")):
+            outside[frames[-1]] += n
+        seen = set()
+        for f in frames:
+            if not f.startswith("process ") and any(o in f for o in OWN) and f not in seen:
+                seen.add(f)
+                inclusive[f] += n
+    if not total:
+        return "no samples (is py-spy allowed to read the processes?)"
+    rate = 50
+    lines = [f"{total} samples ({total / rate:.1f} s of a thread holding the GIL, at {rate} Hz: more than CPU time on a "
+             "crowded machine, where a thread may wait for a core while holding it); by process: "
+             + ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(per_process.items(), key=lambda kv: -kv[1]))]  # fmt: skip
+    lines.append("| our function (and its callees) | share of samples | s |\n|---|---:|---:|")
+    for f, n in sorted(inclusive.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"| `{f}` | {n / total:.1%} | {n / rate:.1f} |")
+    lines.append(f"\nOutside our code: {sum(outside.values()) / total:.1%} of the samples; innermost functions:")
+    for f, n in sorted(outside.items(), key=lambda kv: -kv[1])[:10]:
+        lines.append(f"- {n / total:.1%} `{f}`")
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------------------- running and printing
 
 
@@ -405,6 +495,7 @@ def main() -> None:
     ap.add_argument("--validate", action="store_true", help="compare our messages with Chromium's first; use its asset list")
     ap.add_argument("--overlap", action="store_true", help="only the overlap measurement")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", metavar="PREFIX", help="record the deployment with py-spy per class, into PREFIX-<N>.txt")
     args = ap.parse_args()
     think = tuple(float(x) for x in args.think.split(","))
     dep = None if args.url else Deployment(args.workers, args.session_ttl)
@@ -430,8 +521,11 @@ def main() -> None:
             server0 = cpu_seconds(descendants(sampler_pid)) if sampler_pid else 0.0
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
             t0 = time.time()
+            prof = Profiler(sampler_pid, Path(f"{args.profile}-{n}.txt")) if args.profile and sampler_pid else None
             with MemorySampler(sampler_pid) as mem:
                 rec = asyncio.run(run_class(base, n, think, args.ramp, assets, args.seed))
+            if prof:
+                prof.stop()
             wall = time.time() - t0
             server_cpu = cpu_seconds(descendants(sampler_pid)) - server0 if sampler_pid else float("nan")
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -455,6 +549,8 @@ def main() -> None:
             print_table(n, rec, wall, info, cpu)
             if sampler_pid:
                 print(f"  by process: {breakdown(sampler_pid)}")
+            if prof:
+                print(f"\nWhere the server's CPU went (py-spy, {prof.out}):\n{profile_summary(prof.out)}")
             sys.stdout.flush()
     finally:
         if dep:

@@ -194,10 +194,19 @@ class Student:
         ci.url = f"{self.base}/{self.url_path}" if self.url_path else f"{self.base}/"
         ci.is_embedded, ci.color_scheme = False, "light"
 
-    async def rerun(self, *, trigger: str | None = None, fragment: bool = False, fragment_of: str | None = None) -> RunResult:
+    async def rerun(
+        self,
+        *,
+        trigger: str | None = None,
+        fragment: bool = False,
+        fragment_of: str | None = None,
+        event: tuple[str, str, object] | None = None,
+    ) -> RunResult:
         """Send the current widget values (and a button press) and wait for the run to finish.
 
         ``fragment_of``: rerun only the fragment that widget sits in (a component reporting its state does that).
+        ``event``: ``(key, name, value)``, a ``st.components.v2`` component's ``setTriggerValue(name, value)``
+        (one run only, as a button press).
         """
         msg = BackMsg()
         rs = msg.rerun_script
@@ -205,6 +214,12 @@ class Student:
             rs.query_string = self.query
         for state in self.values.values():
             rs.widget_states.widgets.add().CopyFrom(state)
+        if event is not None:
+            key, name, value = event
+            ws = rs.widget_states.widgets.add()
+            # the component's trigger aggregator (streamlit.components.v2.bidi_component): one widget per component
+            ws.id = f"$$STREAMLIT_INTERNAL_KEY_{self.widget(key).id}__events"
+            ws.json_trigger_value = json.dumps([{"event": name, "value": value}])
         fragment_id = ""
         if trigger is not None:
             w = self.widget(trigger)
@@ -335,6 +350,10 @@ class Student:
     def set_int(self, key: str, value: int) -> None:
         _, s = self._state(key)
         s.int_value = value
+
+    def has(self, key: str) -> bool:
+        """Whether the last run drew a widget (or component) with this key."""
+        return key in self.widgets
 
     def component_data(self, key: str) -> dict:
         """The data a ``st.components.v2`` component was mounted with (JSON, sent as text or as bytes)."""

@@ -63,7 +63,7 @@ def warm_up(shared: bool = True) -> None:
     the terminal until the address appears) says so on stderr, and how long it took (about 5-20 s on a busy 2-core
     machine)."""
     import tokenizer
-    from ui.common import shell
+    from ui.common import shell, tokenizers
     from ui.compare import view as compare
     from ui.content import corpora
 
@@ -73,6 +73,11 @@ def warm_up(shared: bool = True) -> None:
     tokenizer.configure()
     corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
     compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
+    # Tokenize's special-token help reads each OpenAI encoding with its chat tokens (a second or so to derive, once
+    # per process): the class's first students switching tokenizer were waiting for it
+    for name in ("cl100k_base", "o200k_base"):
+        if tokenizers.available(name) and tokenizers.chat_capable(name):
+            tokenizers.chat(name)
     shell.start_up()  # last: its gc.freeze() then covers all of the above
     size = workers.configured_workers(shared)
     if size:

@@ -71,6 +71,18 @@ def test_the_compose_file_follows_the_compose_specification():
     assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))  # the check can fail
 
 
+def test_app_processes_leave_collecting_to_their_own_timer():
+    """Streamlit's collection after every run is off for a class's app processes (make serve, compose), which
+    collect every 15 s themselves (shared mode's start-up). That Streamlit accepts the flag is checked where the
+    real deployment starts (tests/browser/test_classroom.py: `streamlit run` refuses an option it does not know)."""
+    import yaml
+
+    cmd = classroom.app_command(8501)
+    assert dict(zip(cmd[5::2], cmd[6::2]))["--runner.postScriptGC"] == "false"
+    app = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]["app"]["command"]
+    assert "--runner.postScriptGC=false" in app
+
+
 def test_the_image_runs_what_exists():
     docker = (ROOT / "Dockerfile").read_text()
     assert 'CMD ["python", "-m", "classroom"]' in docker and "python -m tokenizer provision" in docker

@@ -204,12 +204,15 @@ def training_mode(head) -> None:
         excerpt = cache.for_tokenizer(
             tok, "excerpt", STATE["excerpt"], lambda: (store.corpus(corpus_key) or "")[: STATE["excerpt"]]
         )
-        etrace = cache.for_tokenizer(tok, "excerpt_trace", excerpt, lambda: model.excerpt_trace(tok, excerpt), maxsize=4)
+        # a copy of a built-in training (the class's usual case) has the same trace as every other copy: its replay
+        # is built once per process (cache.for_content); any other tokenizer's, for its own trace object
+        twin = cache.builtin_twin(tok) is not None
+        etrace = cache.for_content(tok, "excerpt_trace", excerpt, lambda: model.excerpt_trace(tok, excerpt), maxsize=4)
         corpus_chars = int(tok.metadata.get("corpus_chars") or len(excerpt))
-        dumped = cache.for_tokenizer(
+        dumped = cache.for_content(
             tok,
             "step.payload",
-            (excerpt, id(trace)),
+            (excerpt, None if twin else id(trace)),
             lambda: payload.dumps(payload.training_payload(tok, trace, etrace, corpus_chars=corpus_chars)),
             maxsize=2,
         )
@@ -226,7 +229,7 @@ def training_mode(head) -> None:
                 counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
                 return payload.top_pairs_window(tok, trace, start, counter if counter.k <= start else None)
 
-            return cache.for_tokenizer(tok, "step.pairs", (id(trace), start), compute, maxsize=32)
+            return cache.for_content(tok, "step.pairs", (None if twin else id(trace), start), compute, maxsize=32)
 
         _steps(sized[0], sized[1], tok.num_merges, lambda k: sync_url("training", tok_key, k), pairs)
 

@@ -82,6 +82,20 @@ def _reference_ratios(source: str, text: str) -> dict[str, float]:
     return out
 
 
+def _curve_and_chart(tok, source: str, text: str, title: str):
+    """The curve and its chart: for a built-in held-out text, ``cache.for_content`` (once per process for a built-in
+    training's copies, the class's usual case); for a typed or pasted one, this session's."""
+
+    def chart(full):
+        return charts.vocab_vs_compression(full, _reference_ratios(source, text), title=title)
+
+    if source in BUILT_IN:
+        full = cache.for_content(tok, "heldout.curve", source, lambda: heldout.curve(tok, text), maxsize=4)
+        return full, cache.for_content(tok, "heldout.chart", (source, title), lambda: chart(full), maxsize=4)
+    full = cache.for_session("heldout.curve", (source, text), lambda: heldout.curve(tok, text), owner=tok, maxsize=4)
+    return full, cache.for_session("heldout.chart", (source, text, title), lambda: chart(full), owner=tok, maxsize=4)
+
+
 def section(key: str) -> None:
     """The section for one tokenizer of the workspace (``key`` without the ``user:`` prefix)."""
     STATE.init()
@@ -123,14 +137,11 @@ def section(key: str) -> None:
             )
         if tok.num_merges == 0:
             st.info("This tokenizer has no merges: its curve is a single point at 1 byte per token.", icon="ℹ️")
-        with st.spinner("Encoding the held-out text with every prefix of the merges…"):
-            full = cache.for_session("heldout.curve", (source, text), lambda: heldout.curve(tok, text), owner=tok, maxsize=4)
-            refs = _reference_ratios(source, text)
         what = SOURCES[source]
         title = f"{tok.name or 'Yours'} on {what[0].lower()}{what[1:]}"
-        spec = cache.for_session(
-            "heldout.chart", (source, text), lambda: charts.vocab_vs_compression(full, refs, title=title), owner=tok, maxsize=4
-        )
+        with st.spinner("Encoding the held-out text with every prefix of the merges…"):
+            full, spec = _curve_and_chart(tok, source, text, title)
+            refs = _reference_ratios(source, text)
         st.vega_lite_chart(spec, width="stretch")
         found = heldout.matches(full, refs)
         st.markdown("\n".join(f"- {heldout.describe(m)}" for m in found))

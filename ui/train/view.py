@@ -469,7 +469,10 @@ def _actions(key: str, entry: workspace.Entry) -> None:
                 f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️"
             )
         with st.spinner("Preparing the downloads (BPE Lab JSON, tiktoken, tokenizer.json)…", show_time=True):
-            files = cache.for_tokenizer(tok, "exports", tok.name, lambda: downloads.exports(tok), maxsize=2)
+            # keyed by the name (the files' names, and the name inside them) and the moment it was saved (in the JSON)
+            files = cache.for_content(
+                tok, "exports", (tok.name, tok.metadata.get("saved_at")), lambda: downloads.exports(tok), maxsize=2
+            )
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown("**Download**")
             for ex in files:
@@ -508,17 +511,17 @@ def results_section(key: str) -> None:
         with right:
             if model.has_counts(tok):
                 st.vega_lite_chart(
-                    cache.for_tokenizer(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))),
+                    cache.for_content(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))),
                     width="stretch",
                 )
             trace = _trace(store, key)
             if trace is None:
                 st.caption(model.missing_note(tok, has_counts=model.has_counts(tok)))
             else:
-                frame = cache.for_tokenizer(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
+                frame = cache.for_content(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
                 vocab = int(tok.metadata.get("vocab_size") or 256 + tok.num_merges)
                 st.vega_lite_chart(
-                    cache.for_tokenizer(tok, "compression_chart", vocab, lambda: charts.compression(frame, vocab_size=vocab)),
+                    cache.for_content(tok, "compression_chart", vocab, lambda: charts.compression(frame, vocab_size=vocab)),
                     width="stretch",
                 )
                 st.caption(
@@ -561,7 +564,7 @@ def _merges_table(tok) -> None:
             )
             - 1
         )
-    df = cache.for_tokenizer(tok, "merges_frame", start, lambda: model.merges_frame(tok, start))
+    df = cache.for_content(tok, "merges_frame", start, lambda: model.merges_frame(tok, start))
     counts = model.has_counts(tok)
     st.dataframe(
         df,

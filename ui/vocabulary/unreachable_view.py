@@ -42,7 +42,7 @@ def _find(tok) -> unreachable.OddTokens:
         bar.empty()
         return found
 
-    return cache.for_tokenizer(tok, "odd_tokens", 0, compute, maxsize=1)
+    return cache.for_content(tok, "odd_tokens", 0, compute, maxsize=1)
 
 
 def section(key: str) -> None:

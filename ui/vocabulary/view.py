@@ -44,7 +44,7 @@ STATE = state.PageState(
 
 
 def _frame(tok) -> pd.DataFrame:
-    return cache.for_tokenizer(tok, "vocab_frame", 0, lambda: model.vocab_frame(tok), maxsize=1)
+    return cache.for_content(tok, "vocab_frame", 0, lambda: model.vocab_frame(tok), maxsize=1)
 
 
 def _seed_001() -> None:
@@ -85,7 +85,7 @@ def pick_tokenizer():
     m[0].metric("Tokens", f"{len(df):,}", border=True)
     m[1].metric("Merges", f"{tok.num_merges:,}", border=True)
     m[2].metric("Special tokens", f"{len(tok.special_tokens):,}", border=True)
-    longest = cache.for_tokenizer(tok, "longest_bytes", 0, lambda: int(df.loc[df["kind"] != "special", "bytes"].max()), maxsize=1)
+    longest = cache.for_content(tok, "longest_bytes", 0, lambda: int(df.loc[df["kind"] != "special", "bytes"].max()), maxsize=1)
     m[3].metric("Longest token", f"{longest} byte{'s' if longest != 1 else ''}", border=True)
     if tok.whole_tokens:
         st.caption(
@@ -101,7 +101,7 @@ def special_tokens(key: str, tok) -> None:
         return
     fmt = registry.spec(key).chat if key in tokenizers.OFFICIAL else None
     chat_tokens = set(fmt.tokens()) if fmt is not None else set()
-    table = cache.for_tokenizer(tok, "special_table", 0, lambda: model.special_table(tok, chat_tokens), maxsize=1)
+    table = cache.for_content(tok, "special_table", 0, lambda: model.special_table(tok, chat_tokens), maxsize=1)
     n = len(table)
     with st.expander(f"Special tokens ({n:,})", expanded=n <= 12):
         note = "Added whole, never merged; the encoder recognises one only when told to (Tokenize: “Recognise special tokens”)."
@@ -274,7 +274,7 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
     st.subheader("Longest tokens")
     left, right = st.columns([3, 2], gap="large")
     with left:
-        top = cache.for_tokenizer(tok, "longest", 15, lambda: model.longest(df, 15), maxsize=1)
+        top = cache.for_content(tok, "longest", 15, lambda: model.longest(df, 15), maxsize=1)
         st.dataframe(
             top[["id", "bytes", "rank", "token"]],
             hide_index=True,
@@ -286,7 +286,7 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
             },
         )
     with right:
-        spec = cache.for_tokenizer(tok, "length_hist", 0, lambda: charts.length_histogram(model.length_counts(df)), maxsize=1)
+        spec = cache.for_content(tok, "length_hist", 0, lambda: charts.length_histogram(model.length_counts(df)), maxsize=1)
         st.vega_lite_chart(spec, width="stretch")
 
 

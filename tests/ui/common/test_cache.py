@@ -182,3 +182,121 @@ def test_for_builtin_lets_the_computation_draw_the_progress_bar():
     assert not at.exception and at.markdown[0].value == "3 merges, reused: False"
     at.run()
     assert not at.exception and at.markdown[0].value == "3 merges, reused: True"
+
+
+# ----------------------------------------------------------------------------- built-in twins (cache.for_content)
+
+
+def _fresh_twins(monkeypatch) -> None:
+    """An empty process-wide state for the twins' tests (other tests of this worker may have trained the same)."""
+    monkeypatch.setattr(cache, "_SHARED", cache.OwnerCache())
+    monkeypatch.setattr(cache, "_BUILTIN", cache.OrderedDict())
+    monkeypatch.setattr(cache, "_TWINS", cache.OrderedDict())
+
+
+def _train_builtin(settings):
+    import tokenizer
+
+    return cache.for_builtin("training", settings, lambda: tokenizer.train("the cat sat on the mat " * 40, 270, pattern="gpt4"))
+
+
+def test_every_copy_of_a_builtin_training_is_its_twin_and_nothing_else_is(monkeypatch):
+    import tokenizer
+
+    _fresh_twins(monkeypatch)
+    settings = ("test-sample", 270, "gpt4", ())
+    (first, reused1), (second, reused2) = _train_builtin(settings), _train_builtin(settings)
+    assert (reused1, reused2) == (False, True) and first is not second
+    origin = ("training", settings)
+    assert cache.builtin_twin(first) == origin and cache.builtin_twin(second) == origin
+    # what a student may change about their copy: its name, its save stamps
+    second.name = "mine"
+    second.metadata.update(saved_at="2026-11-24T20:00:00", source="trained")
+    renamed = first.with_special_tokens({}, name="renamed")
+    assert cache.builtin_twin(second) == origin and cache.builtin_twin(renamed) == origin
+    # anything else is not a twin: other merges, other special tokens, other metadata, an upload, a training of a user's
+    uploaded = first.with_special_tokens({})
+    uploaded.metadata["source"] = "uploaded"
+    others = [
+        first.truncated(5),
+        first.with_special_tokens({"<|end|>": 270}),
+        tokenizer.train("a user's own text, a user's own text " * 20, 270, pattern="gpt4"),
+        uploaded,
+        cache.share(tokenizer.train("the cat sat on the mat " * 40, 270, pattern="gpt4")),
+    ]
+    changed = first.with_special_tokens({})
+    changed.metadata["corpus_bytes"] = 1
+    others.append(changed)
+    assert [cache.builtin_twin(t) for t in others] == [None] * len(others)
+
+
+def _twin_script() -> None:
+    import secrets
+
+    import streamlit as st
+
+    from tests.ui.common.test_cache import _train_builtin
+    from ui.common import cache
+
+    me = st.session_state.setdefault("me", secrets.token_hex(8))
+    if "tok" not in st.session_state:  # what the Train page does: a copy of the built-in training, renamed by its student
+        tok, _ = _train_builtin(("test-sample", 270, "gpt4", ()))
+        tok.name = f"student {me}"
+        st.session_state["tok"] = tok
+        import tokenizer
+
+        st.session_state["own"] = tokenizer.train(f"{me} typed this, {me} typed this " * 20, 270, pattern="gpt4")
+    tok, own = st.session_state["tok"], st.session_state["own"]
+    st.write(cache.for_content(tok, "test.table", 0, lambda: f"about the built-in training, computed by {me}"))
+    st.write(cache.for_content(tok, "test.titled", tok.name, lambda: f"titled {tok.name}, computed by {me}"))
+    st.write(cache.for_content(own, "test.table", 0, lambda: f"about {me}'s own training, computed by {me}"))
+
+
+def test_results_about_a_builtin_training_are_computed_once_and_a_students_own_stay_theirs(monkeypatch):
+    _fresh_twins(monkeypatch)
+    first = AppTest.from_function(_twin_script).run()
+    second = AppTest.from_function(_twin_script).run()
+    assert not first.exception and not second.exception
+    one, two = [m.value for m in first.markdown], [m.value for m in second.markdown]
+    me1, me2 = first.session_state["me"], second.session_state["me"]
+    assert one[0] == two[0] == f"about the built-in training, computed by {me1}"  # once per process
+    assert (one[1], two[1]) == (f"titled student {me1}, computed by {me1}", f"titled student {me2}, computed by {me2}")
+    assert (one[2], two[2]) == (
+        f"about {me1}'s own training, computed by {me1}",
+        f"about {me2}'s own training, computed by {me2}",
+    )
+
+
+def test_callers_asking_at_once_for_the_same_missing_value_compute_it_once():
+    c = cache.OwnerCache()
+    owner, calls, out = Owner(), [], []
+    started = threading.Event()
+
+    def compute():
+        calls.append(1)
+        started.set()
+        threading.Event().wait(0.3)  # long enough for every other thread to be asking
+        return "value"
+
+    threads = [threading.Thread(target=lambda: out.append(c.get(owner, "chart", 0, compute))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    started.wait(5)
+    other = c.get(owner, "chart", 1, lambda: "another key")  # another value, computed meanwhile
+    for t in threads:
+        t.join()
+    assert calls == [1] and out == ["value"] * 8 and other == "another key"
+
+
+def test_a_failed_computation_is_tried_again_by_the_next_caller():
+    c = cache.OwnerCache()
+
+    def fail():
+        raise ValueError("bad input")
+
+    for _ in range(2):
+        try:
+            c.get(None, "x", 0, fail)
+        except ValueError:
+            pass
+    assert c.get(None, "x", 0, lambda: "fine") == "fine"
