@@ -67,9 +67,9 @@ def train_merges(
 
     Data shapes, chosen for speed: a pair is the int ``a * K + b``, a first occurrence the
     int ``chunk << OFF_BITS | offset``, a heap entry one int that sorts as ``(-count, first
-    occurrence, pair)`` does, and a pair's chunk list an ``array``: ints and arrays are
-    cheaper to compare and hash than tuples, and hold nothing the garbage collector must
-    walk (it took a quarter of the time when these were tuples and lists).
+    occurrence, pair)`` does, a pair's chunk list an ``array`` and a chunk a tuple: ints are
+    cheaper to compare and hash than tuples, and none of these holds anything the garbage
+    collector must walk (it took a quarter of the time when they were tuples and lists).
 
     ``replaced`` is how many occurrences the merge replaced (less than ``count`` only
     for overlapping runs such as ``aaa``), so the sequence length after each merge
@@ -78,7 +78,7 @@ def train_merges(
     >>> train_merges([b"aaabdaaabac"], [1], 3)
     [(97, 97, 4, 2), (256, 97, 2, 2), (257, 98, 2, 2)]
     """
-    words = [list(c) for c in chunks]
+    words = [tuple(c) for c in chunks]  # tuples of ints: the garbage collector stops walking them
     tok_len = [1] * 256
     # a pair (a, b) is the int a * K + b: cheaper to build and hash than a tuple
     K = 1 << max(9, (256 + num_merges).bit_length())
@@ -173,7 +173,7 @@ def train_merges(
             if i < 0:
                 continue
             wt = weights[ci]
-            out = w[:i]
+            out = list(w[:i])
             while True:
                 if out:
                     left = out[-1]
@@ -226,7 +226,7 @@ def train_merges(
                         break
                 out += w[j:nxt]
                 i = nxt
-            words[ci] = out
+            words[ci] = tuple(out)
         merges.append((a, b, c, replaced))
         del counts[key]
         for p in new_keys:
