@@ -39,4 +39,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s \
 
 # nginx in front of WORKERS app processes (default: the container's cores), supervised; compose.yaml
 # runs the app processes and the proxy as separate services instead
-CMD ["python", "deploy/classroom.py"]
+CMD ["python", "-m", "classroom"]

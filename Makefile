@@ -26,9 +26,9 @@ help:
 run: setup
 	$(BIN)/streamlit run serve.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
-# foreground; Ctrl+C (or SIGTERM) stops every process it started; see deploy/classroom.py
+# foreground; Ctrl+C (or SIGTERM) stops every process it started; see classroom/deploy.py
 serve: setup nginx
-	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python deploy/classroom.py
+	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python -m classroom
 
 test: setup-dev browser nginx postgres lint
 	node --test tests/web/

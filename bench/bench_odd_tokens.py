@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import tokenizer  # noqa: E402
 
 tokenizer.configure()
-from ui.common import corpora  # noqa: E402
+from ui.content import corpora  # noqa: E402
 from ui.vocabulary.odd import find_odd_tokens  # noqa: E402
 
 

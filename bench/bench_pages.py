@@ -34,8 +34,11 @@ import tokenizer  # noqa: E402
 tokenizer.configure()  # as the app does at start-up
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from classroom import workspaces  # noqa: E402
 from ui.common import shell, tokenizers  # noqa: E402
-from ui.common.samples import SAMPLES  # noqa: E402
+from ui.content.samples import SAMPLES  # noqa: E402
+
+workspaces.configure(shared=False)  # as serve.py does at start-up: the folder store above
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 
@@ -87,11 +90,11 @@ def bench_tokenize(chars: int, runs: int, cold: bool) -> list[float]:
 
 def add_trained_tokenizer() -> str:
     """Train a 1,024-token tokenizer on the samples and put it in the bench's workspace."""
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     tok = train("\n\n".join(SAMPLES.values()) * 3, 1024, name="bench")
-    return "user:" + TokenizerStore(Path(os.environ["BPE_LAB_WORKSPACE"])).add(tok)
+    return "user:" + FolderStore(Path(os.environ["BPE_LAB_WORKSPACE"])).add(tok)
 
 
 def bench_compare(chars: int, runs: int, cold: bool, keys: list[str] | None) -> list[float]:

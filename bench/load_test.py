@@ -13,7 +13,8 @@ does the issue's scenario, with 2-5 s of thinking between actions:
 3. switches the tokenizer to GPT-2, cl100k and o200k,
 4. opens Compare,
 5. opens Train, sets the vocab size to 1,000 and trains on the built-in Python docstrings,
-6. opens Step through, switches to training mode, presses Next five times,
+6. opens Step through, switches to training mode, steps five times (in the page, as the browser
+   does since the stepping moved there: no message), and the page tells the server the step once,
 7. opens Vocabulary.
 
 Students start spread over ``--ramp`` seconds. Printed per N: p50 / p95 / max per
@@ -56,7 +57,7 @@ for _p in (str(ROOT), str(ROOT / "bench")):
 
 from stclient import ProtocolError, Student  # noqa: E402
 
-from ui.common.samples import SAMPLES  # noqa: E402
+from ui.content.samples import SAMPLES  # noqa: E402
 
 ACTIONS = [
     "page open (HTML + assets)",
@@ -69,7 +70,7 @@ ACTIONS = [
     "train (vocab 1000)",
     "open Step through",
     "Step: training mode",
-    "Step: Next",
+    "Step: report the step",
     "open Vocabulary",
 ]
 
@@ -97,6 +98,12 @@ class Recorder:
 
     def add(self, action: str, seconds: float) -> None:
         self.times[action].append(seconds)
+
+
+def report_step(s: Student, k: int) -> None:
+    """What the stepper (ui/step/stepper.js) sends when stepping pauses: the step, for the trace it was given."""
+    data = s.component_data("step.stepper")
+    s.set_component_state("step.stepper", "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None})
 
 
 async def scenario(
@@ -140,9 +147,9 @@ async def scenario(
         await pause()
         s.segment("step.mode", "Training")
         await step("Step: training mode", s.rerun())
-        for _ in range(5):
-            await asyncio.sleep(rng.uniform(think[0] / 2, think[1] / 2))
-            await step("Step: Next", s.rerun(trigger="step.next", fragment=True))
+        await asyncio.sleep(rng.uniform(think[0] / 2, think[1] / 2) * 5)  # five steps in the page, no message
+        report_step(s, 5)
+        await step("Step: report the step", s.rerun(fragment_of="step.stepper"))
         await pause()
         await step("open Vocabulary", s.navigate("vocabulary"))
     except (ProtocolError, OSError, Exception) as e:  # noqa: BLE001 - every failure is counted, the run goes on
@@ -162,7 +169,7 @@ def free_port() -> int:
 
 
 class Deployment:
-    """deploy/classroom.py on a free port, with a data folder of its own (the rank files linked in)."""
+    """`python -m classroom` (make serve) on a free port, with a data folder of its own (the rank files linked in)."""
 
     def __init__(self, workers: int, session_ttl: int):
         self.port = free_port()
@@ -180,7 +187,7 @@ class Deployment:
         )
         self.log = self.data / "classroom.log"
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "deploy" / "classroom.py")],
+            [sys.executable, "-m", "classroom"],
             env=env,
             cwd=ROOT,
             stdout=open(self.log, "w"),
@@ -249,7 +256,7 @@ def breakdown(root: int) -> str:
             "app"
             if "serve.py" in cmd
             else "training worker"
-            if "ui.common.workers" in cmd
+            if "classroom.workers" in cmd
             else "nginx"
             if "nginx" in cmd
             else "other"
@@ -388,7 +395,7 @@ async def overlap(base: str, rounds: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--url", help="a running deployment (default: start deploy/classroom.py on a free port)")
+    ap.add_argument("--url", help="a running deployment (default: start `python -m classroom` on a free port)")
     ap.add_argument("--pid", type=int, help="with --url: the supervisor's pid, to sample the deployment's memory")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--students", default="1,10,20,40")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -193,8 +194,11 @@ class Student:
         ci.url = f"{self.base}/{self.url_path}" if self.url_path else f"{self.base}/"
         ci.is_embedded, ci.color_scheme = False, "light"
 
-    async def rerun(self, *, trigger: str | None = None, fragment: bool = False) -> RunResult:
-        """Send the current widget values (and a button press) and wait for the run to finish."""
+    async def rerun(self, *, trigger: str | None = None, fragment: bool = False, fragment_of: str | None = None) -> RunResult:
+        """Send the current widget values (and a button press) and wait for the run to finish.
+
+        ``fragment_of``: rerun only the fragment that widget sits in (a component reporting its state does that).
+        """
         msg = BackMsg()
         rs = msg.rerun_script
         if self.query:
@@ -207,6 +211,8 @@ class Student:
             ws = rs.widget_states.widgets.add()
             ws.id, ws.trigger_value = w.id, True
             fragment_id = w.fragment_id if fragment else ""
+        if fragment_of is not None:
+            fragment_id = self.widget(fragment_of).fragment_id
         if self.page_hash:
             rs.page_script_hash = self.page_hash
         if fragment_id:
@@ -329,6 +335,19 @@ class Student:
     def set_int(self, key: str, value: int) -> None:
         _, s = self._state(key)
         s.int_value = value
+
+    def component_data(self, key: str) -> dict:
+        """The data a ``st.components.v2`` component was mounted with (JSON, sent as text or as bytes)."""
+        proto = self.widget(key).proto
+        kind = proto.WhichOneof("data")
+        return json.loads(proto.bytes if kind == "bytes" else proto.json)
+
+    def set_component_state(self, key: str, name: str, value) -> None:
+        """A component's ``setStateValue(name, value)``: the frontend sends its whole state as one JSON value."""
+        w, s = self._state(key)
+        state = json.loads(s.json_value) if s.json_value else {}
+        state[name] = value
+        s.json_value = json.dumps(state)
 
 
 def parse_back(payload: bytes | str) -> BackMsg:

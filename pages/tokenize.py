@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui.common import present, shell
-from ui.tokenize import view
+from ui.tokenize import pieces_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("Tokenize")
@@ -22,7 +22,7 @@ view.publish_link(inp)
 
 with right:
     if not inp.text:
-        view.empty_state()
+        view.empty_state(inp)
         st.stop()
     res = view.tokenize(inp)
     if res is None:
@@ -34,3 +34,5 @@ with right:
 
 with present.fold("Token table, ids and bytes"):  # secondary: folded away in presenter mode
     view.show_details(inp, res)
+
+pieces_view.section(inp, res)

@@ -50,8 +50,19 @@ def decode_parts(data: bytes) -> list[tuple[str, bool]]:
     return merged
 
 
+def is_control(ch: str) -> bool:
+    """A character drawn as nothing (or as an empty box) that is not a space, newline or tab: a control or format
+    character, a separator other than the space, a private-use or unassigned code point (Python's ``isprintable``
+    is False). Shown as its UTF-8 bytes, as a partial character's bytes are.
+
+    >>> [is_control(c) for c in "\\r\\x0b\\u200b\\xa0 \\n\\ta"]
+    [True, True, True, True, False, False, False, False]
+    """
+    return ch not in " \n\t" and not ch.isprintable()
+
+
 def visible(data: bytes, *, whitespace: bool = True) -> str:
-    """Token bytes as visible text: whitespace glyphs, hex for partial UTF-8.
+    """Token bytes as visible text: whitespace glyphs, hex for partial UTF-8 and for control characters.
 
     >>> visible(b" the\\n")
     '·the↵'
@@ -59,6 +70,8 @@ def visible(data: bytes, *, whitespace: bool = True) -> str:
     '<F0 9F>'
     >>> visible(b"\\x00")
     '<00>'
+    >>> visible(b"\\r\\n//"), visible(b"\\r\\n//", whitespace=False)
+    ('␍↵//', '<0D>\\n//')
     """
     out = []
     for text, ok in decode_parts(data):
@@ -68,10 +81,10 @@ def visible(data: bytes, *, whitespace: bool = True) -> str:
         for ch in text:
             if whitespace and ch in WHITESPACE_GLYPHS:
                 out.append(WHITESPACE_GLYPHS[ch])
-            elif ch in "\n\t\r " or ch.isprintable():
-                out.append(ch)
-            else:
+            elif is_control(ch):
                 out.append(hex_bytes(ch.encode("utf-8")))
+            else:
+                out.append(ch)
     return "".join(out)
 
 

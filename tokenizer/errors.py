@@ -12,7 +12,6 @@ library catches it.
 from __future__ import annotations
 
 import codecs
-import json
 import operator
 from collections.abc import Iterable
 from os import PathLike, fspath
@@ -185,18 +184,3 @@ def check_output_path(path: object, what: str = "output file") -> Path:
     if not parent.is_dir():
         raise ValueError(f"cannot write {what} {p}: the folder {parent} does not exist; create it first")
     return p
-
-
-def parse_json(text: str):
-    """JSON text as Python values; ValueError naming the line and column of a damaged file, or saying it is nested too deeply."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(
-            f"the file is not complete JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-            "it may have been cut off: save or download the tokenizer again"
-        ) from None
-    except RecursionError:
-        raise ValueError(
-            "the file's JSON is nested too deeply to read (thousands of levels): it is damaged or not a tokenizer file"
-        ) from None

@@ -1,8 +1,10 @@
-"""AppTest fixtures: every app test gets an empty workspace folder of its own."""
+"""AppTest fixtures: every app test gets an empty workspace folder of its own, chosen as serve.py's start-up would."""
 
 from __future__ import annotations
 
 import pytest
+
+from classroom import workspaces
 
 
 @pytest.fixture(autouse=True)
@@ -11,4 +13,6 @@ def workspace(tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
     monkeypatch.setenv("BPE_LAB_SHARED", "0")
-    return ws
+    workspaces.configure(shared=False)
+    yield ws
+    workspaces.unconfigure()

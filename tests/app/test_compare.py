@@ -10,9 +10,9 @@ from model_packages import package_reference, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
-from ui.common import samples
 from ui.common.text import MAX_CHARS
 from ui.compare import model
+from ui.content import samples
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -60,14 +60,14 @@ def test_default_compares_gpt2_gpt4o_and_llama3():
         assert df.loc[LABELS[key], "tokens"] == len(enc(key).encode(samples.DEFAULT_TEXT))
     html_text = rows_html(at)
     assert html_text.count('class="bpe-row"') == 3
-    assert len(at.get("vega_lite_chart")) == 3  # statistics, token tax and leaderboard
+    assert len(at.get("vega_lite_chart")) == 4  # statistics, token tax, vocabulary used and leaderboard
 
 
 def test_default_starts_with_your_latest_tokenizer(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     store.add(train(samples.SAMPLES["English prose"], 280, name="older"))
     tok = train(samples.SAMPLES["Python code"] * 3, 300, name="newest")
     key = "user:" + store.add(tok)
@@ -125,7 +125,7 @@ def pieces(key: str, text: str) -> str:
 def test_boundary_diff_table():
     at = app("I don't", ["cl100k_base", "o200k_base"])
     assert pieces("cl100k_base", " don't") != pieces("o200k_base", " don't")
-    table = next(d.value for d in at.dataframe if "bytes" in d.value.columns and "text" in d.value.columns)
+    table = next(d.value for d in at.table if "bytes" in d.value.columns and "text" in d.value.columns)
     row = table.iloc[0]
     assert row["text"] == "·don't"
     for key in ["cl100k_base", "o200k_base"]:
@@ -141,22 +141,22 @@ def test_boundary_diff_when_all_agree():
 
 def test_leaderboard_matches_tiktoken():
     at = app(keys=["cl100k_base", "chars"])
-    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    board = next(d.value for d in at.table if "best" in d.value.columns)
     for name, text in samples.SAMPLES.items():
         n = len(enc("cl100k_base").encode(text))
         assert board.loc[name, LABELS["cl100k_base"]] == round(len(text.encode()) / n, 3)
         assert board.loc[name, "Characters"] == round(len(text.encode()) / len(text), 3)
     at.segmented_control(key="compare.metric").set_value("tokens").run()
-    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    board = next(d.value for d in at.table if "best" in d.value.columns)
     assert board.loc["Emoji", LABELS["cl100k_base"]] == len(enc("cl100k_base").encode(samples.SAMPLES["Emoji"]))
     assert board.loc["Emoji", "best"] == LABELS["cl100k_base"]
 
 
 def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    key = "user:" + TokenizerStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
+    key = "user:" + FolderStore(workspace).add(train("aaab" * 20, 260, name='<img src=x onerror="alert(1)">'))
     text = "<script>alert(1)</script><img src=x onerror=\"document.title='pwned'\">"
     at = app(text, [key, "cl100k_base"])
     body = rows_html(at)
@@ -168,7 +168,7 @@ def test_html_in_text_and_in_tokenizer_names_is_escaped(workspace):
 def test_empty_text_and_no_tokenizers():
     at = app("", OFFICIAL)
     assert any("Nothing to compare" in i.value for i in at.info)
-    assert any("best" in d.value.columns for d in at.dataframe), "the leaderboard does not need the text"
+    assert any("best" in d.value.columns for d in at.table), "the leaderboard does not need the text"
     at.multiselect(key="compare.tokenizers").set_value([]).run()
     assert not at.exception
     assert any("Choose one or more tokenizers" in i.value for i in at.info)
@@ -243,10 +243,10 @@ def test_choices_survive_a_switch_between_pages():
 
 
 def test_a_deleted_tokenizer_drops_out_of_the_choice(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     key = store.add(train("abababab" * 10, 260, name="short-lived"))
     at = app("abab")
     assert at.multiselect(key="compare.tokenizers").value == ["user:" + key, *DEFAULT]
@@ -264,11 +264,11 @@ FAMILIES = ["o200k_base", "llama3", "qwen2.5", "tekken", "deepseek_v4"]  # OpenA
 
 @pytest.mark.slow
 def test_every_family_side_by_side_counts_as_its_reference(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     mine = train(samples.SAMPLES["English prose"] * 2, 400, name="mine")
-    key = "user:" + TokenizerStore(workspace).add(mine)
+    key = "user:" + FolderStore(workspace).add(mine)
     at = app(MIXED, [*FAMILIES, key])
     df = stats(at)
     for name in FAMILIES[:3]:
@@ -291,7 +291,7 @@ def test_the_leaderboard_can_cover_every_model():
     at = app(keys=["cl100k_base"])
     at.segmented_control(key="compare.board").set_value("every").run()
     assert not at.exception
-    board = next(d.value for d in at.dataframe if "best" in d.value.columns)
+    board = next(d.value for d in at.table if "best" in d.value.columns)
     expected = ["cl100k_base"] + [n for n in registry.names() if n != "cl100k_base"]  # the chosen first, then every other
     assert [c for c in board.columns if c != "best"] == [LABELS[n] for n in expected]
     text = samples.SAMPLES["Python code"]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import train
-from ui.common import corpora
-from ui.common.workspace import TokenizerStore
+from ui.content import corpora
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
@@ -16,7 +16,7 @@ PAGE = str(ROOT / "pages" / "train.py")
 
 def run_with(workspace, corpus_key: str) -> AppTest:
     text = corpora.text(corpus_key)
-    TokenizerStore(workspace).add(train(text, 512, pattern="gpt4", name="mine"), corpus=text)
+    FolderStore(workspace).add(train(text, 512, pattern="gpt4", name="mine"), corpus=text)
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.run()
     assert not at.exception

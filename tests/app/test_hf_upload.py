@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, trainers
 
-from ui.common.workspace import TokenizerStore
+from classroom.stores import FolderStore
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "Hello <think>wörld</think> café 12345 你好 😀 <|endoftext|>"
@@ -50,9 +50,9 @@ def uploaded(workspace):
     text_json = _pipeline_file()
     at = upload("mine.tokenizer.json", text_json.encode())
     assert not errors(at) and any("Uploaded mine.tokenizer.json" in s.value for s in at.success)
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     _, ref = pair(text_json)
-    return "user:" + entry.key, TokenizerStore(workspace).get(entry.key), ref
+    return "user:" + entry.key, FolderStore(workspace).get(entry.key), ref
 
 
 def test_uploaded_tokenizer_json_encodes_as_tokenizers(uploaded):
@@ -102,7 +102,7 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
     at = upload(f"{kind}.json", _other(kind).encode())
     assert any(message in e for e in errors(at)), errors(at)
-    assert TokenizerStore(workspace).entries() == []
+    assert FolderStore(workspace).entries() == []
 
 
 def _other(kind: str) -> str:

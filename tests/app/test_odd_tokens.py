@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import Tokenizer, train
-from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "vocabulary.py")
@@ -16,7 +16,7 @@ CORPUS = "hello world hello world hello world"
 
 
 def run_with(workspace, tok) -> AppTest:
-    key = "user:" + TokenizerStore(workspace).add(tok, corpus=CORPUS)
+    key = "user:" + FolderStore(workspace).add(tok, corpus=CORPUS)
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["shared.tokenizer"] = key
     at.run()

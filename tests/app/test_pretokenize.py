@@ -41,7 +41,7 @@ def test_default_shows_five_rows_rules_diff_and_probes():
     assert [s.value for s in at.subheader] == ["The rules", "Where they cut differently", "Probes"]
     rules = " ".join(m.value for m in at.markdown)
     assert "digits in groups of at most three" in rules and "I'M is I | 'M" in rules and "every digit is a chunk" in rules
-    assert len(at.dataframe) == 2  # differing stretches, probes
+    assert len(at.table) == 2  # differing stretches, probes: static tables whose headers wrap (a column per pattern)
 
 
 def test_a_seed_example_replaces_the_text_and_not_the_shared_one():
@@ -73,7 +73,7 @@ def test_empty_states():
     at = run()
     at.text_area(key="pretok.text").set_value("").run()
     assert any("Nothing to split yet" in i.value for i in at.info)
-    at.multiselect(key="pretok.patterns").set_value([]).run()
+    at.pills(key="pretok.patterns").set_value([]).run()
     assert any("Choose one or more split patterns" in i.value for i in at.info)
 
 
@@ -90,8 +90,8 @@ def test_every_registered_pattern_has_a_row_and_a_rule_even_without_the_model_fi
 
     monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # no open model's file there
     at = run()
-    keys = at.multiselect(key="pretok.patterns").options
-    at.multiselect(key="pretok.patterns").set_value(list(keys)).run()
+    keys = at.pills(key="pretok.patterns").options
+    at.pills(key="pretok.patterns").set_value(list(keys)).run()
     at.selectbox(key="pretok.sample").set_value(" 677").run()
     assert not at.exception and not at.error
     counts = row_counts(at)

@@ -1,6 +1,6 @@
 """Shared mode in AppTest: each browser's workspace in the database, and every message about it.
 
-A browser is its key (``ui.common.identity.browser_key``, read from a cookie in a
+A browser is its key (``classroom.identity.browser_key``, read from a cookie in a
 real session); AppTest sends no cookies, so each test says which key its session has.
 The browser suite checks the cookie itself against the real deployment.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.common import database, identity
+from classroom import database, identity, workspaces
 
 ROOT = Path(__file__).resolve().parents[2]
 ALICE, BOB = "a" * 32, "b" * 32
@@ -27,6 +27,7 @@ def shared(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'ws.sqlite3'}"
     monkeypatch.setenv("BPE_LAB_DATABASE_URL", url)
     database._last_purge.clear()
+    workspaces.configure(shared=True)  # as serve.py's start-up in shared mode
     return url
 
 
@@ -107,7 +108,7 @@ def test_an_expired_workspace_is_explained_once(monkeypatch, shared):
     as_browser(monkeypatch, ALICE)
     train_tiny(page("train"))
     db = database.Database(shared)
-    db.execute("UPDATE workspaces SET last_seen = ?", (time.time() - 3 * 86400,))
+    db.execute("UPDATE workspaces SET last_seen = :t", t=time.time() - 3 * 86400)
     database._last_purge.clear()
     at = page("train")
     [warning] = [w for w in texts(at.warning) if "not used for" in w]
@@ -123,7 +124,9 @@ def test_a_damaged_record_gets_a_message_and_a_delete_button(monkeypatch, shared
     at = train_tiny(page("train"), "bad")
     bad = at.session_state["train.selected"]
     database.Database(shared).execute(
-        "UPDATE tokenizers SET doc = ?, version = version + 1 WHERE key = ?", (zlib.compress(b'{"format": "bpe-lab'), bad)
+        "UPDATE tokenizers SET doc = :doc, version = version + 1 WHERE key = :key",
+        doc=zlib.compress(b'{"format": "bpe-lab'),
+        key=bad,
     )
     at = page("train")
     assert not at.exception
@@ -151,9 +154,10 @@ def test_download_everything(monkeypatch):
 def test_database_unavailable_in_a_session_is_a_message(monkeypatch, tmp_path):
     (tmp_path / "file").write_text("x")
     monkeypatch.setenv("BPE_LAB_DATABASE_URL", f"sqlite:///{tmp_path / 'file' / 'ws.sqlite3'}")
+    workspaces.configure(shared=True)
     as_browser(monkeypatch, ALICE)
     at = page("train")
-    assert any("cannot be reached right now" in e for e in texts(at.error))
+    assert any("cannot be read right now" in e for e in texts(at.error))
     at = train_tiny(at, "kept here")  # still works, for the session
     assert any("Trained **kept here**" in s for s in texts(at.success))
 
@@ -176,3 +180,22 @@ def test_a_built_in_sample_is_trained_once_and_each_browser_gets_its_own_copy(mo
     store_b = database.DatabaseStore(database.Database(os.environ["BPE_LAB_DATABASE_URL"]), database.owner_of(BOB))
     [a], [b] = store_a.entries(), store_b.entries()
     assert a.key != b.key and store_a.get(a.key).merges == store_b.get(b.key).merges
+
+
+@pytest.mark.parametrize("kind", ["pages_overwritten", "scrambled", "not_a_database"])
+def test_a_damaged_database_file_is_a_message_and_new_work_stays_in_the_session(monkeypatch, shared, tmp_path, kind):
+    """The file is damaged under a running server (here: before this app process's next connection reads it)."""
+    from tests.classroom.damage import damage
+
+    as_browser(monkeypatch, ALICE)
+    train_tiny(page("train"), "saved")
+    path = Path(shared.removeprefix("sqlite:///"))
+    workspaces.unconfigure()  # the pool's connections close (what they wrote is in the file now)
+    damage(path, kind)
+    workspaces.configure(shared=True)  # new connections: they read the damaged file
+    at = page("train")
+    [error] = [e for e in texts(at.error) if "cannot be read right now" in e]
+    assert str(path) in error and "move it away" in error
+    at = train_tiny(at, "meanwhile")
+    assert not at.exception and any("Trained **meanwhile**" in s for s in texts(at.success))
+    assert [o.split(" · ")[0] for o in at.selectbox(key="train.selected").options] == ["meanwhile"]

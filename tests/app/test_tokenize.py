@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 from tokenizer import load_encoding, registry
 from tokenizer.models import chat
 from tokenizer.models.pretrained import CHAT_SPECIAL_TOKENS
-from ui.common import samples
 from ui.common.text import MAX_CHARS
+from ui.content import samples
 from ui.tokenize import model
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tokenize.py")
@@ -67,7 +67,8 @@ def ids_shown(at: AppTest) -> list[int]:
 
 
 def spans_html(at: AppTest) -> str:
-    return "".join(h.proto.body for h in at.get("html"))
+    """The page's spans (not the same tokens again in the pieces of N tokens below them)."""
+    return "".join(h.proto.body for h in at.get("html") if 'class="bpe-piece' not in h.proto.body)
 
 
 def shown_text(html_text: str) -> str:
@@ -291,11 +292,11 @@ def test_core_errors_are_shown_not_raised(monkeypatch):
 
 
 def test_a_trained_tokenizer_can_be_chosen(workspace):
+    from classroom.stores import FolderStore
     from tokenizer import train
-    from ui.common.workspace import TokenizerStore
 
     tok = train(samples.SAMPLES["English prose"] * 2, 300, name="mine")
-    key = "user:" + TokenizerStore(workspace).add(tok)
+    key = "user:" + FolderStore(workspace).add(tok)
     at = app(MIXED, key)
     assert ids_shown(at) == tok.encode(MIXED)
     assert tokens(at) == len(tok.encode(MIXED))
@@ -339,6 +340,38 @@ def test_llama3_chat_mode_equals_llama_models_chat_format():
     at.segmented_control(key="tokenize.mode").set_value("chat").run()
     raw = [RawMessage(role=m["role"], content=m["content"]) for m in model.DEFAULT_MESSAGES]
     assert ids_shown(at) == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
+
+
+def test_a_chat_the_models_package_refuses_is_an_error_that_says_what_to_change():
+    """mistral-common refuses a conversation that ends with the assistant: the page says so, and how to fix it."""
+    at = app(tokenizer_key="tekken")
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    at.button(key="tokenize.chat.add").click().run()  # an assistant message after the user's
+    assert not at.exception
+    assert at.selectbox(key="tokenize.chat.2.role").value == "assistant"
+    [error] = [e.value for e in at.error]
+    assert "Mistral's chat format" in error and "add a user message after it" in error
+    assert not [c for c in at.code if c.value.startswith("[")]  # no ids
+    at.button(key="tokenize.chat.add").click().run()  # a user message after it: laid out again
+    at.text_area(key="tokenize.chat.2.content").set_value("4").run()
+    assert not at.exception and not at.error
+    messages = [
+        *[dict(m) for m in model.DEFAULT_MESSAGES],
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": ""},
+    ]
+    assert ids_shown(at) == chat.encode(load_encoding("tekken"), messages, registry.spec("tekken").chat)
+
+
+def test_the_role_menu_offers_the_formats_roles():
+    at = app(tokenizer_key="llama3")
+    at.segmented_control(key="tokenize.mode").set_value("chat").run()
+    assert "tool" in at.selectbox(key="tokenize.chat.1.role").options
+    at.selectbox(key="tokenize.chat.1.role").set_value("tool").run()
+    at.selectbox(key="tokenize.tokenizer").set_value("tekken").run()  # Mistral's format has no tool results
+    assert not at.exception
+    assert at.selectbox(key="tokenize.chat.1.role").options == ["system", "user", "assistant"]
+    assert at.selectbox(key="tokenize.chat.1.role").value == "user"
 
 
 def test_special_token_help_summarises_placeholders():

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.common.upload import MAX_UPLOAD_BYTES
-from ui.common.workspace import TokenizerStore
+from ui.content import corpora
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
@@ -58,7 +60,7 @@ def test_train_a_tiny_corpus(workspace):
         [3, "aaa", "b", "aaab", 2],
     ]
     assert len(at.get("vega_lite_chart")) == 3  # merge counts, compression, vocabulary size vs compression
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     assert entry.vocab_size == 259 and entry.has_corpus
     assert at.session_state["shared.tokenizer"] == f"user:{entry.key}"
     assert [m.value for m in at.metric][:2] == ["259", "3"]
@@ -71,13 +73,28 @@ def test_training_the_default_sample(workspace):
     assert at.metric[0].value == "1,000"
 
 
-def test_a_sample_brings_its_settings(workspace):
+def test_a_sample_suggests_its_settings_and_never_overwrites_them(workspace):
+    """Issue 19: picking a sample changed the vocab size the user had typed (2,000 became 1,000)."""
     at = page()
-    at.selectbox(key="train.sample").set_value("honolulu").run()
-    assert at.number_input(key="train.vocab_size").value == 257
+    at.number_input(key="train.vocab_size").set_value(2000).run()
+    for sample in ("honolulu", "stdlib-source", "aaabdaaabac"):
+        at.selectbox(key="train.sample").set_value(sample).run()
+        assert at.number_input(key="train.vocab_size").value == 2000
+        assert at.selectbox(key="train.pattern").value == "gpt4"
+    c = corpora.CORPORA["aaabdaaabac"]
+    assert any(f"suggests {c.vocab_size:,} tokens and no split pattern" in x.value for x in at.caption)
+    at.button(key="train.suggest").click().run()  # "Use the suggested 259 · no split"
+    assert at.number_input(key="train.vocab_size").value == c.vocab_size
     assert at.selectbox(key="train.pattern").value == "none"
+    assert not any("The sample *" in x.value for x in at.caption)  # taken: nothing left to suggest
     press_train(at)
-    assert at.dataframe[0].value["new token"].tolist() == ["lu"]
+    assert at.dataframe[0].value["new token"].tolist() == ["aa", "aaa", "aaab"]
+
+
+def test_a_sample_that_fits_the_settings_suggests_nothing(workspace):
+    at = page()  # the default sample with its own settings
+    assert not any("The sample *" in x.value for x in at.caption)
+    assert not [b for b in at.button if b.key == "train.suggest"]
 
 
 def test_split_pattern_and_special_tokens(workspace):
@@ -85,7 +102,7 @@ def test_split_pattern_and_special_tokens(workspace):
     at.text_input(key="train.specials").input("<|endoftext|>").run()
     at.text_input(key="train.name").input("cats").run()
     press_train(at)
-    tok = TokenizerStore(workspace).get(TokenizerStore(workspace).entries()[0].key)
+    tok = FolderStore(workspace).get(FolderStore(workspace).entries()[0].key)
     assert tok.name == "cats" and tok.pattern_name == "gpt2"
     assert tok.special_tokens == {"<|endoftext|>": 256 + tok.num_merges}
     assert all(b"<|" not in tok.vocab[m.new_id] for m in tok.merge_list)
@@ -95,7 +112,7 @@ def test_empty_corpus_is_a_message(workspace):
     at = paste(page(), "   ", 300)
     press_train(at)
     assert any("corpus is empty" in e for e in errors(at))
-    assert TokenizerStore(workspace).entries() == []
+    assert FolderStore(workspace).entries() == []
 
 
 @pytest.mark.parametrize("vocab, message", [(100, "at least 256"), (60_000, "too large")])
@@ -147,12 +164,12 @@ def test_non_utf8_upload_offers_replacement(workspace):
     assert any("replaced by �" in c.value for c in at.caption)
     at.number_input(key="train.vocab_size").set_value(262).run()
     press_train(at)
-    assert len(TokenizerStore(workspace).entries()) == 1
+    assert len(FolderStore(workspace).entries()) == 1
 
 
 def test_binary_upload_is_refused(workspace):
-    at = upload(page(), "cat.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
-    assert any("binary" in e for e in errors(at))
+    at = upload(page(), "cat.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)  # any file name is taken
+    assert any("cat.png is not UTF-8 text: it looks like a PNG image" in e for e in errors(at))
     assert len(at.checkbox) == 0
     press_train(at)
     assert any("corpus is empty" in e for e in errors(at))
@@ -164,7 +181,7 @@ def test_upload_above_the_limit(workspace):
 
 
 def test_corrupt_saved_tokenizer_is_reported_and_nothing_else_lost(workspace):
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     key = store.add(train("hello hello world", 260, name="kept"), corpus="hello hello world")
     (workspace / "broken-000000.json").write_text('{"format": "bpe-lab/tokenizer", "vers', encoding="utf-8")
     at = page()
@@ -172,23 +189,23 @@ def test_corrupt_saved_tokenizer_is_reported_and_nothing_else_lost(workspace):
     assert at.selectbox(key="train.selected").value == key
     at.button(key="train.drop.broken-000000").click().run()
     assert not at.warning and not (workspace / "broken-000000.json").exists()
-    assert [e.key for e in TokenizerStore(workspace).entries()] == [key]
+    assert [e.key for e in FolderStore(workspace).entries()] == [key]
 
 
 def test_rename_download_delete(workspace):
     at = press_train(paste(page(), "low lower lowest " * 5, 265))
-    key = TokenizerStore(workspace).entries()[0].key
+    key = FolderStore(workspace).entries()[0].key
     at.text_input(key="train.rename").input("my lows").run()
     at.button(key="train.rename_go").click().run()
-    assert TokenizerStore(workspace).entries()[0].name == "my lows"
+    assert FolderStore(workspace).entries()[0].name == "my lows"
     assert any("Renamed" in s.value for s in at.success)
     labels = [d.label for d in at.get("download_button")]
     assert labels == ["Download everything (.zip)", "BPE Lab JSON", "tiktoken", "HF tokenizer.json"]
     at.button(key="train.delete").click().run()
     assert any("cannot be undone" in w.value for w in at.warning)
-    assert TokenizerStore(workspace).entries()  # not yet
+    assert FolderStore(workspace).entries()  # not yet
     at.button(key="train.delete_yes").click().run()
-    assert TokenizerStore(workspace).entries() == []
+    assert FolderStore(workspace).entries() == []
     assert any("Deleted" in s.value for s in at.success)
     assert not (workspace / f"{key}.json").exists()
 
@@ -201,16 +218,24 @@ def test_upload_a_tokenizer_file(workspace, fmt):
     elif fmt == "tiktoken":
         name, data = "hats.tiktoken", formats.dumps_tiktoken(tok)
     else:
-        import json
-
         name, data = "hats.tokenizer.json", json.dumps(formats.to_hf_json(tok)).encode()
     at = page()
     at.file_uploader(key="train.tokenizer_file").upload(name, data, "application/octet-stream").run()
     assert not at.exception and not errors(at)
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     assert entry.source == "uploaded" and entry.vocab_size == 256 + tok.num_merges
-    assert TokenizerStore(workspace).get(entry.key).encode("the cat") == tok.encode("the cat")
-    assert any("no compression curve" in i.value for i in at.info)
+    assert FolderStore(workspace).get(entry.key).encode("the cat") == tok.encode("the cat")
+    assert any(f"Uploaded {name} as **hats**" in s.value for s in at.success)
+    notes = " ".join(c.value for c in at.caption)
+    assert "No training text is stored with hats" in notes
+    counts = at.dataframe[0].value["count"]
+    if fmt == "json":  # BPE Lab JSON keeps the pair counts
+        assert counts.tolist() == [m.count for m in tok.merge_list]
+        assert "no compression curve" in notes
+    else:  # tiktoken and tokenizer.json do not: said in words, never a column of "None"
+        assert counts.isna().all()
+        assert "No pair counts" in notes and "no merge-count chart or compression curve" in notes
+        assert json.loads(at.dataframe[0].proto.columns)["count"] == {"hidden": True}
 
 
 def test_bad_tokenizer_upload_is_a_message(workspace):
@@ -219,7 +244,7 @@ def test_bad_tokenizer_upload_is_a_message(workspace):
         "notes.json", b'{"format": "bpe-lab/tokenizer", "version": 1', "application/json"
     ).run()
     assert any("notes.json cannot be read as a tokenizer" in e for e in errors(at))
-    assert TokenizerStore(workspace).entries() == []
+    assert FolderStore(workspace).entries() == []
 
 
 def test_a_failed_training_keeps_what_was_trained(workspace):
@@ -227,13 +252,13 @@ def test_a_failed_training_keeps_what_was_trained(workspace):
     paste(at, "", 300)
     press_train(at)
     assert any("corpus is empty" in e for e in errors(at))
-    assert len(TokenizerStore(workspace).entries()) == 1
+    assert len(FolderStore(workspace).entries()) == 1
     assert at.dataframe[0].value["new token"].tolist() == ["aa", "aaa", "aaab"]
 
 
 def test_trained_tokenizer_is_offered_on_every_page(workspace):
     press_train(paste(page(), "aaabdaaabac", 259))
-    [entry] = TokenizerStore(workspace).entries()
+    [entry] = FolderStore(workspace).entries()
     label = f"Yours · {entry.name} (yours, 259 tokens)"  # menus put the family first
     for path, widget in [("tokenize.py", "tokenize.tokenizer"), ("vocabulary.py", "vocab.tokenizer")]:
         at = AppTest.from_file(str(ROOT / "pages" / path), default_timeout=60).run()
@@ -246,7 +271,10 @@ def test_trained_tokenizer_is_offered_on_every_page(workspace):
 
 
 def test_shared_mode_sessions_do_not_see_each_other(workspace, monkeypatch):
+    from classroom import workspaces
+
     monkeypatch.setenv("BPE_LAB_SHARED", "1")
+    workspaces.configure(shared=True)  # AppTest sends no cookie: each session is a browser without one
     first = press_train(paste(page(), "aaabdaaabac", 259))
     assert any("3 merges" in s.value for s in first.success)
     second = page()
@@ -257,7 +285,7 @@ def test_shared_mode_sessions_do_not_see_each_other(workspace, monkeypatch):
 def test_settings_survive_a_switch_to_another_page_and_back(workspace):
     # Through app.py, AppTest starts every run in Streamlit's "pages folder" mode, so a linked page
     # reruns through app.py first and a button click is lost; widgets are set, not clicked, here.
-    store = TokenizerStore(workspace)
+    store = FolderStore(workspace)
     older = store.add(train("aaabdaaabac", 259, pattern=None, name="older"))
     store.add(train("the cat in the hat", 262, pattern=None, name="newer"))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

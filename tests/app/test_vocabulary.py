@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.stores import FolderStore
 from tokenizer import load_encoding, train
-from ui.common.workspace import TokenizerStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "vocabulary.py")
@@ -18,7 +18,7 @@ CORPUS = "Honolulu honolulu lulu " * 20 + "the cat in the hat sat on the mat " *
 @pytest.fixture
 def mine(workspace):
     tok = train(CORPUS, 300, pattern="gpt2", name="hula")
-    return "user:" + TokenizerStore(workspace).add(tok, corpus=CORPUS), tok
+    return "user:" + FolderStore(workspace).add(tok, corpus=CORPUS), tok
 
 
 def run() -> AppTest:

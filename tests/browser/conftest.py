@@ -77,7 +77,7 @@ class StreamlitServer:
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
-        deadline = time.time() + 60
+        deadline = time.time() + 120  # serve.py loads the official encodings before it answers (about 5-20 s)
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"streamlit exited early:\n{self.log.read_text()}")
@@ -87,7 +87,7 @@ class StreamlitServer:
                         return self
             except OSError:
                 time.sleep(0.3)
-        raise RuntimeError(f"streamlit did not start in 60 s:\n{self.log.read_text()}")
+        raise RuntimeError(f"streamlit did not start in 120 s:\n{self.log.read_text()}")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -180,19 +180,19 @@ def trained(server):
     """A tokenizer of the user's in the browser server's workspace for one test (Train shows its results, Step its
     training), deleted afterwards so other tests find the workspace as they left it."""
     import tokenizer
-    from ui.common import corpora
-    from ui.common.workspace import TokenizerStore
+    from classroom.stores import FolderStore
+    from ui.content import corpora
 
     tokenizer.configure()
     text = corpora.text("about-bpe")
-    store = TokenizerStore(server.workspace)
+    store = FolderStore(server.workspace)
     key = store.add(tokenizer.train(text, 600, pattern="gpt4", name="essay 600"), corpus=text)
     yield "user:" + key
     store.delete(key)
 
 
 class ClassroomServer:
-    """`make serve`'s command (deploy/classroom.py): nginx in front of app processes, a data folder of its own.
+    """`make serve`'s command (python -m classroom): nginx in front of app processes, a data folder of its own.
 
     The data folder links to the provisioned rank files and merge cache, so the app
     processes start as fast as in a real deployment; the workspaces database is fresh.
@@ -216,7 +216,7 @@ class ClassroomServer:
         env.update({"BPE_LAB_DATA_DIR": str(self.data), "PORT": str(self.port), "WORKERS": str(self.workers)}, **self.extra_env)
         self._logf = open(self.log, "a")
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "deploy" / "classroom.py")],
+            [sys.executable, "-m", "classroom"],
             cwd=ROOT,
             env=env,
             stdout=self._logf,
@@ -226,23 +226,17 @@ class ClassroomServer:
         deadline = time.time() + 180
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"deploy/classroom.py exited early:\n{self.log.read_text()}")
+                raise RuntimeError(f"python -m classroom exited early:\n{self.log.read_text()}")
             if "BPE Lab for a class:" in self.log.read_text():
                 return self
             time.sleep(0.3)
         raise RuntimeError(f"the classroom did not start in 180 s:\n{self.log.read_text()}")
 
     def children(self) -> dict[str, list[int]]:
-        """The supervisor's children by kind: ``{"app": [pids], "nginx": [pid]}``."""
-        out = subprocess.run(
-            ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(self.proc.pid)], capture_output=True, text=True
-        ).stdout
-        kids: dict[str, list[int]] = {"app": [], "nginx": [], "other": []}
-        for line in out.strip().splitlines():
-            pid, _, args = line.strip().partition(" ")
-            kind = "app" if "serve.py" in args else "nginx" if "nginx" in args else "other"
-            kids[kind].append(int(pid))
-        return kids
+        """The programs its supervisord runs, by kind: ``{"app": [pids], "nginx": [pid], "other": [the event listener]}``."""
+        from processes import programs
+
+        return programs(self.proc.pid)
 
     def stop(self) -> int | None:
         if self.proc and self.proc.poll() is None:

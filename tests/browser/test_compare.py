@@ -8,8 +8,8 @@ import pytest
 from model_packages import reference_encode, tiktoken_reference
 from playwright.sync_api import expect
 
+from classroom.stores import FolderStore
 from tokenizer import registry, train
-from ui.common.workspace import TokenizerStore
 
 from .conftest import assert_no_exception, paste, screenshot, wait_idle
 
@@ -48,7 +48,9 @@ def test_one_row_per_tokenizer_with_tiktokens_counts(page, server):
     # the boundary diff: some tokens faded (shared by all), some cuts marked
     assert page.locator(".bpe-row .t.dim").count() > 0
     assert page.locator(".bpe-row .cut").count() > 0
-    expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(3)  # statistics, token tax, leaderboard
+    expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(
+        4
+    )  # statistics, token tax, vocabulary used, leaderboard
     assert_no_exception(page)
     screenshot(page, "compare", height=3400)
 
@@ -87,7 +89,7 @@ def test_every_family_side_by_side(page, server):
     """OpenAI, Meta, Qwen, Mistral, DeepSeek and a tokenizer of yours, one row each, counted as their own references."""
     text = "Tokenizers split text differently: 你好世界, Привет, 1234567890, don't, def f(x): return x ** 2 🤚🏾"
     mine = train(text * 4 + "the quick brown fox jumps over the lazy dog " * 30, 400, name="mine")
-    key = "user:" + TokenizerStore(server.workspace).add(mine)
+    key = "user:" + FolderStore(server.workspace).add(mine)
     open_compare(page, server, tokenizers=",".join([*FAMILIES, key]), text=text)
     expect(page.locator(".bpe-row")).to_have_count(6)
     counts = {name: len(reference_encode(name)(text)) for name in FAMILIES}

@@ -11,6 +11,7 @@ PAGES = [
     ("tokenize", "/"),
     ("pretokenize", "/pretokenize"),
     ("compare", "/compare"),
+    ("overlap", "/overlap"),
     ("train", "/train"),
     ("step", "/step?mode=encoding&tokenizer=cl100k_base&step=40"),
     ("vocabulary", "/vocabulary"),
@@ -35,6 +36,8 @@ def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, na
     page = projector
     page.goto(server.url + with_present(path))
     page.locator(".bpe-present").wait_for(state="attached")
+    if name == "overlap":  # its first open on this server encodes every token both ways
+        page.get_by_text("How many pieces each token becomes").wait_for(state="attached", timeout=180_000)
     wait_idle(page)
     assert page.locator(".bpe-present").count() == 1
     assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "22px"
@@ -48,8 +51,8 @@ def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, na
         assert size >= 28  # about twice the normal 15 px
     assert_no_exception(page)
     screenshot(page, f"present-{name}")
-    if name == "step":  # the stepping view itself, scrolled to, as the class sees it
-        page.locator('[data-testid="stMetric"]').first.scroll_into_view_if_needed()
+    if name == "step":  # the stepping view itself comes first (tests/browser/test_step.py checks it is on the first screen)
+        page.locator(".bpe-stepper").first.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         screenshot(page, "present-step-stepping")
 

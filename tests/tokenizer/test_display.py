@@ -31,3 +31,10 @@ def test_gpt2_form_round_trip():
     assert gpt2_form(b" the\n") == "ĠtheĊ"
     assert from_gpt2_form("ĠtheĊ") == b" the\n"
     assert len({gpt2_form(bytes([b])) for b in range(256)}) == 256
+
+
+def test_a_carriage_return_is_never_invisible():
+    """o200k's id 125141, "\\r\\n\\r\\n//": with whitespace glyphs ␍↵, without them its bytes (it drew as empty boxes)."""
+    assert visible(b"\r\n\r\n//") == "␍↵␍↵//"
+    assert visible(b"\r\n\r\n//", whitespace=False) == "<0D>\n<0D>\n//"
+    assert visible("a\u200bb".encode(), whitespace=False) == "a<E2 80 8B>b"  # a zero-width space

@@ -15,21 +15,27 @@ BPE Lab JSON (``format: "bpe-lab/tokenizer"``, ``version: 1``) is lossless::
       "pipeline": {...}                      # only for a tokenizer.json's own text handling (see hf.py)
     }
 
-A damaged file is a ValueError naming the field that is wrong.
+The format is stated once, as a JSON Schema: ``bpe_lab.schema.json`` beside this module
+(``schema()``), the documentation of the format. The loader checks every file against it
+with ``jsonschema``; a damaged file is a ValueError naming the path of what is wrong
+(``merges[12][2]``) and what it should be.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer, check_tokenizer
-from ..errors import check_str, parse_json
-from ..pretokenize.pretokenizer import NORMAL_FORMS
+from ..errors import MAX_ID, check_str
 from .hf import pipeline_from_json, pipeline_to_json
+from .json_input import read_json
 
 FORMAT = "bpe-lab/tokenizer"
 VERSION = 1
@@ -71,82 +77,141 @@ def dumps(tok: Tokenizer) -> str:
     return head[:-2] + ',\n "merges": [\n' + body + ("\n ]\n}\n" if merges else " ]\n}\n")
 
 
-def _field(doc: Mapping, key: str, kinds, where: str = ""):
-    if key not in doc:
-        raise ValueError(f"field '{where}{key}' is missing: the file is incomplete or not a BPE Lab tokenizer")
-    value = doc[key]
-    if not isinstance(value, kinds) or isinstance(value, bool):
-        names = kinds.__name__ if isinstance(kinds, type) else " or ".join(k.__name__ for k in kinds)
-        raise ValueError(f"field '{where}{key}' should be {names}, got {type(value).__name__}")
-    return value
+# ----------------------------------------------------------------------------- the schema
+
+#: The format, stated once: a JSON Schema (draft 2020-12) that is also its documentation.
+SCHEMA_PATH = Path(__file__).with_name("bpe_lab.schema.json")
 
 
-def _is_int(x: object) -> bool:
-    return type(x) is int
+@functools.cache
+def schema() -> dict[str, Any]:
+    """BPE Lab JSON's schema (``bpe_lab.schema.json``), read on first use."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _validator():
+    import jsonschema
+
+    # a JSON integer is an int: Python's json reads 3.0 as a float, which is no token id
+    # (the draft's "integer" would take it)
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, x: isinstance(x, int) and not isinstance(x, bool)
+    )
+    strict = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=checker)
+    return strict(schema())
+
+
+def _ok_id(x: object) -> bool:
+    return type(x) is int and 0 <= x <= MAX_ID
+
+
+def _ok_merges(merges: list) -> bool:
+    return all(
+        type(m) is list and len(m) == 4 and _ok_id(m[0]) and _ok_id(m[1]) and _ok_id(m[2]) and (m[3] is None or (type(m[3]) is int and m[3] >= 0))
+        for m in merges
+    )  # fmt: skip
+
+
+def _ok_whole_tokens(whole: list) -> bool:
+    b64 = re.compile(schema()["$defs"]["whole_token"]["prefixItems"][1]["pattern"])
+    return all(type(w) is list and len(w) == 2 and _ok_id(w[0]) and type(w[1]) is str and b64.fullmatch(w[1]) for w in whole)
+
+
+#: the long lists, checked in a plain loop that accepts only what the schema accepts: jsonschema takes
+#: about 50 µs per merge (10 s for o200k's 200,000); it looks at a list only when the loop finds a fault
+_BULK = {"merges": _ok_merges, "whole_tokens": _ok_whole_tokens}
+
+
+def check_schema(doc: Mapping[str, Any]) -> None:
+    """ValueError naming the path of the first thing in ``doc`` that ``bpe_lab.schema.json`` refuses, and the fix.
+
+    >>> check_schema({"format": "bpe-lab/tokenizer", "version": 1, "special_tokens": {}, "merges": [[1, 2, "x", None]]})
+    Traceback (most recent call last):
+    ...
+    ValueError: field 'merges[0][2]' should be a token id, a whole number from 0 to 2147483647, got "x"
+    >>> check_schema({"format": "bpe-lab/tokenizer", "version": 1, "special_tokens": {}, "merges": [], " merges": []})
+    Traceback (most recent call last):
+    ...
+    ValueError: field ' merges' is not part of BPE Lab JSON: did you mean 'merges' (the name has spaces around it or other capitals)? Remove or rename it
+    """
+    light = dict(doc)
+    for key, ok in _BULK.items():
+        if isinstance(doc.get(key), list) and ok(doc[key]):
+            light[key] = []
+    error = next(_validator().iter_errors(light), None)
+    if error is not None:
+        raise ValueError(_message(error))
+
+
+def _path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _message(error) -> str:
+    """A jsonschema ValidationError as BPE Lab says it: the field's path, what it should be, what it is."""
+    path = _path(error.absolute_path)
+    if error.validator == "additionalProperties":
+        known = list(error.schema.get("properties", {}))
+        key = next(k for k in error.instance if k not in known)
+        where = f"{path}.{key}" if path else key
+        near = [k for k in known if k == key.strip().lower().replace(" ", "_")]
+        if near:
+            hint = f": did you mean '{near[0]}' (the name has spaces around it or other capitals)? Remove or rename it"
+        else:
+            hint = "; remove it" + ("" if path else ", or keep free-form facts in 'metadata'")
+        return f"field '{where}' is not part of BPE Lab JSON{hint}"
+    if error.validator == "required":
+        missing = next(k for k in error.validator_value if k not in error.instance)
+        where = f"{path}.{missing}" if path else missing
+        return f"field '{where}' is missing: the file is incomplete or not a BPE Lab tokenizer"
+    what = error.schema.get("description") or error.message
+    return f"field '{path}' should be {what}, got {_short_json(error.instance)}"
+
+
+# ----------------------------------------------------------------------------- reading
 
 
 def from_json(doc: Any) -> Tokenizer:
-    """A Tokenizer from a BPE Lab JSON dict; ValueError naming the bad field."""
+    """A Tokenizer from a BPE Lab JSON dict; ValueError naming the bad field's path and the fix.
+
+    The format and version come first (they say whether the rest can be read at all), then
+    the schema (``bpe_lab.schema.json``), then what a schema cannot say: ids consistent,
+    merges that use existing ids, a pipeline's special tokens.
+    """
     if not isinstance(doc, dict):
         raise ValueError("a BPE Lab tokenizer file holds a JSON object; this one does not")
     if doc.get("format") != FORMAT:
         raise ValueError(f"field 'format' should be {FORMAT!r}, got {doc.get('format')!r}: this is not a BPE Lab tokenizer file")
-    version = _field(doc, "version", int)
-    if version < 1:
-        raise ValueError(f"field 'version' should be 1, got {version}")
-    if version > VERSION:
+    version = doc.get("version")
+    if type(version) is int and version > VERSION:
         raise ValueError(f"field 'version' is {version}, newer than this BPE Lab reads ({VERSION}); update BPE Lab")
-    name = doc.get("name")
-    if name is not None and not isinstance(name, str):
-        raise ValueError(f"field 'name' should be a string or null, got {type(name).__name__}")
-    pattern = doc.get("pattern")
-    if pattern is not None and not isinstance(pattern, str):
-        raise ValueError(f"field 'pattern' should be a string or null, got {type(pattern).__name__}")
-    specials = _field(doc, "special_tokens", dict)
-    for k, v in specials.items():
-        if not _is_int(v):
-            raise ValueError(f"field 'special_tokens.{k}' should be an integer id, got {v!r}")
-    byte_ids = doc.get("byte_ids")
-    if byte_ids is not None and (not isinstance(byte_ids, list) or len(byte_ids) != 256 or not all(map(_is_int, byte_ids))):
-        raise ValueError("field 'byte_ids' should be null or a list of 256 integer ids")
-    raw = _field(doc, "merges", list)
-    pairs, new_ids, counts = [], [], []
-    for i, m in enumerate(raw):
-        if not (
-            type(m) is list
-            and len(m) == 4
-            and _is_int(m[0])
-            and _is_int(m[1])
-            and _is_int(m[2])
-            and (m[3] is None or _is_int(m[3]))
-        ):
-            raise ValueError(f"field 'merges[{i}]' should be [left, right, new_id, count or null], got {_short_json(m)}")
-        pairs.append((m[0], m[1]))
-        new_ids.append(m[2])
-        counts.append(m[3])
+    check_schema(doc)
+    pattern, normalizer, specials, byte_ids = (
+        doc.get("pattern"),
+        doc.get("normalizer"),
+        doc["special_tokens"],
+        doc.get("byte_ids"),
+    )
+    raw = doc["merges"]
+    pairs = [(m[0], m[1]) for m in raw]
+    new_ids = [m[2] for m in raw]
+    counts = [m[3] for m in raw]
     merges = MergeTable(pairs, new_ids, counts if any(c is not None for c in counts) else None)
-    raw_whole = doc.get("whole_tokens")
-    if raw_whole is not None and not isinstance(raw_whole, list):
-        raise ValueError(f"field 'whole_tokens' should be a list of [id, base64 bytes] or absent, got {type(raw_whole).__name__}")
     whole: dict[int, bytes] = {}
-    for i, w in enumerate(raw_whole or []):
+    for i, (tid, data) in enumerate(doc.get("whole_tokens") or []):
         try:
-            if not (type(w) is list and len(w) == 2 and _is_int(w[0]) and isinstance(w[1], str)):
-                raise TypeError
-            data = base64.b64decode(w[1], validate=True)
-        except (TypeError, ValueError):  # binascii.Error is a ValueError; so is non-ASCII text
-            raise ValueError(f"field 'whole_tokens[{i}]' should be [id, base64 bytes], got {_short_json(w)}") from None
-        if w[0] in whole:
-            raise ValueError(f"field 'whole_tokens[{i}]' repeats id {w[0]}; every whole token needs its own id")
-        whole[w[0]] = data
-    metadata = doc.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise ValueError(f"field 'metadata' should be an object or null, got {type(metadata).__name__}")
-    normalizer = doc.get("normalizer")
-    if normalizer is not None and normalizer not in NORMAL_FORMS:
-        raise ValueError(
-            f"field 'normalizer' should be one of {', '.join(NORMAL_FORMS)} or absent, got {_short_json(normalizer)}"
-        )
+            token = base64.b64decode(data, validate=True)
+        except ValueError:  # binascii.Error; the schema's pattern lets a final newline through
+            raise ValueError(
+                f"field 'whole_tokens[{i}][1]' should be the token's bytes in base64, got {_short_json(data)}"
+            ) from None
+        if tid in whole:
+            raise ValueError(f"field 'whole_tokens[{i}]' repeats id {tid}; every whole token needs its own id")
+        whole[tid] = token
     pipeline = None
     if doc.get("pipeline") is not None:  # a tokenizer.json's text handling (hf.py)
         pipeline = pipeline_from_json(doc["pipeline"], set(byte_ids or range(256)) | set(new_ids))
@@ -166,8 +231,8 @@ def from_json(doc: Any) -> Tokenizer:
             normalizer=normalizer,
             special_tokens=specials,
             byte_ids=byte_ids,
-            name=name or "",
-            metadata=metadata,
+            name=doc.get("name") or "",
+            metadata=doc.get("metadata"),
             whole_tokens=whole,
             pipeline=pipeline,
         )
@@ -183,5 +248,5 @@ def _short_json(value: object) -> str:
 
 
 def loads(text: str) -> Tokenizer:
-    """Parse BPE Lab JSON text; a truncated or damaged file names the line."""
-    return from_json(parse_json(check_str(text, "text")))
+    """Parse BPE Lab JSON text; a truncated or damaged file names the line (``json_input.read_json``)."""
+    return from_json(read_json(check_str(text, "text"), what="the tokenizer file"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core import Tokenizer
-from ..errors import check_bytes, check_output_path, check_str, decode_utf8, parse_json, read_file
+from ..errors import check_bytes, check_output_path, check_str, read_file
 from .bpe_lab import dumps, from_json
 from .hf import from_hf_json
+from .json_input import decode_text, read_json
 from .minbpe import loads_minbpe
 from .tiktoken import parse_tiktoken_ranks
 
@@ -40,13 +41,14 @@ def load(path: str | Path, *, pattern: str | None = "gpt4") -> Tokenizer:
 
 
 def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> Tokenizer:
-    """Like ``load`` but from the file's bytes (an upload)."""
+    """Like ``load`` but from the file's bytes (an upload). A byte-order mark is dropped in every format;
+    JSON goes through ``json_input.read_json`` (size, nesting, duplicated keys)."""
     data = check_bytes(data, "data")
     name = check_str(name, "name")
-    text = decode_utf8(data, "the file")
+    text = decode_text(data, "the file")
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        doc = parse_json(text)
+        doc = read_json(text, what="the tokenizer file")
         hf_keys = ("model", "added_tokens", "pre_tokenizer", "normalizer", "decoder", "post_processor", "truncation", "padding")
         if isinstance(doc, dict) and "format" not in doc and any(k in doc for k in hf_keys):
             tok = from_hf_json(doc)
@@ -59,7 +61,7 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
         return loads_minbpe(text, name=name)
     first = stripped.split("\n", 1)[0].split()
     if len(first) == 2 and first[1].isdigit():
-        ranks = parse_tiktoken_ranks(data, "tiktoken file")
+        ranks = parse_tiktoken_ranks(text.encode("utf-8"), "tiktoken file")
         try:
             return Tokenizer.from_ranks(ranks, pattern=pattern, name=name)
         except ValueError as e:

@@ -15,6 +15,7 @@ from ..display import from_gpt2_form, gpt2_form
 from ..errors import MAX_ID, check_str, decode_utf8, read_file
 from ..pretokenize.patterns import GPT2_PATTERN
 from ..trace import Merge
+from .json_input import read_json
 
 ENDOFTEXT = "<|endoftext|>"
 
@@ -29,12 +30,7 @@ def load_gpt2_files(encoder_json: str | Path, vocab_bpe: str | Path, *, name: st
     check_str(name, "name")
     enc_path, enc_data = read_file(encoder_json, "encoder.json file")
     bpe_path, bpe_data = read_file(vocab_bpe, "vocab.bpe file")
-    try:
-        encoder = json.loads(decode_utf8(enc_data, enc_path.name))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{enc_path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
-    except RecursionError:
-        raise ValueError(f"{enc_path}: the JSON is nested too deeply to read: it is not an encoder.json") from None
+    encoder = read_json(enc_data, what=str(enc_path))
     if not isinstance(encoder, dict):
         raise ValueError(f"{enc_path}: expected a JSON object of token -> id")
     specials = {}

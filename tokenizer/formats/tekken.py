@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
+
+from .json_input import read_json
 
 
 def parse_tekken(data: bytes, source: str = "tekken file") -> tuple[dict[bytes, int], str, list[str] | None]:
@@ -17,6 +18,7 @@ def parse_tekken(data: bytes, source: str = "tekken file") -> tuple[dict[bytes, 
     by rank) or None when it lists none (a v3 file: mistral-common then uses its own
     defaults, which the registry holds). ValueError naming the field for a damaged file.
 
+    >>> import json
     >>> vocab = [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None} for i in range(256)]
     >>> vocab.append({"rank": 256, "token_bytes": "YWI=", "token_str": "ab"})
     >>> config = {"pattern": "[a-z]+", "default_vocab_size": 259, "default_num_special_tokens": 2, "version": "v3"}
@@ -24,10 +26,7 @@ def parse_tekken(data: bytes, source: str = "tekken file") -> tuple[dict[bytes, 
     >>> ranks[b"\\x00"], ranks[b"ab"], pattern, specials
     (2, 258, '[a-z]+', None)
     """
-    try:
-        doc = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{source}: not valid JSON ({e}); the file is damaged") from None
+    doc = read_json(data, what=source)
     try:
         config = doc["config"]
         pattern = config["pattern"]

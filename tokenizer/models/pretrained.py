@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import array
 import hashlib
-import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer
 from ..formats.hf import from_hf_json
+from ..formats.json_input import read_json
 from ..formats.tekken import parse_tekken
 from ..formats.tiktoken import parse_tiktoken_ranks
 from ..trace import Merge
@@ -83,10 +83,7 @@ def _from_tekken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, objec
 
 def _from_hf_json_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
     """A Hugging Face tokenizer.json: the file's own pipeline and special tokens (the record's must be among them)."""
-    try:
-        doc = json.loads(data)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{s.source.filename}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    doc = read_json(data, what=s.source.filename)
     tok = from_hf_json(doc, name=s.name)
     for text, tid in s.special_tokens.items():
         if tok.special_tokens.get(text) != tid:

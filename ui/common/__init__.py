@@ -4,9 +4,12 @@
 - ``state``: each page's session-state keys and defaults (``PageState``), and the values pages share
 - ``urlstate``: the address bar as a link to what is on screen (Tokenize, Compare, Step through)
 - ``tokenizers``: the tokenizers a user can pick, and the picker
-- ``workspace``: where trained and uploaded tokenizers live (a folder, or the session)
+- ``workspace``: the ``Store`` protocol of the user's tokenizers and this session's store (the server chooses which)
+- ``training``: where a training runs (the page's thread, or the server's worker processes)
 - ``cache``: what is kept for every session and what per session (the policy)
 - ``errors``: expected failures as a message on the page
-- ``text``, ``samples``, ``corpora``, ``upload``: plain Python (no Streamlit): the text limit and
-  counts, the built-in sample texts, the training corpora, upload limits and decoding
+- ``text``, ``upload``: plain Python (no Streamlit): the text limit and counts, upload limits and decoding
+
+The sample texts and training corpora are in ``ui.content``; the server (the database, the
+browser's cookie, the training processes) is the ``classroom`` package, which ``ui`` never imports.
 """

@@ -9,7 +9,9 @@ Kept for every session (process-wide):
   ``st.cache_data``, ``functools.lru_cache``);
 * results that depend only on an official encoding and built-in data: its
   vocabulary table, longest tokens and length histogram, its counts on the
-  built-in samples (``for_tokenizer`` with a shared encoding);
+  built-in samples (``for_tokenizer`` with a shared encoding); and results about
+  several official encodings, keyed by the first with the others' names (the
+  Overlap page: ``ui.overlap.view._kept``);
 * a tokenizer trained on a built-in corpus with given settings (``for_builtin``:
   the same for everyone who picks that sample and those settings; kept pickled,
   each session gets its own copy). Never a pasted or uploaded text.
@@ -24,7 +26,7 @@ another one):
 
 Where the user's tokenizers live is ``ui.common.workspace``'s business: local mode
 keeps them in a folder of the machine the server runs on, shared by every tab by
-design; shared mode keeps each browser's in a database (``ui.common.database``),
+design; shared mode keeps each browser's in a database (``classroom.database``),
 read through a store object kept in the session's state (its parsed tokenizers and
 training texts are that session's). The one process-wide object there is the
 database's connection pool, which holds no user data.

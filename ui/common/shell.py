@@ -66,6 +66,20 @@ def run(page) -> None:
         _through_app.reset(mark)
 
 
+def alias(target: st.Page, url_path: str) -> st.Page:
+    """A hidden page at ``/<url_path>`` that opens ``target`` with the same query parameters.
+
+    For the default page: Streamlit serves it at ``/`` only, so its name in the
+    address bar (``/tokenize``, also what a link opened on a fresh server reaches
+    through ``_rerun_through_app``) would otherwise say "Page not found".
+    """
+
+    def go() -> None:
+        st.switch_page(target, query_params=[(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
+
+    return st.Page(go, title=target.title, icon=target.icon, url_path=url_path, visibility="hidden")
+
+
 def open_page(file: str, page_state: state.PageState) -> None:
     """The first line of every page file: make sure the page runs inside the shell, then set its defaults.
 
@@ -99,8 +113,9 @@ def _rerun_through_app(file_name: str) -> None:
 def workspace_notices() -> None:
     """What the page must say about the user's saved work first (shared mode): an expired workspace, no cookie, no database."""
     icons = {"error": "⚠️", "warning": "🗂️", "info": "ℹ️"}
-    for kind, message in workspace.notices():
-        getattr(st, kind)(message, icon=icons[kind])
+    with st.container():  # one slot, however many: the page below keeps its place (a widget that moves is redrawn)
+        for notice in workspace.notices():
+            getattr(st, notice.kind)(notice.message, icon=icons[notice.kind])
 
 
 def inject_style() -> None:

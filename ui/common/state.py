@@ -33,7 +33,7 @@ from typing import Any
 
 import streamlit as st
 
-from .samples import DEFAULT_TEXT
+from ui.content.samples import DEFAULT_TEXT
 
 
 class PageState:

@@ -74,7 +74,7 @@ def menu_label(key: str, label: str) -> str:
     return out
 
 
-@st.cache_resource(show_spinner="Loading the tokenizer (once per server)…")
+@st.cache_resource(show_spinner=False)  # get() says which model is loading, and for how long
 def official(name: str) -> Tokenizer:
     """An official encoding, loaded once per server process and shared by every session."""
     tok = load_encoding(name)
@@ -133,7 +133,9 @@ def get(key: str):
     if key in OFFICIAL:
         if not available(key):
             raise ValueError(unavailable_message(key))
-        return official(key)
+        # shown only if it takes more than half a second: a model's first load (1-3 s), once per server
+        with st.spinner(f"Loading {OFFICIAL[key]}: reading its file and building its tables, once per server…", show_time=True):
+            return official(key)
     if key in BASELINES:
         return _baseline(key)
     if key.startswith(USER):

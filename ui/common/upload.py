@@ -49,6 +49,32 @@ class DecodedText:
     replaced: int = 0  # how many bytes became U+FFFD
 
 
+#: The start of common binary files, and what to call them in a message.
+SIGNATURES = {
+    b"%PDF": "a PDF document",
+    b"PK\x03\x04": "a zip archive (or a Word, Excel or OpenDocument file, which are zip archives)",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"\x1f\x8b": "a gzip archive",
+    b"\xd0\xcf\x11\xe0": "an old Word or Excel file",
+}
+
+
+def binary_kind(data: bytes) -> str | None:
+    """What a binary file is, for a message ("a PDF document"), or None for what may be text.
+
+    >>> binary_kind(b"%PDF-1.7 ..."), binary_kind(b"\\x7fELF\\x02\\x00"), binary_kind("héllo".encode("latin-1"))
+    ('a PDF document', 'a binary file (an image, archive or program: it contains NUL bytes)', None)
+    """
+    for magic, kind in SIGNATURES.items():
+        if data.startswith(magic):
+            return kind
+    if looks_binary(data):
+        return "a binary file (an image, archive or program: it contains NUL bytes)"
+    return None
+
+
 def looks_binary(data: bytes) -> bool:
     """NUL bytes near the start: an image, archive or executable, not text.
 
@@ -74,11 +100,12 @@ def decode_corpus(data: bytes, name: str = "the file", *, replace: bool = False)
         return DecodedText(None, str(e))
     if not data:
         return DecodedText(None, f"{name} is empty: pick a file with some text in it")
-    if looks_binary(data):
+    kind = binary_kind(data)
+    if kind is not None:
         return DecodedText(
             None,
-            f"{name} looks like a binary file (it contains NUL bytes), not text: "
-            "upload a plain-text file such as .txt, .md or .py",
+            f"{name} is not UTF-8 text: it looks like {kind}. Upload a plain-text file (.txt, .md, .py, …), "
+            "or copy its text and paste it under **Paste text**.",
         )
     try:
         return DecodedText(data.decode("utf-8-sig"))

@@ -1,9 +1,11 @@
-"""Compare's token-tax section: the same passage in many languages under every chosen tokenizer.
+"""Compare's token-tax section: the same passage in many languages (or one program in many programming languages)
+under every chosen tokenizer, and how much of each vocabulary they use.
 
 ``pages/compare.py`` calls ``show_token_tax(keys)``. The passages are ours
-(``languages``) or the user's own (pasted or uploaded); computing lives in ``tax``, the
-chart in ``ui.render.charts.token_tax``. Counts of an official encoding on our
-passages are the same for every session (kept for all, ``cache.for_tokenizer``);
+(``languages``), our programs (``code``) or the user's own (pasted or uploaded);
+computing lives in ``tax`` and ``coverage``, the charts in ``ui.render.charts``
+(``token_tax``, ``vocabulary_used``). The ids of an official encoding on our passages
+or programs are the same for every session (kept for all, ``cache.for_tokenizer``);
 anything with the user's texts or tokenizers stays in this session.
 """
 
@@ -11,13 +13,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from tokenizer.formats.json_input import decode_text
 from ui.common import cache, errors, state, upload
 from ui.common import tokenizers as tk
 from ui.render import charts
 
-from . import languages, model, tax
+from . import code, coverage, languages, model, tax
 
-SOURCES = {"ours": f"Our passage in {len(languages.PASSAGES)} languages", "yours": "Your own parallel texts"}
+OURS, CODE, YOURS = "ours", "code", "yours"
+SOURCES = {
+    OURS: f"Our passage in {len(languages.PASSAGES)} languages",
+    CODE: f"Our program in {len(code.PROGRAMS)} programming languages",
+    YOURS: "Your own parallel texts",
+}
 EXPLANATION = (
     "The same short passage, written for BPE Lab in {n} languages, under each tokenizer chosen above. A tokenizer "
     "learns its merges from its training text, which is mostly English: English words become single tokens while "
@@ -25,23 +33,39 @@ EXPLANATION = (
     "language needs than {ref} for the same meaning: a premium of 3 means the same message costs three times as much, "
     "fills the context window three times as fast and takes three times as long to generate."
 )
+CODE_EXPLANATION = (
+    "The same small program (it prints the ten most frequent words of its input), written for BPE Lab in {n} "
+    "programming languages, each the way that language is usually written, under each tokenizer chosen above. "
+    "Tokenizers that saw much code in training have tokens for its keywords, its idioms and runs of indentation "
+    "(GPT-2 spends a token on every space of an indent; GPT-4 and later one on the whole run). The **premium** is a "
+    "program's tokens ÷ the {ref} program's under the same tokenizer: it mixes how wordy a language is (Java says "
+    "more than Python) with how well the tokenizer knows it, so compare tokenizers along one row, and the "
+    "languages' bytes (in the table) with their tokens."
+)
+VOCAB_EXPLANATION = (
+    "How much of each vocabulary these {what} draw on, as tokka-bench reports it: a script or language the tokenizer "
+    "knows well is written with many different tokens, one it hardly knows with the same few byte tokens again and "
+    "again. **Distinct tokens**: the number of different token ids in the encoding of a text. **Vocabulary used**: "
+    "the distinct tokens of all the {what} together ÷ the tokenizer's vocabulary (every token but the special ones; "
+    "for the characters baseline, every Unicode character), in per cent."
+)
 
 STATE = state.PageState(
     "tax",
-    {"source": "ours", "paste": "", "reference": None},
+    {"source": OURS, "paste": "", "reference": None, "program": code.REFERENCE},
     widgets=("file",),
 )
 
 
-def _counts(key: str, tok, passages: dict[str, str], ours: bool) -> dict[str, int]:
-    """Tokens per language (special-token strings as text)."""
+def _ids(key: str, tok, passages: dict[str, str], source: str) -> dict[str, tuple[int, ...]]:
+    """The ids of each language's passage (special-token strings as text): their counts and distinct tokens."""
 
-    def compute() -> dict[str, int]:
-        return {lang: len(tok.encode(text, disallowed_special=())) for lang, text in passages.items()}
+    def compute() -> dict[str, tuple[int, ...]]:
+        return {lang: tuple(tok.encode(text, disallowed_special=())) for lang, text in passages.items()}
 
-    if ours:
-        return cache.for_tokenizer(tok, "tax_counts", "ours", compute, maxsize=2)
-    return cache.for_session("tax.counts", (key, tuple(passages.items())), compute, owner=tok, maxsize=8)
+    if source != YOURS:  # ours or our programs: built-in texts, kept for everyone with an official encoding
+        return cache.for_tokenizer(tok, "tax_ids", source, compute, maxsize=2)
+    return cache.for_session("tax.ids", (key, tuple(passages.items())), compute, owner=tok, maxsize=8)
 
 
 def _their_passages() -> dict[str, str] | None:
@@ -66,10 +90,7 @@ def _their_passages() -> dict[str, str] | None:
     if f is not None:
         try:
             upload.check_size(f.size, f.name)
-            raw = f.getvalue().decode("utf-8")
-        except UnicodeDecodeError:
-            st.error(f"{f.name} is not UTF-8 text: save it as UTF-8 and upload it again.", icon="⚠️")
-            return None
+            raw = decode_text(f.getvalue(), f.name)  # UTF-8 (a byte-order mark dropped), or UTF-16/32 with its mark
         except ValueError as e:
             st.error(str(e), icon="⚠️")
             return None
@@ -87,15 +108,19 @@ def _their_passages() -> dict[str, str] | None:
     return passages
 
 
+#: Height of the tokens table (px): about ten languages, the rest scroll inside it.
+TABLE_HEIGHT = 420
+
+
 def show_token_tax(keys: list[str]) -> None:
-    """The section: passages, the reference language, the chart and the table."""
+    """The section: passages (or programs), the reference language, the chart and the table, then the vocabulary used."""
     STATE.init()
     st.subheader("Token tax by language")
     source = st.segmented_control(
         "Passages", list(SOURCES), format_func=SOURCES.get, key=STATE.key("source"), required=True, persist_state="session"
     )
-    ours = source != "yours"
-    passages = languages.texts() if ours else _their_passages()
+    source = source if source in SOURCES else OURS
+    passages = {OURS: languages.texts, CODE: code.texts}.get(source, _their_passages)()
     if passages is None:
         return
     langs = list(passages)
@@ -107,7 +132,7 @@ def show_token_tax(keys: list[str]) -> None:
         key=STATE.key("reference"),
         help="The language every premium is measured against (1× = as many tokens as this one).",
     )
-    st.markdown(EXPLANATION.format(n=len(passages), ref=reference))
+    st.markdown((CODE_EXPLANATION if source == CODE else EXPLANATION).format(n=len(passages), ref=reference))
     if not keys:
         st.info("Choose one or more tokenizers above to see their token tax.", icon="⚖️")
         return
@@ -117,43 +142,87 @@ def show_token_tax(keys: list[str]) -> None:
     if missing:
         st.caption(f"Left out, not installed on this server: {', '.join(labels[k] for k in missing)}.")
         keys = [k for k in keys if k not in missing]
-    counted: list[tuple[str, dict[str, int]]] = []
+    encoded: list[tuple[str, object, dict[str, tuple[int, ...]]]] = []
     for key in keys:
         with errors.shown(prefix=f"{labels[key]}: "):
-            counted.append((labels[key], _counts(key, tk.get(key), passages, ours)))
-    if not counted:
+            tok = tk.get(key)
+            with st.spinner(f"Counting the tokens under {labels[key]}…", show_time=True):
+                encoded.append((labels[key], tok, _ids(key, tok, passages, source)))
+    if not encoded:
         return
-    key = (ours, reference, tuple((label, tuple(c.items())) for label, c in counted), tuple(passages.items()) if not ours else ())
+    counted = [(label, {lang: len(ids) for lang, ids in by_lang.items()}) for label, _, by_lang in encoded]
+    key = (
+        source,
+        reference,
+        tuple((label, tuple(c.items())) for label, c in counted),
+        tuple(passages.items()) if source == YOURS else (),
+    )
+    scripts = {OURS: languages.scripts, CODE: code.files}.get(source, lambda: None)()
 
     def build():  # about 20 ms of pandas: kept for this session's last few choices, not redone at every rerun
         frame = tax.tax_frame(
-            passages,
-            [label for label, _ in counted],
-            lambda i, lang: counted[i][1][lang],
-            reference=reference,
-            scripts=languages.scripts() if ours else None,
+            passages, [label for label, _ in counted], lambda i, lang: counted[i][1][lang], reference=reference, scripts=scripts
         )
-        return frame, tax.language_order(frame, reference), tax.tax_table(frame)
+        return frame, tax.language_order(frame, reference), tax.tokens_table(frame)
 
     frame, order, table = cache.for_session("tax.frame", key, build, maxsize=4)
     spec = cache.for_session("tax.chart", key, lambda: charts.token_tax(frame, order, reference), maxsize=4)
     st.vega_lite_chart(spec, width="stretch")
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        column_config={c: st.column_config.NumberColumn(c, format="%.2f×") for c in table.columns if c.endswith(" ×")},
-    )
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
     if worst is not None:
         st.caption(
             f"Highest premium here: {worst['language']} under {worst['tokenizer']}, {worst['premium']:.2f}× the tokens of {reference}. "
-            "Bars are sorted by the first tokenizer's premium; the dashed line is 1×."
+            f"Languages are sorted by the first tokenizer's premium; blue cells need fewer tokens than {reference}, "
+            "orange ones more. The table gives each tokenizer's tokens."
         )
-    if ours:
+    # a static table: its headers wrap, so it fits the page with any number of tokenizers (no sideways scrolling)
+    st.table(table.rename(columns={"script": "file"}) if source == CODE else table, hide_index=True, height=TABLE_HEIGHT)
+    if source == OURS:
         with st.expander("The passages"):
             st.dataframe(
                 {"language": langs, "script": [languages.scripts()[lang] for lang in langs], "passage": list(passages.values())},
                 hide_index=True,
                 width="stretch",
             )
+    elif source == CODE:
+        show_programs()
+    show_vocabulary_used(encoded, source)
+
+
+def show_programs() -> None:
+    """Our programs, one at a time, highlighted."""
+    with st.expander("The programs"):
+        lang = st.selectbox("Program", list(code.PROGRAMS), key=STATE.key("program"))
+        st.code(code.texts()[lang], language=code.highlight(lang), line_numbers=True)
+        st.caption(f"`{code.files()[lang]}` in `ui/compare/programs/`: written for BPE Lab, like the passages.")
+
+
+def show_vocabulary_used(encoded: list[tuple[str, object, dict[str, tuple[int, ...]]]], source: str) -> None:
+    """How much of each vocabulary the passages (or programs) use together, and each one's distinct tokens."""
+    what = "programs" if source == CODE else "passages"
+    st.markdown("#### Vocabulary used")
+    st.caption(VOCAB_EXPLANATION.format(what=what))
+    rows = [(label, by_lang, _vocabulary_size(tok)) for label, tok, by_lang in encoded]
+    key = (source, tuple((label, tuple(by_lang.items()), size) for label, by_lang, size in rows))
+    usage = cache.for_session("tax.usage", key, lambda: coverage.usage_frame(rows), maxsize=4)
+    st.vega_lite_chart(charts.vocabulary_used(usage), width="stretch")
+    st.dataframe(
+        usage,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "vocabulary": st.column_config.NumberColumn("vocabulary", format="localized", help="Token ids but the special ones"),
+            "tokens": st.column_config.NumberColumn("tokens", format="localized", help=f"Tokens of all the {what} together"),
+            "distinct tokens": st.column_config.NumberColumn(
+                "distinct tokens", format="localized", help=f"Different token ids in all the {what} together"
+            ),
+            "vocabulary used %": st.column_config.NumberColumn("vocabulary used", format="%.3f %%"),
+        },
+    )
+    with st.expander(f"Distinct tokens of each {'program' if source == CODE else 'language'}"):
+        table = coverage.distinct_table([(label, by_lang) for label, _, by_lang in encoded])
+        st.dataframe(table.rename(columns={"text": "language"}), hide_index=True, width="stretch")
+
+
+def _vocabulary_size(tok) -> int:
+    return cache.for_tokenizer(tok, "vocabulary_size", 0, lambda: coverage.vocabulary_size(tok), maxsize=1)

@@ -13,9 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer.models.provision import ESSENTIAL
-from ui.common import cache, errors, samples, state, urlstate
+from ui.common import cache, errors, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.content import samples
 from ui.render import charts
 from ui.render.spans import Row, render_rows
 
@@ -116,8 +117,9 @@ def tokenize_all(keys: Sequence[str], text: str, *, recognise: bool) -> list[Tok
     for key in keys:
         with errors.shown(prefix=f"{labels[key]}: "):
             tok = tk.get(key)
-            ids = textmod.encode(tok, text, recognise_special=recognise)
-            out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
+            with st.spinner(f"Encoding the text with {labels[key]}…", show_time=True):  # shown after half a second
+                ids = textmod.encode(tok, text, recognise_special=recognise)
+                out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
     return out
 
 
@@ -143,12 +145,9 @@ def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
     labels = model.unique_labels(keys, tk.options())
     toks = []
     for k in keys:
-        if k in tk.OFFICIAL:
-            with st.spinner(f"Loading {tk.OFFICIAL[k]} (once per server)…"):
-                toks.append(tk.get(k))
-        else:
-            toks.append(tk.get(k))
-    return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
+        toks.append(tk.get(k))  # a model's first load says so (tk.get)
+    with st.spinner(f"Counting the samples' tokens under {len(keys)} tokenizers…", show_time=True):
+        return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
 
 
 def _sample_counts(tok, sample: str):
@@ -165,7 +164,7 @@ def warm_up() -> None:
     for key in dict.fromkeys((*ESSENTIAL, *model.OFFICIAL_DEFAULT)):
         if not tk.available(key):
             continue
-        tok = tk.get(key)
+        tok = tk.official(key)  # not tk.get: no page to show a spinner on yet
         for sample in samples.names():
             _sample_counts(tok, sample)
 
@@ -233,7 +232,8 @@ def show_diff(diff: BoundaryDiff, results: Sequence[Tokenized]) -> None:
         "A stretch runs from one place where every tokenizer cuts to the next."
     )
     if diff.n_differing:
-        st.dataframe(diff.table, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(diff.table)))
+        # a static table: its cells and headers wrap, so a column per tokenizer fits the page (no sideways scrolling)
+        st.table(diff.table, hide_index=True, height="content" if len(diff.table) <= 10 else 420)
         if diff.n_differing > len(diff.table):
             st.caption(f"Showing the first {len(diff.table):,} of {diff.n_differing:,} differing stretches.")
 
@@ -276,7 +276,9 @@ def show_leaderboard(keys: Sequence[str]) -> None:
         )
         or "bytes/token"
     )
-    st.dataframe(model.leaderboard_table(board, metric, samples.names()), width="stretch")
+    table = model.leaderboard_table(board, metric, samples.names())
+    # a static table: its headers wrap, so it fits the page even with every model (no sideways scrolling)
+    st.table(table.style.format(precision=0 if metric == "tokens" else 3, thousands=","))
     chart_data = board[board["sample"] != model.ALL_SAMPLES]
     st.vega_lite_chart(spec=_chart("leaderboard", chart_data, metric), width="stretch")
 

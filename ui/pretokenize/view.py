@@ -86,16 +86,17 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
     )
     choices = _choices()
     STATE["patterns"] = [k for k in STATE["patterns"] if k in choices]
-    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    keys = c1.multiselect(
+    # every choice in view, full names wrapping onto a second line if need be (a menu's chips were cut: "Qwen…")
+    keys = st.pills(
         "Split patterns",
         list(choices),
+        selection_mode="multi",
         format_func=lambda k: choices[k].label,
         key=STATE.key("patterns"),
         persist_state="session",
-        placeholder="Choose patterns to compare",
-        help="The patterns of the encodings BPE Lab knows, and no split at all.",
+        help="The patterns of the encodings BPE Lab knows, and no split at all: click one to add or remove its row.",
     )
+    c2, _ = st.columns([3, 2])
     custom = c2.text_input(
         "…and your own regex",
         key=STATE.key("custom"),
@@ -118,7 +119,8 @@ def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, 
     labels = model.unique_labels(chosen)
     out = []
     for label, c in zip(labels, chosen):
-        with errors.shown(prefix=f"{label}: "):
+        with errors.shown(prefix=f"{label}: "), st.spinner(f"Splitting the text with {label}…", show_time=True):
+            # a regex of the user's can take up to its time limit (2 s) before it is stopped: the spinner says so
             chunks = cache.for_session("pretok.split", (c.pattern, text), lambda c=c: model.split(c, text), maxsize=16)
             out.append((label, c, chunks))
     return out
@@ -159,7 +161,8 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
         st.subheader("Where they cut differently")
         if diff.n_differing:
             st.markdown(f"**{diff.n_differing:,} of {diff.n_regions:,}** stretches of the text are cut differently.")
-            st.dataframe(diff.table, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(diff.table)))
+            # a static table: cells and headers wrap, so a column per pattern fits the page (no sideways scrolling)
+            st.table(diff.table, hide_index=True, height="content" if len(diff.table) <= 10 else 420)
         else:
             st.success("Every pattern cuts this text in the same places.", icon="✅")
 
@@ -171,7 +174,7 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
         lambda: model.probes_table([c for _, c, _ in split]),
         maxsize=8,
     )
-    st.dataframe(probes.set_axis(["probe", "text", *[label for label, _, _ in split]], axis=1), hide_index=True, width="stretch")
+    st.table(probes.set_axis(["probe", "text", *[label for label, _, _ in split]], axis=1), hide_index=True)
 
 
 def page() -> None:

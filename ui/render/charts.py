@@ -17,6 +17,7 @@ a Vega-Lite parameter that ``at_cursor`` sets without building the chart again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
@@ -38,8 +39,45 @@ def _n(field: str, **extra) -> dict:
 
 
 def _color(labels: Sequence[str], **extra) -> dict:
-    # the same tokenizer keeps its colour on every chart of the page
-    return _n("tokenizer", scale={"domain": list(labels), "scheme": "tableau10"}, **extra)
+    # the same tokenizer keeps its colour on every chart of the page; past ten, a scheme of twenty (ten would repeat)
+    scheme = "tableau10" if len(labels) <= 10 else "tableau20"
+    return _n("tokenizer", scale={"domain": list(labels), "scheme": scheme}, **extra)
+
+
+#: The narrowest a chart of the page is drawn (px): Compare's main column at 1280 px with the sidebar open.
+CHART_WIDTH = 860
+#: Pixels per character of a 12 px label, on average (a generous guess, so labels fit).
+CHAR_PX = 7
+
+
+def _legend(labels: Sequence[str]) -> dict:
+    """A legend below the chart that names every tokenizer in full: as many columns as the longest name allows.
+
+    One row on top cut the names off after five or so ("Qwe…"), and Tekken, DeepSeek and a trained tokenizer
+    could not be told apart.
+
+    >>> _legend(["GPT-2 (r50k_base)", "Mistral Tekken (NeMo, Pixtral)", "DeepSeek V4"])["columns"]
+    3
+    """
+    longest = max((len(str(x)) for x in labels), default=1)
+    columns = max(1, min(len(labels), CHART_WIDTH // (longest * CHAR_PX + 40)))
+    return {"orient": "bottom", "title": None, "columns": columns, "labelLimit": CHART_WIDTH // columns - 30}
+
+
+def wrap_label(label: str, width: int) -> str:
+    """``label`` cut into lines of at most ``width`` characters at spaces (a longer word stays whole), joined by
+    newlines: Vega-Lite draws each on a line of its own (``labelExpr`` splits them).
+
+    >>> wrap_label("Mistral Tekken (NeMo, Pixtral)", 13)
+    'Mistral\\nTekken (NeMo,\\nPixtral)'
+    """
+    lines: list[str] = []
+    for word in str(label).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines) or str(label)
 
 
 def _cursor_layers(x: str, y: str) -> list[dict]:
@@ -77,6 +115,10 @@ STAT_METRICS = {
 }
 
 
+#: The longest a tokenizer's name is drawn beside the statistics bars (px; a longer one ends in "…", its tooltip whole).
+STAT_LABEL_PX = 320
+
+
 def compare_stats(stats: pd.DataFrame) -> dict:
     """One small horizontal bar chart per statistic (``tokenizer`` plus the ``STAT_METRICS`` columns).
 
@@ -88,10 +130,16 @@ def compare_stats(stats: pd.DataFrame) -> dict:
     """
     labels = list(stats["tokenizer"])
     metrics = [m for m in STAT_METRICS if m in stats.columns]
+    # the facets share what the names leave of the page's width: the chart never runs past the column
+    names = min(STAT_LABEL_PX, max((len(str(x)) for x in labels), default=1) * CHAR_PX)
+    facet = max(60, min(120, (CHART_WIDTH - names - 40 * len(metrics)) // max(1, len(metrics))))
     long = stats.melt(id_vars="tokenizer", value_vars=metrics, var_name="statistic", value_name="value")
     encoding = {
         "y": _n(
-            "tokenizer", sort=labels, title=None, axis={"labelLimit": 200, "labelFontSize": 12, "ticks": False, "domain": False}
+            "tokenizer",
+            sort=labels,
+            title=None,
+            axis={"labelLimit": STAT_LABEL_PX, "labelFontSize": 12, "ticks": False, "domain": False},
         ),
         "x": _q("value", title=None, axis={"labelFontSize": 10, "tickCount": 3, "format": "~s", "grid": False}),
         "tooltip": [_n("tokenizer"), _n("statistic"), _q("value", format=",.3~f")],
@@ -104,7 +152,7 @@ def compare_stats(stats: pd.DataFrame) -> dict:
     return {
         "data": {"values": long},
         "facet": {"column": _n("statistic", sort=metrics, title=None, header={"labelFontSize": 13, "labelFontWeight": "bold"})},
-        "spec": {"layer": [bars, text], "width": 120, "height": 26 * len(labels) + 6},
+        "spec": {"layer": [bars, text], "width": facet, "height": 26 * len(labels) + 6},
         "resolve": {"scale": {"x": "independent"}},
         "spacing": 34,
         "config": {"view": {"stroke": None}},
@@ -119,37 +167,70 @@ def compare_leaderboard(board: pd.DataFrame, metric: str) -> dict:
         "data": {"values": board},
         "mark": {"type": "bar", "cornerRadiusEnd": 2},
         "encoding": {
-            "x": _n("sample", sort=samples, title=None, axis={"labelAngle": 0, "labelLimit": 130}),
+            # "Chinese and Japanese" on two lines: one did not fit a group's width in presenter mode ("Chinese and Jap…")
+            "x": _n(
+                "sample",
+                sort=samples,
+                title=None,
+                axis={"labelAngle": 0, "labelLimit": 130, "labelExpr": "split(replace(datum.label, ' and ', ' and\\n'), '\\n')"},
+            ),
             "xOffset": _n("tokenizer", sort=labels),
             "y": _q(metric, title=metric),
-            "color": _color(labels, sort=labels, legend={"orient": "top", "title": None, "labelLimit": 260}),
+            "color": _color(labels, sort=labels, legend=_legend(labels)),
             "tooltip": [_n("sample"), _n("tokenizer"), _q(metric, format=",.2f"), _q("tokens")],
         },
         "height": 300,
+        "padding": {"left": 12, "top": 5, "right": 5, "bottom": 5},  # room for the y title at presenter mode's sizes
     }
 
 
 # ----------------------------------------------------------------------------- Train and Step through: merge curves
 
+#: The merge-count chart draws a bar per step up to this many steps, a line beyond.
+BAR_STEPS = 120
+#: A line of counts goes on a log scale when its largest count is at least this many times its smallest.
+LOG_SPAN = 20
+
 
 def merge_counts(df: pd.DataFrame, *, height: int = 260) -> dict:
-    """Count of the merged pair against the step (``step, count, token``; Train)."""
+    """Count of the merged pair against the step (``step, count, token``; Train).
+
+    Up to ``BAR_STEPS`` steps: a bar per step on a linear scale from zero (bars on a
+    log scale have no base to stand on, so a short run drew nothing). Longer runs: a
+    line, on a log scale when the counts span more than ``LOG_SPAN`` times (the first
+    merges are thousands of times more frequent than the last ones).
+
+    >>> short = merge_counts(pd.DataFrame({"step": [1, 2, 3], "count": [500, 40, 3], "token": ["a", "b", "c"]}))
+    >>> short["mark"]["type"], short["encoding"]["y"]["scale"]
+    ('bar', {'zero': True})
+    >>> steps = range(1, 1001)
+    >>> long = merge_counts(pd.DataFrame({"step": steps, "count": [5000 // s + 1 for s in steps], "token": "x"}))
+    >>> long["mark"]["type"], long["encoding"]["y"]["scale"]
+    ('line', {'type': 'log'})
+    """
     data = df.dropna(subset=["count"])[["step", "count", "token"]]
+    bars = len(data) <= BAR_STEPS
+    low, high = (int(data["count"].min()), int(data["count"].max())) if len(data) else (0, 0)
+    log = not bars and low > 0 and high >= LOG_SPAN * low
     mark = (
         {"type": "bar", "color": ACCENT, "opacity": 0.85}
-        if len(data) <= 120
+        if bars
         else {"type": "line", "color": ACCENT, "interpolate": "step-after"}
     )
     return {
         "data": {"values": data},
         "mark": mark,
         "encoding": {
-            "x": _q("step", title="merge step", scale={"domainMin": 1, "nice": False}),
-            "y": _q("count", title="count of the merged pair", scale={"type": "log"}),
+            "x": _q("step", title="merge step", scale={"domainMin": 0.5 if bars else 1, "nice": False}),
+            "y": _q(
+                "count",
+                title="count (log scale)" if log else "count of the merged pair",
+                scale={"type": "log"} if log else {"zero": True},
+            ),
             "tooltip": [_q("step", title="step"), _n("token", title="new token"), _q("count", format=",")],
         },
         "height": height,
-        "title": "How often the merged pair occurred, step by step",
+        "title": "Pair counts, merge by merge",  # short: the chart is a third of the page wide
     }
 
 
@@ -305,39 +386,97 @@ def length_histogram(df: pd.DataFrame, *, height: int = 220) -> dict:
 # ----------------------------------------------------------------------------- Compare: token tax
 
 
+#: Height of one language's row in the token-tax grid (22 languages: about 530 px, one screen).
+TAX_ROW = 24
+#: Height of one line of a column's heading (a tokenizer's name, wrapped).
+TAX_LINE = 15
+
+
+def _positive(p) -> bool:
+    return isinstance(p, (int, float)) and p > 0 and math.isfinite(p)
+
+
 def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict:
     """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.tax.tax_frame``).
 
-    Horizontal bars, one group per language (``order``), one bar per tokenizer, and a
-    rule at 1× (the reference language).
+    A grid: one row per language (``order``), one column per tokenizer, headed by its full name (wrapped to the
+    column's width); each cell is coloured by the premium (blue: fewer tokens than the reference, orange: more; a log
+    scale, so 2× and ½× are as far from 1×) and says it ("1.81×"). It keeps one screen's height whatever the number
+    of tokenizers; grouped bars, one per tokenizer and language, were 2,000 px of thin bars with eight.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"language": ["E", "G"], "script": "", "tokenizer": "A", "tokens": [2, 5], "premium": [1.0, 2.5]})
+    >>> spec = token_tax(df, ["E", "G"], "E")
+    >>> [layer["mark"]["type"] for layer in spec["layer"]], spec["height"]
+    (['rect', 'text'], {'step': 24})
     """
     labels = list(dict.fromkeys(frame["tokenizer"]))
-    per_lang = max(1, len(labels))
-    bars = {
-        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+    width = max(8, (CHART_WIDTH - 110) // max(1, len(labels)) // CHAR_PX)
+    heads = {label: wrap_label(label, width) for label in labels}
+    lines = max((h.count("\n") + 1 for h in heads.values()), default=1)
+    heads = {label: "\n" * (lines - 1 - h.count("\n")) + h for label, h in heads.items()}  # all end on one line
+    data = frame[["language", "script", "tokenizer", "tokens", "premium"]].copy()
+    data["column"] = data["tokenizer"].map(heads)
+    logs = [math.log(p) for p in data["premium"] if _positive(p)]
+    # white text where the cell is dark: the far end of its side of 1× (the scale spreads each side to its own end)
+    high, low = max([*logs, 0.0]) or 1.0, min([*logs, 0.0]) or -1.0
+    data["dark"] = [_positive(p) and (math.log(p) > 0.55 * high or math.log(p) < 0.55 * low) for p in data["premium"]]
+    data["label"] = [f"{p:.2f}×" if p == p and p is not None else "–" for p in data["premium"]]
+    x = _n(
+        "column",
+        sort=[heads[label] for label in labels],
+        title=None,
+        # multi-line labels grow downwards from their first line: raised by the lines below it, they end above the grid
+        axis={
+            "orient": "top",
+            "labelAngle": 0,
+            "labelExpr": "split(datum.label, '\\n')",
+            "labelFontSize": 12,
+            "labelLimit": 0,
+            "labelPadding": 4 + (lines - 1) * TAX_LINE,
+            "labelLineHeight": TAX_LINE,
+            "ticks": False,
+            "domain": False,
+        },
+    )
+    y = _n(
+        "language", sort=list(order), title=None, axis={"labelFontSize": 12, "labelLimit": 160, "ticks": False, "domain": False}
+    )
+    tooltip = [
+        _n("language"),
+        _n("script"),
+        _n("tokenizer"),
+        _q("tokens", format=","),
+        _q("premium", format=".2f", title="× " + reference),
+    ]
+    cells = {
+        "mark": {"type": "rect", "stroke": "white", "strokeWidth": 1},
         "encoding": {
-            "y": _n("language", sort=list(order), title=None, axis={"labelFontSize": 12, "labelLimit": 160}),
-            "yOffset": _n("tokenizer", sort=labels),
-            "x": _q("premium", title=f"tokens relative to {reference} (1 = as many tokens as {reference})"),
-            "color": _color(labels, sort=labels, legend={"orient": "top", "title": None, "labelLimit": 260}),
-            "tooltip": [
-                _n("language"),
-                _n("script"),
-                _n("tokenizer"),
-                _q("tokens", format=","),
-                _q("premium", format=".2f", title="× " + reference),
-            ],
+            "x": x,
+            "y": y,
+            "color": _q(
+                "premium",
+                title=f"× {reference}",
+                scale={"type": "log", "scheme": "blueorange", "domainMid": 1},
+                legend={"orient": "right", "gradientLength": 200, "format": ".1~f"},
+            ),
+            "tooltip": tooltip,
         },
     }
-    rule = {
-        "data": {"values": [{"premium": 1.0}]},
-        "mark": {"type": "rule", "color": "#18181b", "strokeDash": [4, 3], "strokeWidth": 1.5},
-        "encoding": {"x": _q("premium")},
+    text = {
+        "mark": {"type": "text", "fontSize": 12},
+        "encoding": {
+            "x": x,
+            "y": y,
+            "text": _n("label"),
+            "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "#18181b"},
+            "tooltip": tooltip,
+        },
     }
     return {
-        "data": {"values": frame},
-        "layer": [bars, rule],
-        "height": {"step": max(6, 22 // per_lang)},
+        "data": {"values": data},
+        "layer": [cells, text],
+        "height": {"step": TAX_ROW},
         "title": f"Token tax: the same passage, relative to {reference}",
     }
 
@@ -402,4 +541,157 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
         "layer": layers,
         "height": height,
         "title": title or "Compression on a held-out text, merge by merge",
+    }
+
+
+# ----------------------------------------------------------------------------- Overlap
+
+#: The three groups of a vocabulary's tokens, in stacking order, and their colours.
+OVERLAP_GROUPS = {"shared by all": ACCENT, "shared with some": MUTED, "only here": NEXT}
+
+
+def overlap_summary(long: pd.DataFrame) -> dict:
+    """One stacked horizontal bar per tokenizer: its tokens that every other one holds too, some other one, none
+    (long form from ``ui.overlap.model.summary_long``: tokenizer, group, tokens, share, vocabulary, order)."""
+    labels = list(dict.fromkeys(long["tokenizer"]))
+    groups = [g for g in OVERLAP_GROUPS if g in set(long["group"])]
+    if len(labels) < 3:  # with two tokenizers "shared with some" is always empty
+        groups = [g for g in groups if g != "shared with some"]
+        long = long[long["group"].isin(groups)]
+    return {
+        "data": {"values": long},
+        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+        "encoding": {
+            "y": _n("tokenizer", sort=labels, title=None, axis={"labelFontSize": 12, "labelLimit": 320}),
+            "x": _q("tokens", title="tokens in the vocabulary", axis={"format": "~s"}),
+            "color": _n(
+                "group",
+                sort=groups,
+                scale={"domain": groups, "range": [OVERLAP_GROUPS[g] for g in groups]},
+                legend={"orient": "top", "title": None},
+            ),
+            "order": _q("order"),
+            "tooltip": [_n("tokenizer"), _n("group"), _q("tokens", format=","), _q("share", format=".1%")],
+        },
+        "height": {"step": 34},
+        "title": "Each vocabulary: tokens the others hold too, and its own",
+    }
+
+
+def jaccard_heatmap(pairs: pd.DataFrame) -> dict:
+    """Jaccard similarity of every pair of tokenizers as a grid (``ui.overlap.model.pairs``: a, b, shared, either, jaccard)."""
+    labels = list(dict.fromkeys(pairs["a"]))
+    axis = {"labelFontSize": 12, "labelLimit": 220, "title": None}
+    cell = {"x": _n("b", sort=labels, axis={**axis, "orient": "top", "labelAngle": -30}), "y": _n("a", sort=labels, axis=axis)}
+    return {
+        "data": {"values": pairs},
+        "layer": [
+            {
+                "mark": {"type": "rect", "stroke": "#ffffff", "strokeWidth": 2},
+                "encoding": {
+                    **cell,
+                    "color": _q(
+                        "jaccard", scale={"domain": [0, 1], "scheme": "purples"}, legend={"title": "Jaccard", "format": ".0%"}
+                    ),
+                    "tooltip": [
+                        _n("a"),
+                        _n("b"),
+                        _q("shared", format=","),
+                        _q("either", format=","),
+                        _q("jaccard", format=".3f"),
+                    ],
+                },
+            },
+            {
+                "mark": {"type": "text", "fontSize": 13},
+                "encoding": {
+                    **cell,
+                    "text": _q("jaccard", format=".2f"),
+                    "color": {"condition": {"test": "datum.jaccard > 0.55", "value": "#ffffff"}, "value": "#18181b"},
+                },
+            },
+        ],
+        "width": {"step": 64},
+        "height": {"step": 40},
+        "title": "Jaccard similarity: shared tokens ÷ tokens in either",
+    }
+
+
+def split_histogram(hist: pd.DataFrame) -> dict:
+    """How many pieces one tokenizer's tokens become under another, one bar per direction and number of pieces
+    (``ui.overlap.model.histogram``: direction, pieces, tokens, share)."""
+    directions = list(dict.fromkeys(hist["direction"]))
+    pieces = list(dict.fromkeys(hist["pieces"]))
+    return {
+        "data": {"values": hist},
+        "mark": {"type": "bar", "cornerRadiusEnd": 2},
+        "encoding": {
+            "x": _n("pieces", sort=pieces, title="pieces per token", axis={"labelAngle": 0, "labelFontSize": 12}),
+            "xOffset": _n("direction", sort=directions),
+            "y": _q("share", title="share of the tokens", axis={"format": ".0%"}),
+            "color": _n(
+                "direction",
+                sort=directions,
+                scale={"domain": directions, "range": [ACCENT, NEXT]},
+                legend={"orient": "top", "title": None, "labelLimit": 420, "direction": "vertical"},
+            ),
+            "tooltip": [_n("direction"), _n("pieces"), _q("tokens", format=","), _q("share", format=".1%")],
+        },
+        "height": 380,  # the whole chart's, legend and title included (Streamlit fits the spec to it)
+        "title": "How many pieces each token becomes",
+    }
+
+
+# ----------------------------------------------------------------------------- Compare: vocabulary used
+
+
+def vocabulary_used(usage: pd.DataFrame) -> dict:
+    """The share of each tokenizer's vocabulary some texts use, one bar each, labelled with the distinct tokens
+    (``ui.compare.coverage.usage_frame``: tokenizer, vocabulary, tokens, distinct tokens, vocabulary used %)."""
+    labels = list(usage["tokenizer"])
+    data = usage.assign(label=[f"{d:,} of {v:,}" for d, v in zip(usage["distinct tokens"], usage["vocabulary"])])
+    encoding = {
+        "y": _n("tokenizer", sort=labels, title=None, axis={"labelFontSize": 12, "labelLimit": 320}),
+        "x": _q("vocabulary used %", title="share of the vocabulary used (%)", scale={"type": "symlog", "constant": 0.1}),
+    }
+    return {
+        "data": {"values": data},
+        "layer": [
+            {
+                "mark": {"type": "bar", "cornerRadiusEnd": 2},
+                "encoding": {
+                    **encoding,
+                    "color": _color(labels, legend=None),
+                    "tooltip": [
+                        _n("tokenizer"),
+                        _q("distinct tokens", format=","),
+                        _q("vocabulary", format=","),
+                        _q("vocabulary used %", format=".3f"),
+                    ],
+                },
+            },
+            {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 12}, "encoding": {**encoding, "text": _n("label")}},
+        ],
+        "height": {"step": 30},
+        "title": "Vocabulary used: distinct tokens ÷ vocabulary",
+    }
+
+
+# ----------------------------------------------------------------------------- Tokenize: pieces of N tokens
+
+
+def piece_sizes(table: pd.DataFrame, n: int) -> dict:
+    """How much text each piece of ``n`` tokens holds: one bar per piece (``ui.tokenize.pieces.table``: piece, tokens,
+    characters, bytes, …). One mark, so Streamlit fits the title, axes and bars into the height."""
+    data = table[["piece", "tokens", "characters", "bytes"]]
+    return {
+        "data": {"values": data},
+        "mark": {"type": "bar", "color": ACCENT, "cornerRadiusEnd": 2},
+        "encoding": {
+            "x": {"field": "piece", "type": "ordinal", "title": "piece", "axis": {"labelAngle": 0, "labelOverlap": True}},
+            "y": _q("characters", title="characters"),
+            "tooltip": [_q("piece"), _q("tokens"), _q("characters", format=","), _q("bytes", format=",")],
+        },
+        "height": 240,
+        "title": f"Characters in each piece of {n:,} tokens",
     }

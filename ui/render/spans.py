@@ -12,7 +12,7 @@ import html
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from tokenizer.display import WHITESPACE_GLYPHS, decode_parts, hex_bytes, visible
+from tokenizer.display import WHITESPACE_GLYPHS, decode_parts, hex_bytes, is_control, visible
 from tokenizer.trace import Span
 
 from .colours import confusable
@@ -63,7 +63,9 @@ def token_html(data: bytes, *, show_whitespace: bool) -> str:
     """The visible, escaped body of one token.
 
     Whitespace glyphs are shown when asked (a newline glyph is followed by a real
-    line break); bytes that are only part of a character appear as ``<F0 9F>``.
+    line break); bytes that are only part of a character appear as ``<F0 9F>``, and
+    so does any other character that would draw as nothing (``display.is_control``:
+    a carriage return with whitespace hidden, a zero-width space), in the same style.
 
     >>> token_html(b"<b>", show_whitespace=False)
     '&lt;b&gt;'
@@ -71,28 +73,22 @@ def token_html(data: bytes, *, show_whitespace: bool) -> str:
     '<span class="ws">·</span>a<span class="ws">↵</span>\\n'
     >>> token_html("😄".encode()[:2], show_whitespace=False)
     '<span class="hx">&lt;F0 9F&gt;</span>'
+    >>> token_html(b"\\r\\n//", show_whitespace=False)
+    '<span class="hx">&lt;0D&gt;</span>\\n//'
     """
     out = []
     for text, ok in decode_parts(data):
         if not ok:
             out.append(f'<span class="hx">{html.escape(text)}</span>')
             continue
-        if show_whitespace:
-            buf = []
-            for ch in text:
-                glyph = WHITESPACE_GLYPHS.get(ch)
-                if glyph is None:
-                    buf.append(html.escape(ch) if ch.isprintable() else html.escape(hex_bytes(ch.encode())))
-                else:
-                    buf.append(f'<span class="ws">{glyph}</span>' + ("\n" if ch == "\n" else ""))
-            out.append("".join(buf))
-        else:
-            out.append(
-                "".join(
-                    html.escape(ch) if (ch.isprintable() or ch in "\n\t\r ") else html.escape(hex_bytes(ch.encode()))
-                    for ch in text
-                )
-            )
+        for ch in text:
+            glyph = WHITESPACE_GLYPHS.get(ch) if show_whitespace else None
+            if glyph is not None:
+                out.append(f'<span class="ws">{glyph}</span>' + ("\n" if ch == "\n" else ""))
+            elif is_control(ch):
+                out.append(f'<span class="hx">{html.escape(hex_bytes(ch.encode()))}</span>')
+            else:
+                out.append(html.escape(ch))
     return "".join(out)
 
 

@@ -56,6 +56,7 @@ class Input:
     recognise: bool
     messages: list[dict] | None = None
     dropped: int = 0  # characters cut off above ui.common.text.MAX_CHARS
+    problem: str | None = None  # why the chat cannot be laid out (a list the model's own package refuses)
 
 
 @dataclass

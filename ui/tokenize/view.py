@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, samples, state, urlstate
+from ui.common import cache, errors, state, urlstate
 from ui.common import text as textmod
 from ui.common import tokenizers as tk
+from ui.content import samples
 from ui.render.spans import render_spans
 
 from . import model
@@ -74,13 +75,17 @@ def input_panel(key: str) -> Input:
     else:
         mode = "text"
     messages = None
+    problem = None
     if mode == "chat":
         fmt = model.chat_format(key)
         st.caption(
             f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens."
         )
-        messages = chat_editor()
-        text = model.chat_text(messages, key)
+        messages = chat_editor(fmt.roles)
+        try:
+            text = model.chat_text(messages, key)
+        except ValueError as e:  # a list the model's own package refuses: the page says what to change
+            text, problem = "", str(e)
     else:
         text = state.shared_text_area(
             "Text", STATE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
@@ -98,7 +103,7 @@ def input_panel(key: str) -> Input:
     recognise = STATE["special"] == "recognise"
     st.caption(_special_note(key, recognise, mode))
     text, dropped = textmod.clip(text)
-    return Input(key, mode, text, recognise, messages, dropped)
+    return Input(key, mode, text, recognise, messages, dropped, problem)
 
 
 def _special_names(key: str, with_chat: bool) -> dict[str, int]:
@@ -134,19 +139,22 @@ def _remove_message(mid: int) -> None:
     STATE["chat"] = [m for m in STATE["chat"] if m["id"] != mid]
 
 
-def chat_editor() -> list[dict]:
+def chat_editor(roles: tuple[str, ...] = model.ROLES) -> list[dict]:
     """One row per message (role, content, remove) and an "Add message" button.
 
     The messages live in ``tokenize.chat`` (a plain key, so they survive a page
-    switch); each widget starts from its message whenever it appears.
+    switch); each widget starts from its message whenever it appears. The role menu
+    offers the chat format's roles; a role the newly chosen model lacks becomes "user".
     """
     msgs = STATE["chat"]
     for m in msgs:
         rkey, ckey = STATE.key("chat", m["id"], "role"), STATE.key("chat", m["id"], "content")
         st.session_state.setdefault(rkey, m["role"])
         st.session_state.setdefault(ckey, m["content"])
+        if st.session_state[rkey] not in roles:
+            st.session_state[rkey] = "user"
         c_role, c_text, c_del = st.columns([2.9, 6, 0.8], vertical_alignment="top")
-        m["role"] = c_role.selectbox("Role", model.ROLES, key=rkey, label_visibility="collapsed")
+        m["role"] = c_role.selectbox("Role", roles, key=rkey, label_visibility="collapsed")
         m["content"] = c_text.text_area("Content", key=ckey, height=68, label_visibility="collapsed", placeholder="Message")
         c_del.button(
             "",
@@ -187,7 +195,10 @@ def tokenize(inp: Input) -> Result | None:
 # ---------------------------------------------------------------- output
 
 
-def empty_state() -> None:
+def empty_state(inp: Input | None = None) -> None:
+    if inp is not None and inp.problem:
+        st.error(inp.problem, icon="⚠️")
+        return
     st.info(
         "Nothing to tokenize yet. Type or paste some text on the left, or load a sample text.",
         icon="✍️",

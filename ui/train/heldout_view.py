@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, corpora, errors, samples, state, tokenizers, workspace
+from ui.common import cache, errors, state, tokenizers, workspace
 from ui.compare import languages
+from ui.content import corpora, samples
 from ui.render import charts
 
 from . import heldout

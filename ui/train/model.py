@@ -5,6 +5,8 @@ draws what these return.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from tokenizer import Tokenizer, TrainingTrace, registry, validate_pattern
@@ -108,6 +110,41 @@ def validate_custom(pattern: str, corpus_head: str = "") -> tuple[list[str] | No
     return chunks, None
 
 
+@dataclass(frozen=True)
+class Suggestion:
+    """A sample's suggested settings where they differ from the chosen ones: for a sentence and for a button."""
+
+    vocab_size: int
+    pattern: str  # a key of PATTERN_CHOICES
+    text: str  # "1,000 tokens and the GPT-4 (cl100k_base) split pattern"
+    label: str  # "1,000 · GPT-4 (cl100k_base)"
+
+
+def suggestion(corpus, vocab_size, pattern: str) -> Suggestion | None:
+    """What a built-in corpus suggests (``corpus.vocab_size``, ``corpus.pattern``) where the settings differ, or None.
+
+    >>> from ui.content.corpora import CORPORA
+    >>> suggestion(CORPORA["honolulu"], 2000, "gpt4").text
+    '257 tokens and no split pattern'
+    >>> suggestion(CORPORA["stdlib-source"], 2000, "gpt4").label
+    '1,000'
+    >>> suggestion(CORPORA["honolulu"], 257, "none") is None
+    True
+    """
+    want_vocab, want_pattern = corpus.vocab_size, corpus.pattern or "none"
+    texts, labels = [], []
+    if vocab_size != want_vocab:
+        texts.append(f"{want_vocab:,} tokens")
+        labels.append(f"{want_vocab:,}")
+    if pattern != want_pattern:
+        name = PATTERN_CHOICES[want_pattern]
+        texts.append("no split pattern" if want_pattern == "none" else f"the {name} split pattern")
+        labels.append("no split" if want_pattern == "none" else name)
+    if not texts:
+        return None
+    return Suggestion(want_vocab, want_pattern, " and ".join(texts), " · ".join(labels))
+
+
 def default_name(corpus_title: str, vocab_size: int, pattern_choice: str) -> str:
     """The name a tokenizer gets when none is typed.
 
@@ -139,6 +176,53 @@ def merges_frame(tok: Tokenizer, start: int = 0, rows: int | None = MERGE_ROWS) 
             "bytes": [len(vocab[m.new_id]) for m in merges],
         }
     )
+
+
+NO_COUNTS = (
+    "No pair counts: the file this tokenizer was uploaded from keeps only the order of the merges "
+    "(tiktoken and tokenizer.json files do), not how often each pair occurred."
+)
+
+
+def has_counts(tok: Tokenizer) -> bool:
+    """Whether the merges carry the pair counts training saw (trained here, or a BPE Lab JSON file): all or none.
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> has_counts(tok), has_counts(Tokenizer.from_ranks({v: k for k, v in tok.vocab.items()}, pattern=None))
+    (True, False)
+    """
+    return bool(tok.merge_list) and tok.merge_list[0].count is not None
+
+
+def missing_note(tok: Tokenizer, *, has_counts: bool) -> str:
+    """What a tokenizer without a stored training text (uploaded) has no chart of, and where it still works."""
+    missing = "compression curve" if has_counts else "merge-count chart or compression curve"
+    return (
+        f"No training text is stored with {tok.name or 'this tokenizer'} (it was uploaded), so there is no {missing} here. "
+        "Tokenize, Compare, Vocabulary and Step through (encoding mode) work with it."
+    )
+
+
+def first_shown(entries, preferred: str | None = None):
+    """The workspace key whose results Train opens on: ``preferred`` (the tokenizer chosen last on any page) if it is
+    one of ``entries``, else the newest with a training text, else the newest.
+
+    Not simply the newest: a new session would then open on an uploaded tokenizer's "no training text" note.
+
+    >>> from ui.common.workspace import Entry
+    >>> es = [Entry("t", "t", "1", 300, "gpt4", "trained", True), Entry("u", "u", "2", 300, "gpt4", "uploaded", False)]
+    >>> first_shown(es), first_shown(es, "u"), first_shown(es[1:])
+    ('t', 'u', 'u')
+    """
+    entries = list(entries)
+    if not entries:
+        return None
+    keys = [e.key for e in entries]
+    if preferred in keys:
+        return preferred
+    with_text = [e.key for e in entries if e.has_corpus]
+    return (with_text or keys)[-1]
 
 
 def thin(n: int, points: int = CHART_POINTS) -> list[int]:

@@ -2,7 +2,7 @@
 tokenizers (rename, delete, download, upload) and the results of the chosen one.
 
 ``pages/train.py`` calls these in order. Computing lives in ``model`` (and
-``ui.common.corpora``, ``ui.common.upload``, ``ui.common.workspace``); this module
+``ui.content.corpora``, ``ui.common.upload``, ``ui.common.workspace``); this module
 lays out widgets and draws what they return; charts come from ``ui.render.charts``.
 """
 
@@ -13,12 +13,13 @@ import time
 import streamlit as st
 
 from tokenizer.trace import make_spans
-from ui.common import cache, corpora, errors, state, upload, workers, workspace
+from ui.common import cache, errors, state, training, upload, workspace
 from ui.common.tokenizers import USER
+from ui.content import corpora
 from ui.render import charts
 from ui.render.spans import render_spans
 
-from . import model
+from . import downloads, model
 
 SOURCES = {"sample": "Built-in sample", "paste": "Paste text", "upload": "Upload a file"}
 
@@ -43,6 +44,7 @@ STATE = state.PageState(
     },
     widgets=(
         "corpus_file",
+        "suggest",
         "go",
         "tokenizer_file",
         "rename",
@@ -67,11 +69,9 @@ def _sample_text(key: str) -> str:
     return corpora.text(key)
 
 
-def _on_sample_change() -> None:
-    c = corpora.CORPORA.get(STATE["sample"])
-    if c is not None:
-        STATE["vocab_size"] = c.vocab_size
-        STATE["pattern"] = c.pattern or "none"
+def _use_suggestion(vocab_size: int, pattern: str) -> None:
+    STATE["vocab_size"] = vocab_size
+    STATE["pattern"] = pattern
 
 
 def corpus_section() -> tuple[str | None, str]:
@@ -91,9 +91,9 @@ def corpus_section() -> tuple[str | None, str]:
             list(corpora.CORPORA),
             format_func=corpora.label,
             key=STATE.key("sample"),
-            on_change=_on_sample_change,
             persist_state="session",
-            help="Picking a sample also sets a vocab size and split pattern that suit it.",
+            help="Each sample suggests a vocab size and split pattern that suit it: Settings offers them, "
+            "and never changes what you chose by itself.",
         )
         c = corpora.CORPORA[key]
         with errors.shown():
@@ -116,7 +116,8 @@ def corpus_section() -> tuple[str | None, str]:
         return text, "pasted text"
     f = st.file_uploader(
         f"A text file, UTF-8, up to {upload.MAX_UPLOAD_MB} MB",
-        type=upload.CORPUS_TYPES,
+        type=None,  # any name: a file that is not text gets a message saying so, never the uploader's silent red mark
+        help=f"Plain text of any kind, such as {', '.join('.' + t for t in upload.CORPUS_TYPES)}.",
         key=STATE.key("corpus_file"),
         max_upload_size=upload.MAX_UPLOAD_MB,
     )
@@ -145,7 +146,7 @@ def corpus_section() -> tuple[str | None, str]:
 
 def _validate(pattern: str, head: str) -> tuple[list[str] | None, str | None]:
     """``model.validate_custom``, kept for this session (a catastrophic pattern takes 2 s to fail)."""
-    with st.spinner("Trying the pattern…"):
+    with st.spinner("Trying the pattern (a regex is stopped after 2 s)…", show_time=True):
         return cache.for_session("train.validate", (pattern, head), lambda: model.validate_custom(pattern, head), maxsize=16)
 
 
@@ -175,6 +176,8 @@ def settings_section(text: str | None, title: str) -> dict | None:
         persist_state="session",
         help="The text is first cut into chunks with this regex; merges never cross a chunk boundary.",
     )
+    with st.container():  # one slot, shown or not: the inputs below keep their place (and focus)
+        _suggestion(vocab, choice)
     if choice == "custom":
         pattern = st.text_input(
             "Custom split regex",
@@ -214,6 +217,24 @@ def settings_section(text: str | None, title: str) -> dict | None:
     }
 
 
+def _suggestion(vocab, choice: str) -> None:
+    """What the chosen sample suggests, when the settings differ from it, and a button that takes it."""
+    c = corpora.CORPORA.get(STATE["sample"]) if STATE["source"] == "sample" else None
+    if c is None:
+        return
+    want = model.suggestion(c, vocab, choice)
+    if want is None:
+        return
+    st.caption(f"The sample *{c.title}* suggests {want.text}.")
+    st.button(
+        f"Use the suggested {want.label}",
+        key=STATE.key("suggest"),
+        on_click=_use_suggestion,
+        args=(want.vocab_size, want.pattern),
+        icon="💡",
+    )
+
+
 def _chunk_spans(chunks: list[str]):
     return make_spans([(i, c.encode("utf-8")) for i, c in enumerate(chunks)])
 
@@ -222,7 +243,13 @@ def _chunk_spans(chunks: list[str]):
 
 
 def train_section(text: str | None, settings: dict | None) -> None:
-    """The Train button, the progress bar while it runs, and the final time."""
+    """The Train button, the progress bar while it runs, and the final time: one slot on the page, so the
+    sections below keep their place whichever of these show (see ``workspace_section``)."""
+    with st.container():
+        _train_section(text, settings)
+
+
+def _train_section(text: str | None, settings: dict | None) -> None:
     clicked = st.button("Train", type="primary", icon="🏋️", key=STATE.key("go"), disabled=settings is None)
     if settings is None:
         st.caption("Fix the settings marked in red to train.")
@@ -245,14 +272,8 @@ def _train(text: str, s: dict) -> None:
 
     def run():
         # in a worker process on a shared server: the other sessions of this process keep running meanwhile
-        return workers.train(
-            text,
-            s["vocab_size"],
-            pattern=s["pattern"],
-            special_tokens=s["specials"] or None,
-            progress=progress,
-            name=s["name"],
-            workers=workers.configured_workers(workspace.shared_mode()),
+        return training.train(
+            text, s["vocab_size"], pattern=s["pattern"], special_tokens=s["specials"] or None, progress=progress, name=s["name"]
         )
 
     reused = False
@@ -315,14 +336,16 @@ def _on_upload_tokenizer() -> None:
     f = STATE.get("tokenizer_file")
     if f is None:
         return
+    store = workspace.store()
     try:
-        key = workspace.store().import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
+        key = store.import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
+        name = store.get(key).name
     except ValueError as e:
         STATE["flash"] = ("error", str(e))
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
-    STATE["flash"] = ("success", f"Uploaded {f.name}: it is now in your tokenizers and on every page.")
+    STATE["flash"] = ("success", f"Uploaded {f.name} as **{name}**: it is now in your tokenizers and on every page.")
 
 
 def _on_rename(key: str) -> None:
@@ -365,16 +388,21 @@ def workspace_section() -> str | None:
     st.subheader("3 · Your tokenizers")
     st.caption(workspace.describe() + " Each one is also offered on the Tokenize, Compare, Step through and Vocabulary pages.")
     store = workspace.store()
-    for bad in store.damaged():
-        c1, c2 = st.columns([5, 1], vertical_alignment="center")
-        c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
-        c2.button("Delete it", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
-    _flash()
+    # One slot, however many messages: what follows keeps its place on the page. When a message appeared above the
+    # uploader, the browser dropped the uploader and drew a new one, and a file picked or dropped on the old one
+    # while the run that put the message there was still arriving was silently lost (issue 19).
+    with st.container():
+        for bad in store.damaged():
+            c1, c2 = st.columns([5, 1], vertical_alignment="center")
+            c1.warning(f"A saved tokenizer cannot be read: {bad.message}", icon="🩹")
+            c2.button("Delete it", key=STATE.key("drop", bad.key), on_click=_on_delete_damaged, args=(bad.key,))
+        _flash()
     entries = {e.key: e for e in store.entries()}
     with st.expander("Upload a tokenizer file", icon="📤", expanded=not entries):
         st.file_uploader(
             f"BPE Lab JSON, Hugging Face tokenizer.json, a tiktoken rank file or a minbpe .model (up to {upload.MAX_UPLOAD_MB} MB)",
-            type=upload.TOKENIZER_TYPES,
+            type=None,  # any name: a file we cannot read gets a message, never the uploader's silent red mark
+            help=f"Usually {', '.join('.' + t for t in upload.TOKENIZER_TYPES)}.",
             key=STATE.key("tokenizer_file"),
             on_change=_on_upload_tokenizer,
             max_upload_size=upload.MAX_UPLOAD_MB,
@@ -391,7 +419,7 @@ def workspace_section() -> str | None:
         return None
     st.download_button(
         "Download everything (.zip)",
-        workspace.export_all,
+        lambda: downloads.export_all(store),
         file_name="bpe-lab-workspace.zip",
         mime="application/zip",
         on_click="ignore",
@@ -401,7 +429,7 @@ def workspace_section() -> str | None:
     )
     keys = list(entries)[::-1]  # newest first
     if STATE.get("selected") not in entries:
-        STATE["selected"] = keys[0]
+        STATE["selected"] = model.first_shown(entries.values(), st.session_state.get(state.TOKENIZER, "").removeprefix(USER))
     key = st.selectbox(
         "Results for",
         keys,
@@ -440,9 +468,11 @@ def _actions(key: str, entry: workspace.Entry) -> None:
             st.warning(
                 f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️"
             )
+        with st.spinner("Preparing the downloads (BPE Lab JSON, tiktoken, tokenizer.json)…", show_time=True):
+            files = cache.for_tokenizer(tok, "exports", tok.name, lambda: downloads.exports(tok), maxsize=2)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown("**Download**")
-            for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2):
+            for ex in files:
                 if ex.data is None:
                     st.button(ex.label, disabled=True, help=ex.problem, key=STATE.key("dl", ex.label), icon="⬇️")
                 else:
@@ -455,9 +485,7 @@ def _actions(key: str, entry: workspace.Entry) -> None:
                         key=STATE.key("dl", ex.label),
                         icon="⬇️",
                     )
-        problems = [
-            ex for ex in cache.for_tokenizer(tok, "exports", tok.name, lambda: workspace.exports(tok), maxsize=2) if ex.problem
-        ]
+        problems = [ex for ex in files if ex.problem]
         for ex in problems:
             st.caption(f"No {ex.label} download: {ex.problem}")
 
@@ -470,25 +498,22 @@ def results_section(key: str) -> None:
     store = workspace.store()
     with errors.shown():
         tok = store.get(key)
-        cols = st.columns(len(model.summary(tok)))
-        for col, (label, value) in zip(cols, model.summary(tok).items()):
-            col.metric(label, value, border=True)
+        # each card as wide as its number, wrapping onto a second row: fixed columns cut "244.2 kB" to "244.2…" at 1280 px
+        with st.container(horizontal=True, wrap=True):
+            for label, value in model.summary(tok).items():
+                st.metric(label, value, border=True, width="content")
         left, right = st.columns([5, 4], gap="large")
         with left:
             _merges_table(tok)
         with right:
-            if any(m.count is not None for m in tok.merge_list[:1]):
+            if model.has_counts(tok):
                 st.vega_lite_chart(
                     cache.for_tokenizer(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))),
                     width="stretch",
                 )
             trace = _trace(store, key)
             if trace is None:
-                st.info(
-                    "No training text is stored with this tokenizer (it was uploaded), so there is no compression curve. "
-                    "The Vocabulary and Step through (encoding mode) pages work with it.",
-                    icon="ℹ️",
-                )
+                st.caption(model.missing_note(tok, has_counts=model.has_counts(tok)))
             else:
                 frame = cache.for_tokenizer(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
                 vocab = int(tok.metadata.get("vocab_size") or 256 + tok.num_merges)
@@ -503,7 +528,7 @@ def results_section(key: str) -> None:
                 _step_link(key)
 
 
-def _trace(store: workspace.TokenizerStore, key: str):
+def _trace(store: workspace.Store, key: str):
     with st.spinner("Rebuilding the training record from the stored corpus…"):
         return store.training_trace(key)
 
@@ -536,28 +561,35 @@ def _merges_table(tok) -> None:
             - 1
         )
     df = cache.for_tokenizer(tok, "merges_frame", start, lambda: model.merges_frame(tok, start))
+    counts = model.has_counts(tok)
     st.dataframe(
         df,
         hide_index=True,
         height=420,
         column_config={
+            # widths that add up to less than the column at 1280 px: the table never scrolls sideways
             "step": st.column_config.NumberColumn(
-                "step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width="small"
+                "step", help="Merge number: the new token gets id 255 + step (256 for step 1)", width=48
             ),
             "left": st.column_config.TextColumn(
-                "left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)"
+                "left", help="Left token, as visible text (· is a space, ↵ a newline, <E4> a byte)", width=64
             ),
-            "right": st.column_config.TextColumn("right"),
-            "new token": st.column_config.TextColumn("new token"),
+            "right": st.column_config.TextColumn("right", width=64),
+            "new token": st.column_config.TextColumn("new token", width=84),
             "count": st.column_config.NumberColumn(
-                "count", help="How often the pair occurred when it was merged", format="localized"
-            ),
-            "id": st.column_config.NumberColumn("id", width="small"),
+                "count", help="How often the pair occurred when it was merged", format="localized", width=64
+            )
+            if counts
+            else None,  # the file did not store them: said under the table, never a column of "None"
+            "id": st.column_config.NumberColumn("id", width=56),
             "left id": None,
             "right id": None,
-            "bytes": st.column_config.NumberColumn("bytes", width="small"),
+            "bytes": st.column_config.NumberColumn("bytes", width=40),
         },
         key=STATE.key("merges_table"),
     )
     shown = len(df)
-    st.caption(f"Merges {start + 1:,}–{start + shown:,} of {n:,}." if shown < n else f"All {n:,} merges.")
+    note = f"Merges {start + 1:,}–{start + shown:,} of {n:,}." if shown < n else f"All {n:,} merges."
+    if not counts:
+        note += " " + model.NO_COUNTS
+    st.caption(note)

@@ -13,8 +13,9 @@ import streamlit as st
 
 from tokenizer import registry
 from tokenizer.display import visible
-from ui.common import cache, corpora, errors, state, tokenizers, workspace
+from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
+from ui.content import corpora
 from ui.render import charts, trees
 
 from . import model
@@ -146,7 +147,7 @@ def browse(tok, df: pd.DataFrame) -> None:
             help=r"Searched in each token's text (a space is a space; ^\s finds tokens that start with whitespace). "
             "Stopped after 2 seconds.",
         )
-    with errors.shown(stop=True):
+    with errors.shown(stop=True), st.spinner("Filtering the vocabulary (a regex is stopped after 2 s)…", show_time=True):
         found = cache.for_session(  # the filters are the user's input (a regex among them): this session only
             "vocab.filtered",
             (id_from, id_to, lo, hi, kind, pattern),
@@ -327,7 +328,8 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
         st.info(what if text is None else "The text is empty: type something on the Tokenize or Step through page.", icon="ℹ️")
         return
     with errors.shown():
-        counts = cache.for_session("vocab.usage", text, lambda: model.usage_counts(tok, text), owner=tok, maxsize=4)
+        with st.spinner(f"Encoding {what} to count the tokens it produces…", show_time=True):
+            counts = cache.for_session("vocab.usage", text, lambda: model.usage_counts(tok, text), owner=tok, maxsize=4)
         u = cache.for_session(
             "vocab.unused", (text, int(rare_max)), lambda: model.usage(df, counts, rare_max=int(rare_max)), owner=tok, maxsize=4
         )

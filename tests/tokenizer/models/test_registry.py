@@ -138,11 +138,11 @@ def test_records_are_immutable(record):
         record.chat_tokens["<|x|>"] = 1
     if record.chat is not None:
         with pytest.raises(dataclasses.FrozenInstanceError):
-            record.chat.message = ()
+            record.chat.framing = ()
 
 
 def test_a_chat_format_with_an_unknown_token_is_refused():
-    fmt = dataclasses.replace(registry.LLAMA3_CHAT, message=("<|no_such_token|>", "{content}"))
+    fmt = dataclasses.replace(registry.LLAMA3_CHAT, framing=("<|begin_of_text|>", "<|no_such_token|>"))
     with pytest.raises(ValueError, match="no_such_token"):
         dataclasses.replace(registry.spec("llama3"), chat=fmt)
 

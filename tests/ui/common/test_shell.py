@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,13 @@ SIDEBAR = "**BPE Lab** shows how"
 
 @pytest.fixture(autouse=True)
 def workspace(tmp_path, monkeypatch):
+    from classroom import workspaces
+
     monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    workspaces.configure(shared=False)
+    yield
+    workspaces.unconfigure()
 
 
 def from_app() -> AppTest:
@@ -42,13 +48,19 @@ def test_the_app_draws_the_shell_once_per_run():
     assert at.session_state["shared.text"]  # the shared values are set
 
 
+def stepper_opens_at(at) -> int:
+    """The step Step through's stepper opens at (its data: ui/step/stepper.py)."""
+    [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
+    return json.loads(el.proto.bytes)["goto"][1]
+
+
 @pytest.mark.parametrize(
     "page, query, shows",
     [
         (
             "pages/step.py",
             {"mode": "encoding", "tokenizer": "r50k_base", "step": "12"},
-            lambda at: at.metric[0].value.startswith("12 of"),
+            lambda at: stepper_opens_at(at) == 12,
         ),
         (
             "pages/compare.py",
@@ -95,15 +107,26 @@ def test_a_page_run_on_its_own_runs_alone_with_the_stylesheet(name):
     assert styles(at) == 1
 
 
-def test_each_pages_url_path_is_its_file_name():
-    """A linked page reruns through app.py under the URL path Streamlit gave its file: they must agree."""
-    pages = []
-    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
+def test_each_page_opens_at_its_file_name():
+    """A linked page reruns through app.py under the URL path Streamlit gave its file: they must agree. The default
+    page is served at "/" only, so a hidden alias opens it from its file name (issue 19: /tokenize said "Page not
+    found")."""
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    pages, default, aliases = {}, None, {}
+    names = {n.targets[0].id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page":
-            path = node.args[0].value
-            url = next(k.value.value for k in node.keywords if k.arg == "url_path")
-            pages.append((Path(path).stem, url))
-    assert sorted(pages) == sorted((p.stem, p.stem) for p in (ROOT / "pages").glob("*.py"))
+            stem = Path(node.args[0].value).stem
+            kw = {k.arg: k.value.value for k in node.keywords}
+            pages[stem] = kw["url_path"]
+            if kw.get("default"):
+                default = stem
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "alias":
+            target = names[node.args[0].id]
+            aliases[Path(target.args[0].value).stem] = node.args[1].value
+    assert set(pages) == {p.stem for p in (ROOT / "pages").glob("*.py")}
+    assert default == "tokenize" and aliases == {"tokenize": "tokenize"}
+    assert all(url == stem for stem, url in pages.items() if stem != default)
 
 
 def test_a_page_run_shares_one_regex_time_budget(monkeypatch):

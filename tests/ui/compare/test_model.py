@@ -12,8 +12,8 @@ import tokenizer
 from tests.tier import examples
 from tokenizer.baselines import CharTokenizer
 from tokenizer.trace import make_spans
-from ui.common import samples
 from ui.compare import model
+from ui.content import samples
 
 TEXTS = st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list(" \n\tab你😄🏽")), max_size=80)
 

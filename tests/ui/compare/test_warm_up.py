@@ -13,9 +13,16 @@ from ui.compare import view as compare
 
 
 @pytest.fixture(autouse=True)
-def empty_shared_cache(monkeypatch):
-    """A process-wide cache of its own, so what earlier tests counted cannot stand in for the warm-up."""
+def empty_shared_cache(monkeypatch, tmp_path):
+    """A process-wide cache of its own, so what earlier tests counted cannot stand in for the warm-up; an empty
+    workspace (the leaderboard's labels include the user's tokenizers), chosen as serve.py's start-up would."""
+    from classroom import workspaces
+
     monkeypatch.setattr(cache, "_SHARED", cache.OwnerCache())
+    monkeypatch.setenv("BPE_LAB_WORKSPACE", str(tmp_path / "ws"))
+    workspaces.configure(shared=False)
+    yield
+    workspaces.unconfigure()
 
 
 def test_after_warm_up_opening_compare_computes_no_leaderboard_count(monkeypatch):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from tokenizer import train
+from ui.compare import coverage, tax
 from ui.compare import model as compare
-from ui.compare import tax
+from ui.overlap import model as overlap
 from ui.render import charts
 from ui.step import model as step
+from ui.tokenize import pieces
 from ui.train import heldout
 from ui.train import model as training
 from ui.vocabulary import model as vocabulary
@@ -24,6 +27,9 @@ def specs() -> dict[str, dict]:
     )
     board = compare.leaderboard(["A", "B"], ["s"], lambda i, s: {"tokens": 2 + i, "chars": 4, "bytes": 6})
     frame = training.compression_frame(TOK.training, TOK.num_merges)
+    vocabs = [overlap.vocab_of(TOK, "A"), overlap.vocab_of(TOK.truncated(10), "B"), overlap.Vocab("C", {b"x": 0})]
+    ov = overlap.overlap(vocabs)
+    split = overlap.split_under(vocabs[0], TOK.truncated(10), "B")
     return {
         "stats": charts.compare_stats(stats),
         "leaderboard": charts.compare_leaderboard(board[board["sample"] != compare.ALL_SAMPLES], "bytes/token"),
@@ -42,6 +48,14 @@ def specs() -> dict[str, dict]:
         ),
         "heldout": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {"GPT-2": 3.1, "GPT-4o": 3.4}),
         "heldout-alone": charts.vocab_vs_compression(heldout.curve(TOK, "lower newest low"), {}),
+        "pieces-of-n": charts.piece_sizes(pieces.table(pieces.cut(TOK.spans(TOK.encode("lower newest low " * 5)), 4)), 4),
+        "vocabulary-used": charts.vocabulary_used(
+            coverage.usage_frame([("A", {"x": [1, 2]}, 300), ("B (yours, 300 tokens)", {"x": [5]}, 50_000)])
+        ),
+        "overlap": charts.overlap_summary(overlap.summary_long(overlap.summary(ov))),
+        "overlap-two": charts.overlap_summary(overlap.summary_long(overlap.summary(overlap.overlap(vocabs[:2])))),
+        "jaccard": charts.jaccard_heatmap(overlap.pairs(ov)),
+        "pieces": charts.split_histogram(overlap.histogram([split, overlap.split_under(vocabs[1], TOK, "A")])),
     }
 
 
@@ -118,3 +132,19 @@ def test_the_next_pair_is_orange():
     spec = charts.top_pairs(step.top_pairs_frame(TOK, TOK.training, 0))
     assert spec["data"]["values"][0]["next"] is True
     assert spec["encoding"]["color"]["condition"]["value"] == charts.NEXT
+
+
+@pytest.mark.parametrize("vocab", [257, 300, 376, 377, 1000])
+def test_the_merge_count_chart_of_any_run_has_something_to_draw(vocab):
+    """Issue 19: at vocab 300 the chart was empty (bars on a log scale have no base). Bars stand on a linear scale
+    from zero; a log scale only carries a line, and only over counts that span more than a decade or so."""
+    from tokenizer import train as train_
+
+    tok = train_("the cat in the hat sat on the mat; the rat ate the fat cat. " * 200, vocab, pattern=None)
+    spec = charts.merge_counts(training.counts_frame(tok))
+    counts = spec["data"]["values"]["count"]
+    assert len(counts) == tok.num_merges and counts.min() > 0
+    log = spec["encoding"]["y"]["scale"].get("type") == "log"
+    if spec["mark"]["type"] == "bar":
+        assert not log and spec["encoding"]["y"]["scale"]["zero"] is True
+    assert not log or counts.max() >= charts.LOG_SPAN * counts.min()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -139,8 +140,27 @@ def test_rows_escape_labels_and_keep_each_rows_marks():
 
 
 def test_token_html_of_control_characters_is_hex():
-    assert token_html(b"\x00", show_whitespace=False) == "&lt;00&gt;"
-    assert token_html(b"\x1b[0m", show_whitespace=True).startswith("&lt;1B&gt;")
+    assert token_html(b"\x00", show_whitespace=False) == '<span class="hx">&lt;00&gt;</span>'
+    assert token_html(b"\x1b[0m", show_whitespace=True).startswith('<span class="hx">&lt;1B&gt;</span>')
+
+
+@pytest.mark.parametrize("show_whitespace", [False, True])
+def test_no_character_of_a_token_draws_as_nothing(show_whitespace):
+    """o200k's id 125141 is "\\r\\n\\r\\n//": its carriage returns drew as empty boxes with whitespace hidden. Every
+    character that would draw as nothing (a control or format character, a separator other than space, private
+    use, unassigned) is its UTF-8 bytes in the hex style, with or without whitespace glyphs; nothing else is."""
+    import unicodedata
+
+    for cp in [*range(0x00, 0x250), *range(0x2000, 0x2070), 0x3000, 0xFEFF, 0xE000, 0x10FFFF, 0x0378]:
+        ch = chr(cp)
+        out = token_html(ch.encode(), show_whitespace=show_whitespace)
+        hidden = unicodedata.category(ch)[0] in "CZ" and ch not in " \n\t"
+        if show_whitespace and ch in "\r":
+            assert out == '<span class="ws">␍</span>'
+        elif hidden:
+            assert out == '<span class="hx">&lt;' + ch.encode().hex(" ").upper() + "&gt;</span>", hex(cp)
+        else:
+            assert "hx" not in out, hex(cp)
 
 
 def sr_rows(html_text: str) -> list[list[str]]:

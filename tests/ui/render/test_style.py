@@ -8,7 +8,7 @@ from pathlib import Path
 from tokenizer import train
 from tokenizer.trace import MergeTree, make_spans
 from ui.common.present import MARKER
-from ui.render import STYLESHEET, cards, spans, trees
+from ui.render import STYLESHEET, cards, pieces, spans, trees
 from ui.step.model import word_ladder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,6 +34,7 @@ def every_kind_of_html() -> str:
             trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
             MARKER,  # presenter mode's marker (ui.common.present)
             spans.scroll_box("", height=100, label="x"),
+            pieces.render_pieces([pieces.PieceRow("1", "a", sp), pieces.PieceRow("2", "b", sp, "😄")]),
         ]
     )
 

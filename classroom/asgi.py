@@ -1,0 +1,124 @@
+"""BPE Lab as an ASGI app: ``app.py`` behind the middleware that gives each browser its key.
+
+``streamlit run serve.py`` (what ``make run`` and every app process of ``make serve``
+start) finds ``serve.app``, a public ``st.App`` with the middleware ``start()`` returns, and serves
+``app.py`` exactly as ``streamlit run app.py`` would, with one addition in shared mode
+(``BPE_LAB_SHARED=1``): an HTTP response to a browser that has no key sets one in an
+HttpOnly cookie (``classroom.identity``), so a class can use a single server with
+no proxy in front. Behind ``make serve``'s nginx the proxy mints the key first and
+this passes everything through.
+
+``start()`` is the start-up: it reads every setting (``classroom.settings``) and chooses
+the stores and the training runner (``classroom.workspaces.configure``). In shared mode
+the database is opened and checked before the server starts. A bad setting or a database
+that cannot be used is one line on stderr and exit status 2, never a traceback. In both
+modes the official encodings are loaded before it answers, so no student waits for them,
+and the first visit after ``make run`` does not wait on "Loading the official encodings".
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import NoReturn
+
+from . import database, identity, workers, workspaces
+
+
+def fail(problem: BaseException) -> NoReturn:
+    """What a start-up check found, as one line on stderr, and exit status 2 (no traceback)."""
+    print(f"BPE Lab: {problem}", file=sys.stderr)
+    raise SystemExit(2) from None
+
+
+def check_settings() -> bool:
+    """Read every setting of an app process once (a bad one: ``fail``); returns whether the server is shared."""
+    try:
+        shared = workspaces.shared_mode()
+        workers.configured_workers(shared)
+        if shared:
+            database.Limits.from_env()
+    except ValueError as e:
+        fail(e)
+    return shared
+
+
+def check_database() -> str:
+    """Open the database and check it can be read and written (a problem: ``fail``). Returns its URL without password."""
+    url = database.database_url()
+    try:
+        db = database.Database(url)
+        try:
+            db.check()
+        finally:
+            db.close()
+    except ValueError as e:  # DatabaseUnavailable
+        fail(e)
+    return database.describe_url(url)
+
+
+def warm_up(shared: bool = True) -> None:
+    """Load the official encodings and the default training corpus, then freeze the heap, so the process answers its
+    health check ready for students (not one of them waits for a load). Local mode (``make run``, one person watching
+    the terminal until the address appears) says so on stderr, and how long it took (about 5-20 s on a busy 2-core
+    machine)."""
+    import tokenizer
+    from ui.common import shell
+    from ui.compare import view as compare
+    from ui.content import corpora
+
+    t0 = time.perf_counter()
+    if not shared:
+        print("BPE Lab: loading the official encodings before the first page opens…", file=sys.stderr, flush=True)
+    tokenizer.configure()
+    corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
+    compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
+    shell.start_up()  # last: its gc.freeze() then covers all of the above
+    size = workers.configured_workers(shared)
+    if size:
+        workers.pool(size).start()  # the training processes, started now rather than by the first student's Train
+    if not shared:
+        print(f"BPE Lab: ready in {time.perf_counter() - t0:.1f} s.", file=sys.stderr, flush=True)
+
+
+def trim_memory_every(seconds: float = 15.0) -> None:
+    """Every ``seconds``: collect garbage, then hand freed memory back to the system (glibc's ``malloc_trim``).
+
+    Streamlit drops a closed session after its time-to-live; its objects are often in
+    reference cycles, which only a full collection frees (rare on an idle server, more
+    so with the heap frozen at start-up), and freed memory stays with the process until
+    it is trimmed. Without this a server's memory stays near its peak after a class.
+    A full collection over the unfrozen heap takes a few milliseconds. A daemon
+    thread; without glibc only the collection runs.
+    """
+    import ctypes
+    import gc
+    import threading
+
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        trim = None
+
+    def loop() -> None:
+        while True:
+            time.sleep(seconds)
+            gc.collect()
+            if trim is not None:
+                trim(0)
+
+    threading.Thread(target=loop, name="bpe-lab-memory", daemon=True).start()
+
+
+def start() -> list:
+    """Start up (once, from ``serve.py``) and return the middleware of the app's ``st.App``."""
+    from starlette.middleware import Middleware
+
+    shared = check_settings()
+    if shared:
+        check_database()
+    workspaces.configure(shared)
+    warm_up(shared)
+    if shared:
+        trim_memory_every()
+    return [Middleware(identity.BrowserKeyMiddleware, enabled=shared)]

@@ -1,0 +1,217 @@
+"""Which store each session gets, and where trainings run: chosen once, at start-up (``configure``).
+
+Local mode (default): one folder store for every session of the process
+(``$BPE_LAB_WORKSPACE``, default ``data/workspace``), trainings in the page's own
+thread. Shared mode (``BPE_LAB_SHARED=1``, several people on one server): each
+browser's tokenizers in the database (``classroom.database``), found by the
+browser's key (``classroom.identity``), trainings in worker processes
+(``classroom.workers``). A browser that sends no key gets a store of its own in
+memory, and the page says so.
+
+A database that does not answer (or cannot be read) never costs a student their
+work: ``SharedStore`` keeps what is trained meanwhile in the session, says so on
+the page, and tries the database again after ``RETRY_AFTER`` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from tokenizer import Tokenizer, TrainingTrace
+from tokenizer.models.fetch import data_dir
+from ui.common import training, workspace
+from ui.common.workspace import Damaged, Entry, Notice
+
+from . import database, identity, settings, workers
+from .stores import BaseStore, FolderStore, MemoryStore
+
+SHARED_ENV = "BPE_LAB_SHARED"
+WORKSPACE_ENV = "BPE_LAB_WORKSPACE"
+#: Seconds a session waits before trying an unavailable database again.
+RETRY_AFTER = 30.0
+_SESSION_KEY = "classroom.store"
+
+NO_COOKIE = Notice(
+    "warning",
+    "Your browser sent no BPE Lab cookie (are cookies blocked for this site?), so what you train is "
+    "kept in this tab only and is lost on reload: download what you want to keep.",
+)
+TAB_ONLY = "Shared server: your tokenizers live in this browser tab only."
+
+
+def shared_mode(env: Mapping[str, str] | None = None) -> bool:
+    """``$BPE_LAB_SHARED`` (1, true, yes, on; a ValueError for anything it cannot read as on or off)."""
+    return settings.flag(SHARED_ENV, env)
+
+
+def workspace_dir() -> Path:
+    env = os.environ.get(WORKSPACE_ENV)
+    return Path(env) if env else data_dir() / "workspace"
+
+
+def configure(shared: bool | None = None) -> None:
+    """Choose the stores and the training runner for this process (``shared`` defaults to ``$BPE_LAB_SHARED``)."""
+    global _mode
+    shared = shared_mode() if shared is None else shared
+    size = workers.configured_workers(shared)
+    unconfigure()
+    training.use(workers.runner(size) if size else None)
+    if shared:
+        _mode = SharedMode(database.database_url())
+        workspace.use(_mode.store)
+    else:
+        folder = FolderStore(workspace_dir())
+        workspace.use(lambda: folder)
+
+
+def unconfigure() -> None:
+    """Forget the choice and close the database's connections (tests): no store until ``configure`` runs again."""
+    global _mode
+    workspace.use(None)
+    training.use(None)
+    if _mode is not None:
+        _mode.close()
+        _mode = None
+
+
+# The process's shared mode, set by ``configure`` at start-up (tests configure again and again: the old one is closed).
+_mode: SharedMode | None = None
+
+
+class SharedMode:
+    """Shared mode's choice of store, per session: the browser's workspace in the database, or the tab's memory."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self._db: database.Database | None = None
+        self._lock = threading.Lock()
+
+    def database(self) -> database.Database:
+        """The process's connection pool, opened on first use (``DatabaseUnavailable`` when it cannot be)."""
+        with self._lock:
+            if self._db is None:
+                self._db = database.Database(self.url)
+            return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def store(self) -> workspace.Store:
+        import streamlit as st
+
+        key = identity.browser_key()
+        owner = database.owner_of(key) if key else None
+        held = st.session_state.get(_SESSION_KEY)
+        if held is not None and held[0] == owner:
+            return held[1]
+        store = SharedStore(self.database, owner) if owner else MemoryStore([NO_COOKIE], TAB_ONLY)
+        st.session_state[_SESSION_KEY] = (owner, store)
+        return store
+
+
+class SharedStore(BaseStore):
+    """One browser's workspace on a shared server: the database, and the session while the database fails.
+
+    Every database call goes through ``_db``: a ``DatabaseUnavailable`` (it does not
+    answer, or its file cannot be read) is turned into ``notices`` for the page, and
+    what is added meanwhile goes to ``self.session``. Both are listed together, so
+    nothing the student made is lost from view when the database comes back.
+    """
+
+    def __init__(self, open_db: Callable[[], database.Database], owner: str, *, clock: Callable[[], float] = time.monotonic):
+        super().__init__()
+        self.owner = owner
+        self.session = MemoryStore()
+        self._open_db = open_db
+        self._clock = clock
+        self._store: database.DatabaseStore | None = None
+        self._failed_at: float | None = None
+        self.problem: str | None = None
+
+    def _failed(self, e: database.DatabaseUnavailable) -> None:
+        self._store = None
+        self._failed_at = self._clock()
+        self.problem = (
+            f"Your saved tokenizers cannot be read right now ({e}). What you train meanwhile is kept "
+            "for this session only: download it to keep it."
+        )
+
+    def _database(self) -> database.DatabaseStore | None:
+        if self._store is None and (self._failed_at is None or self._clock() - self._failed_at >= RETRY_AFTER):
+            try:
+                self._store = database.DatabaseStore(self._open_db(), self.owner, database.Limits.from_env())
+                self.problem = None
+            except database.DatabaseUnavailable as e:
+                self._failed(e)
+        return self._store
+
+    def _db(self, call: Callable[[database.DatabaseStore], object], fallback: Callable[[], object]):
+        """``call(store)`` on the database; ``fallback()`` when it is down (and the failure noted for the page)."""
+        store = self._database()
+        if store is None:
+            return fallback()
+        try:
+            return call(store)
+        except database.DatabaseUnavailable as e:
+            self._failed(e)
+            return fallback()
+
+    def _unreachable(self, key: str):
+        raise ValueError(f"the tokenizer {key!r} is in your saved workspace, which cannot be read right now: {self.problem}")
+
+    # -- queries
+    def entries(self) -> list[Entry]:
+        return self._db(lambda s: s.entries(), list) + self.session.entries()
+
+    def damaged(self) -> list[Damaged]:
+        return self._db(lambda s: s.damaged(), list)
+
+    def get(self, key: str) -> Tokenizer:
+        if key in self.session:
+            return self.session.get(key)
+        return self._db(lambda s: s.get(key), lambda: self._unreachable(key))
+
+    def corpus(self, key: str) -> str | None:
+        if key in self.session:
+            return self.session.corpus(key)
+        return self._db(lambda s: s.corpus(key), lambda: self._unreachable(key))
+
+    def training_trace(self, key: str) -> TrainingTrace | None:
+        if key in self.session:
+            return self.session.training_trace(key)
+        return self._db(lambda s: s.training_trace(key), lambda: self._unreachable(key))
+
+    # -- changes
+    def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
+        self._db(lambda s: s.check_room(extra_bytes, adding=adding), lambda: None)
+
+    def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
+        return self._db(
+            lambda s: s.add(tok, corpus=corpus, source=source), lambda: self.session.add(tok, corpus=corpus, source=source)
+        )
+
+    def rename(self, key: str, name: str) -> None:
+        if key in self.session:
+            return self.session.rename(key, name)
+        return self._db(lambda s: s.rename(key, name), lambda: self._unreachable(key))
+
+    def delete(self, key: str) -> None:
+        if key in self.session:
+            return self.session.delete(key)
+        return self._db(lambda s: s.delete(key), lambda: self._unreachable(key))
+
+    # -- what the page says
+    def notices(self) -> list[Notice]:
+        self.entries()  # the listing every page reads anyway: a database that fails is said first, on this run
+        out = [Notice("error", self.problem)] if self.problem else []
+        return out + (self._store.notices() if self._store is not None else [])
+
+    def describe(self) -> str:
+        return self._db(lambda s: s.describe(), lambda: TAB_ONLY)

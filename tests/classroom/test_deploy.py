@@ -1,0 +1,232 @@
+"""The classroom deployment's files: the nginx config nginx itself accepts, the compose file the Compose
+Specification accepts, a supervisor that says one line when the database is not there, restarts a dead
+program (and what it left behind), stops everything on SIGTERM, and stops with a message when a program
+keeps dying.
+
+The container itself is not built here (no Docker engine on these machines); the browser suite runs
+the real `make serve` deployment (tests/browser/test_classroom.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from processes import group, programs
+
+from classroom import deploy as classroom
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVE = [sys.executable, "-m", "classroom"]  # what `make serve` runs
+
+
+def test_the_generated_nginx_config_passes_nginx_t(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    static = tmp_path / "static"
+    (static / "static").mkdir(parents=True)
+    (static / "index.html").write_text("<html></html>")
+    conf = run / "nginx.conf"
+    conf.write_text(
+        classroom.render_config(port=18501, upstreams=["127.0.0.1:1", "127.0.0.1:2"], static=static, run=run, error_log="stderr")
+    )
+    text = conf.read_text()
+    assert "hash $bpe_lab_affinity consistent;" in text
+    assert text.count("max_fails=1") == 2
+    assert "proxy_set_header Upgrade $http_upgrade;" in text and "gzip_static on;" in text
+    classroom.check_config(classroom.nginx_binary(), conf, run)  # raises SystemExit with nginx's message when invalid
+
+
+def test_a_broken_config_is_reported(tmp_path):
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("events {}\nhttp { server { listen nonsense_port; } }\n")
+    with pytest.raises(SystemExit, match="is not valid"):
+        classroom.check_config(classroom.nginx_binary(), conf, tmp_path)
+
+
+def test_the_compose_file_follows_the_compose_specification():
+    """compose-spec.schema.json (next to this file) is the Compose Specification's JSON schema
+    (compose-spec/compose-spec, Apache-2.0), kept here so the check runs offline."""
+    import jsonschema
+    import yaml
+
+    schema = json.loads((Path(__file__).with_name("compose-spec.schema.json")).read_text())
+    doc = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(doc)) == []
+    services = doc["services"]
+    assert set(services) == {"db", "app", "proxy"}
+    assert "postgresql://" in services["app"]["environment"]["DATABASE_URL"]
+    assert services["proxy"]["command"][:3] == ["python", "-m", "classroom"] and "--proxy-only" in services["proxy"]["command"]
+    assert "serve.py" in services["app"]["command"]
+    broken = dict(doc, services=dict(services, app=dict(services["app"], replicas_typo=2)))
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))  # the check can fail
+
+
+def test_the_image_runs_what_exists():
+    docker = (ROOT / "Dockerfile").read_text()
+    assert 'CMD ["python", "-m", "classroom"]' in docker and "python -m tokenizer provision" in docker
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".venv", "data", ".git"} <= set(ignored)
+    for path in ("classroom/__main__.py", "serve.py", "requirements.txt", "classroom/nginx.conf.in"):
+        assert (ROOT / path).exists()
+
+
+def env_for(tmp_path: Path, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BPE_LAB_DATABASE_URL", "TIKTOKEN_CACHE_DIR")}
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    for name in ("tiktoken-cache", "cache", "encodings"):
+        if (ROOT / "data" / name).exists() and not (data / name).exists():
+            (data / name).symlink_to(ROOT / "data" / name)
+    env.update(BPE_LAB_DATA_DIR=str(data), **extra)
+    return env
+
+
+@pytest.mark.slow
+def test_no_database_at_start_is_one_clear_line(tmp_path):
+    env = env_for(tmp_path, DATABASE_URL="postgresql://bpe:secret@127.0.0.1:1/bpe", PORT="18599", WORKERS="1")
+    out = subprocess.run(SERVE, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("BPE Lab: cannot connect to the PostgreSQL database postgresql://bpe@127.0.0.1:1/bpe")
+    assert "secret" not in out.stderr and "Traceback" not in out.stderr
+    # the same line from a single app process (make run in shared mode)
+    out = subprocess.run(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", "18598", "--server.headless", "true"],
+        env=dict(env, BPE_LAB_SHARED="1"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr + out.stdout
+    assert "BPE Lab: cannot connect to the PostgreSQL database postgresql://bpe@127.0.0.1:1/bpe" in out.stderr
+
+
+def start(tmp_path: Path, port: int, **env) -> tuple[subprocess.Popen, Path]:
+    """`make serve`'s command with a data folder of its own; returns it and its log once it says it is ready."""
+    log = tmp_path / "classroom.log"
+    with open(log, "w") as f:
+        proc = subprocess.Popen(SERVE, env=env_for(tmp_path, PORT=str(port), **env), stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+    deadline = time.time() + 180
+    while "BPE Lab for a class:" not in log.read_text():
+        assert proc.poll() is None and time.time() < deadline, log.read_text()
+        time.sleep(0.3)
+    return proc, log
+
+
+@pytest.mark.slow
+def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_path):
+    port = classroom.free_port()
+    proc, log = start(tmp_path, port, WORKERS="1")
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
+            assert r.status == 200
+        kids = programs(proc.pid)
+        assert len(kids["app"]) == 1 and len(kids["nginx"]) == 1 and len(kids["other"]) == 1  # the event listener
+        old_nginx = group(kids["nginx"][0])  # each program leads a process group of its own
+        assert len(old_nginx) > 1, "nginx's master and its workers"
+        os.kill(kids["app"][0], signal.SIGKILL)
+        os.kill(kids["nginx"][0], signal.SIGKILL)  # a crash: the master's workers are orphaned, still on the port
+        deadline = time.time() + 180
+        while True:
+            after = programs(proc.pid)
+            if after["app"] and after["app"] != kids["app"] and after["nginx"] and after["nginx"] != kids["nginx"]:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+            assert time.time() < deadline, log.read_text()
+            time.sleep(0.5)
+        text = log.read_text()
+        assert "exited: app-1 (terminated by SIGKILL; not expected)" in text and "exited: nginx (terminated by SIGKILL" in text
+        events = (tmp_path / "data" / "run" / f"classroom-{port}" / "events.log").read_text()
+        assert "[classroom] nginx exited unexpectedly" in events  # the listener says what it did
+        assert group(kids["nginx"][0]) == [], "the dead master's workers are gone, so the new nginx serves the port"
+        after = programs(proc.pid)
+        groups = after["app"] + after["nginx"]
+        assert all(group(g) for g in groups)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+        for g in groups:
+            assert group(g) == [], f"process group {g} outlived the supervisor"
+        assert programs(proc.pid) == {"app": [], "nginx": [], "other": []}
+        assert "[classroom] stopped" in log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.slow
+def test_a_program_that_keeps_dying_stops_the_command_with_a_message(tmp_path):
+    """nginx cannot have the port (something else holds it): supervisord tries again, gives up, and the command says so."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("0.0.0.0", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        log = tmp_path / "classroom.log"
+        with open(log, "w") as f:
+            proc = subprocess.Popen(
+                SERVE, env=env_for(tmp_path, PORT=str(port), WORKERS="1"), stdout=f, stderr=subprocess.STDOUT, cwd=ROOT
+            )
+        try:
+            assert proc.wait(240) == 1, log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    text = log.read_text()
+    assert "BPE Lab: nginx could not be started again" in text and "stopping everything. Its log:" in text, text
+    assert "Address already in use" in text  # the tail of nginx's log says why
+    assert "Traceback" not in text
+    assert programs(proc.pid) == {"app": [], "nginx": [], "other": []}
+
+
+def test_a_program_that_keeps_dying_after_starting_stops_the_command(tmp_path):
+    """supervisord restarts a program that ran a while forever; the listener stops at five deaths within a minute."""
+    from classroom.events import MAX_DEATHS, WINDOW, Listener
+
+    supervisord = subprocess.Popen(["sleep", "60"])  # stands in for supervisord: the listener signals it to stop
+    try:
+        (tmp_path / "app-1.log").write_text("MemoryError\n")
+        listener = Listener(fatal=tmp_path / "fatal.txt", logs=tmp_path, supervisord=supervisord.pid)
+        dead = {"processname": "app-1", "expected": "0", "pid": "0"}
+        for i in range(MAX_DEATHS - 1):
+            assert "exited unexpectedly" in listener.handle("PROCESS_STATE_EXITED", dead, now=i * WINDOW / 2)
+        assert supervisord.poll() is None and not (tmp_path / "fatal.txt").exists()  # spread out: restarted, not stopped
+        for i in range(MAX_DEATHS - 1):
+            listener.handle("PROCESS_STATE_EXITED", dead, now=1000 + i)
+        assert "stopping everything" in listener.handle("PROCESS_STATE_EXITED", dead, now=1010)
+        assert supervisord.wait(10) == -signal.SIGTERM
+        message = (tmp_path / "fatal.txt").read_text()
+        assert message.startswith(f"BPE Lab: app-1 exited {MAX_DEATHS} times within 60 s; stopping everything. Its log:")
+        assert "MemoryError" in message  # the tail of its log
+    finally:
+        supervisord.kill()
+
+
+@pytest.mark.slow
+def test_a_killed_command_leaves_nothing_running(tmp_path):
+    """SIGKILL to `make serve`'s command (no chance to clean up): its supervisord still stops every program."""
+    port = classroom.free_port()
+    proc, _ = start(tmp_path, port, WORKERS="1")
+    kids = programs(proc.pid)
+    groups = kids["app"] + kids["nginx"] + kids["other"]
+    assert len(groups) == 3
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 60
+    while any(group(g) for g in groups) and time.time() < deadline:
+        time.sleep(0.5)
+    assert [g for g in groups if group(g)] == []

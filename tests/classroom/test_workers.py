@@ -1,0 +1,116 @@
+"""classroom/workers.py: training in a worker process gives what training here gives, progress included."""
+
+from __future__ import annotations
+
+import pytest
+
+from classroom import workers
+from tokenizer import train
+
+TEXT = "the cat in the hat sat on the mat; the cat ate the rat. " * 40
+
+
+def test_a_worker_trains_exactly_what_training_here_gives():
+    here = train(TEXT, 300, pattern="gpt4", special_tokens=["<|endoftext|>"], name="here")
+    seen = []
+    there = workers.runner(1)(
+        TEXT, 300, pattern="gpt4", special_tokens=["<|endoftext|>"], name="here", progress=lambda d, t: seen.append((d, t))
+    )
+    assert there.merges == here.merges and there.special_tokens == here.special_tokens and there.name == "here"
+    assert there.training.tokens_after == here.training.tokens_after  # the trace comes back whole
+    assert there.encode("the cat sat") == here.encode("the cat sat")
+    assert seen and seen[-1] == (44, 44) and all(t == 44 and 0 <= d <= t for d, t in seen)
+
+
+def test_errors_come_back_as_they_are():
+    with pytest.raises(ValueError, match="vocab_size must be at least 256"):
+        workers.runner(1)(TEXT, 100, pattern=None)
+    assert workers.runner(1)(TEXT, 260, pattern=None).num_merges == 4  # the pool still works
+
+
+def test_no_workers_means_this_thread(monkeypatch):
+    from classroom import workspaces
+    from ui.common import training
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "0")
+    assert workers.configured_workers(True) == 0
+    workspaces.configure(shared=True)
+    try:
+        assert training._runner is train  # the page's own thread
+        assert training.train(TEXT, 260, pattern=None).num_merges == 4
+        monkeypatch.setenv(workers.WORKERS_ENV, "1")
+        workspaces.configure(shared=True)
+        assert training._runner is not train
+        assert training.train(TEXT, 260, pattern=None).merges == train(TEXT, 260, pattern=None).merges
+    finally:
+        workspaces.unconfigure()
+    monkeypatch.setenv(workers.WORKERS_ENV, "two")
+    with pytest.raises(ValueError, match="must be a whole number"):
+        workers.configured_workers(True)
+
+
+def test_a_worker_that_dies_mid_training_is_a_message_and_the_pool_goes_on():
+    import os
+    import signal
+    import threading
+
+    pool = workers.Pool(1)
+    pool.start()
+    worker = pool._idle.get()
+    pool._idle.put(worker)
+    started = threading.Event()
+    outcome: list = []
+
+    def go():
+        big = " ".join(f"w{i % 997}x{i % 13}" for i in range(60_000))  # long enough to be killed while it trains
+        try:
+            pool.train((big, 2000, {"pattern": "gpt4", "special_tokens": None, "name": ""}), lambda d, t: started.set())
+        except ValueError as e:
+            outcome.append(str(e))
+
+    t = threading.Thread(target=go)
+    t.start()
+    assert started.wait(60)
+    os.kill(worker.proc.pid, signal.SIGKILL)
+    t.join(60)
+    assert outcome and "the training process stopped unexpectedly" in outcome[0]
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": ""}), None).num_merges == 1
+    # a worker that died while idle is replaced without a word
+    idle = pool._idle.get()
+    pool._idle.put(idle)
+    os.kill(idle.proc.pid, signal.SIGKILL)
+    idle.proc.wait()
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": ""}), None).num_merges == 1
+    pool.close()
+
+
+def test_start_runs_the_workers_before_the_first_training():
+    pool = workers.Pool(2)
+    pool.start()
+    running = [pool._idle.get() for _ in range(2)]
+    assert all(w is not None and w.alive() for w in running)
+    for w in running:
+        pool._idle.put(w)
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": "x"}), None).num_merges == 1
+    pool.close()
+    assert all(not w.alive() for w in running)
+
+
+class Interrupted(BaseException):
+    """What Streamlit raises out of a page's st.* call when a rerun or a closed tab stops the script."""
+
+
+def test_a_training_interrupted_by_the_page_never_hands_its_result_to_the_next_one():
+    pool = workers.Pool(1)
+    pool.start()
+    big = " ".join(f"w{i % 997}x{i % 13}" for i in range(20_000))
+
+    def interrupt(done, total):
+        raise Interrupted
+
+    with pytest.raises(Interrupted):
+        pool.train((big, 1200, {"pattern": "gpt4", "special_tokens": None, "name": "first"}), interrupt)
+    second = pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": "second"}), None)
+    assert second.name == "second" and second.num_merges == 1
+    assert second.encode("abab") == train("abab abab", 257).encode("abab")
+    pool.close()

