@@ -104,12 +104,14 @@ def train_merges(
         a, b = divmod(key, K)
         while k < len(lst):
             w = words[lst[k]]
-            off = 0
-            for i in range(len(w) - 1):
-                if w[i] == a and w[i + 1] == b:
+            last = len(w) - 1
+            i = 0
+            while a in w[i:last]:  # tuple.index finds the candidates in C
+                i = w.index(a, i, last)
+                if w[i + 1] == b:
                     cursor[key] = k
-                    return (lst[k] << OFF_BITS) | off
-                off += tok_len[w[i]]
+                    return (lst[k] << OFF_BITS) | sum(map(tok_len.__getitem__, w[:i]))
+                i += 1
             k += 1
         cursor[key] = k
         return F_NONE
@@ -388,9 +390,9 @@ def train(
     counts = count_stream(splitter, text, workers=workers)
     chunks = [c.encode("utf-8") for c in counts]
     weights = list(counts.values())
-    n_chars = sum(len(c) * w for c, w in counts.items())
+    n_chars = sum(map(mul, map(len, counts), weights))
     del counts
-    initial = sum(len(c) * w for c, w in zip(chunks, weights))
+    initial = sum(map(mul, map(len, chunks), weights))
     raw = train_merges(chunks, weights, num_merges, progress, every=max(1, num_merges // 200))
     merges = [Merge(i, (a, b), 256 + i, c) for i, (a, b, c, _) in enumerate(raw)]
     tokens_after = []
