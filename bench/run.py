@@ -1,6 +1,9 @@
 """BPE Lab benchmarks: ratios against the reference tools, measured in one run.
 
-    make bench            # or: .venv/bin/python bench/run.py [--quick]
+    make bench            # or: .venv/bin/python bench/run.py [--quick | --targets]
+
+``--targets`` runs only the rows the core's speed targets are about (one process against
+one thread, CPU time: training both corpora, encoding the 10 MB corpus), for a crowded machine.
 
 Prints (medians of several runs, ours and the reference run alternately, ratios as the
 median of per-round ratios; these machines are noisy, so read the ratios). What runs on
@@ -135,22 +138,27 @@ def paired_timed(fn_a, timed_b, repeat: int) -> tuple[float, float, float]:
     return statistics.median(ta), statistics.median(tb), statistics.median(a / b for a, b in zip(ta, tb))
 
 
-def bench_training(quick: bool) -> list[tuple]:
+def bench_training(quick: bool, targets: bool = False) -> list[tuple]:
     """Rows ``(corpus, ours label, HF label, clock, ours s, HF s, ours / HF, naive s or None)``."""
     rows = []
-    hf_all = HFAllThreads()
+    hf_all = None if targets else HFAllThreads()
     try:
         name, text = small()
         ours, hf, ratio = paired(
-            lambda: tokenizer.train(text, 512, pattern="gpt4"), lambda: hf_reference.hf_train(text, 512), 9, warmup=True
+            lambda: tokenizer.train(text, 512, pattern="gpt4", workers=1),
+            lambda: hf_reference.hf_train(text, 512),
+            9,
+            warmup=True,
         )
-        naive = median_time(lambda: textbook_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
+        naive = None
+        if not targets:
+            naive = median_time(lambda: textbook_train(text, 512, tokenizer.GPT4_PATTERN), 1 if quick else 3)
         rows.append((f"{name}, vocab 512", "one process", "1 thread", "CPU", ours, hf, ratio, naive))
         if not quick:
             name, text = large()
             label = f"{name}, vocab 8192"
             # one process against one thread: CPU time; our worker processes' time is not this process's, so wall
-            for workers, ours_label, clock in ((1, "one process", CPU), (None, "all cores", WALL)):
+            for workers, ours_label, clock in ((1, "one process", CPU), (None, "all cores", WALL))[: 1 if targets else 2]:
                 ours, hf, ratio = paired(
                     lambda w=workers: tokenizer.train(text, 8192, pattern="gpt4", workers=w),
                     lambda: hf_reference.hf_train(text, 8192),
@@ -158,13 +166,16 @@ def bench_training(quick: bool) -> list[tuple]:
                     clock=clock,
                 )
                 rows.append((label, ours_label, "1 thread", "CPU" if clock is CPU else "wall", ours, hf, ratio, None))
+            if targets:
+                return rows
             hf_all.train("large", 8192)  # warm-up
             ours, hf, ratio = paired_timed(
                 lambda: tokenizer.train(text, 8192, pattern="gpt4"), lambda: hf_all.train("large", 8192), 5
             )
             rows.append((label, "all cores", "all threads", "wall", ours, hf, ratio, None))
     finally:
-        hf_all.close()
+        if hf_all is not None:
+            hf_all.close()
     return rows
 
 
@@ -274,6 +285,7 @@ def bench_long_chunks() -> list[tuple]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
+    ap.add_argument("--targets", action="store_true", help="only the rows the speed targets are about")
     args = ap.parse_args()
     print(
         f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, tokenizers {__import__('tokenizers').__version__}, {os.cpu_count()} cores"
@@ -284,11 +296,11 @@ def main() -> None:
     print("## Training (median seconds; lower is better)")
     print("| corpus | BPE Lab | HF tokenizers | clock | BPE Lab s | HF s | ours / HF | naive recount s | naive / ours |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|")
-    for name, ours_label, hf_label, clock, ours, hf, ratio, naive in bench_training(args.quick):
+    for name, ours_label, hf_label, clock, ours, hf, ratio, naive in bench_training(args.quick, args.targets):
         naive_s = f"{naive:.2f}" if naive is not None else "-"
         naive_r = f"{naive / ours:.0f}x" if naive is not None else "-"
         print(f"| {name} | {ours_label} | {hf_label} | {clock} | {ours:.3f} | {hf:.3f} | {ratio:.2f} | {naive_s} | {naive_r} |")
-    if not args.quick:
+    if not args.quick and not args.targets:
         mem = bench_memory()
         print()
         print(
@@ -305,6 +317,10 @@ def main() -> None:
     name, _ = large()
     for enc, ours, ref, ratio in bench_encoding(args.quick):
         print(f"| {name.split(' (')[0]} corpus | {enc} | {ours:.1f} | {ref:.1f} | {ratio:.2f} |")
+    if args.targets:
+        print()
+        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        return
     for enc, ours, ref, ratio in bench_encoding(True, multilingual()):
         print(f"| 2 M chars, many scripts | {enc} | {ours:.1f} | {ref:.1f} | {ratio:.2f} |")
     print()
