@@ -12,7 +12,11 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TAYLOR = ROOT.parent / "shared" / "corpus" / "taylorswift.txt"
+# ../shared/corpus beside the checkout; a git worktree (../wt/<name>) looks one level further up
+TAYLOR = next(
+    (p for p in (d / "shared" / "corpus" / "taylorswift.txt" for d in (ROOT.parent, ROOT.parent.parent)) if p.exists()),
+    ROOT.parent / "shared" / "corpus" / "taylorswift.txt",
+)
 LARGE_BYTES = 10_000_000
 
 
@@ -46,7 +50,8 @@ def large() -> tuple[str, str]:
         if n > LARGE_BYTES:
             break
     text = "".join(parts).encode()[:LARGE_BYTES].decode("utf-8", "ignore")
-    return f"{len(text.encode()) / 1e6:.1f} MB (taylorswift + stdlib sources)", text
+    what = "taylorswift + stdlib sources" if TAYLOR.exists() else "stdlib sources; taylorswift.txt not found"
+    return f"{len(text.encode()) / 1e6:.1f} MB ({what})", text
 
 
 def write_large(path: Path) -> Path:

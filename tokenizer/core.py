@@ -15,7 +15,7 @@ import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .bpe.encoder import Encoder
+from .bpe.encoder import Encoder, Ranks
 from .bpe.merges import MergeTable, as_merge_table, byte_ids_of, check_order, check_ranks, recover_merges, without_missing_inputs
 from .errors import (
     MAX_ID,
@@ -375,7 +375,8 @@ class Tokenizer:
             whole_tokens=self.whole_tokens,
             normalizer=self.normalizer,
         )
-        probe = Encoder(self.byte_ids, {p: (r, i) for r, (p, i) in enumerate(zip(table.pairs, table.new_ids))})
+        top = max(max(self.byte_ids), max(table.new_ids, default=0))
+        probe = Encoder(self.byte_ids, Ranks(table.pairs, table.new_ids, top=top))
         vocab = tok.vocab
         new = frozenset(i for i in table.new_ids[len(self._ids) :] if probe.encode_bytes(vocab[i]) == [i])
         tok._self_encoding = (known or frozenset()) | new
@@ -394,7 +395,7 @@ class Tokenizer:
         return enc
 
     def _build_encoder(self) -> Encoder:
-        ranks = {pair: (rank, new_id) for rank, (pair, new_id) in enumerate(zip(self._pairs, self._ids))}
+        ranks = Ranks(self._pairs, self._ids, top=max(max(self.byte_ids), max(self._ids, default=0)))
         vocab = self.vocab
         ids = self._self_encoding
         if ids is None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from model_packages import TIKTOKEN_MODELS, tiktoken_reference
 
@@ -87,10 +88,13 @@ def test_single_tokens(official):
 
 @settings(max_examples=examples(150))
 @given(st.lists(st.text(max_size=40), max_size=5))
+@example(["\uf900", "Cre\u0300me bru\u0302le\u0301e"])  # a compatibility ideograph and combining accents: NFC changes both
 def test_batches(official, batch):
     ours, ref = official
-    assert ours.encode_ordinary_batch(batch) == ref.encode_ordinary_batch(batch)
-    assert ours.encode_batch(batch, disallowed_special=()) == ref.encode_batch(batch, disallowed_special=())
+    # tiktoken over Qwen's ranks does not normalize; Qwen's own package (and so BPE Lab) encodes the NFC form
+    seen = [unicodedata.normalize(ours.normalizer, t) for t in batch] if ours.normalizer else batch
+    assert ours.encode_ordinary_batch(batch) == ref.encode_ordinary_batch(seen)
+    assert ours.encode_batch(batch, disallowed_special=()) == ref.encode_batch(seen, disallowed_special=())
     ids = ref.encode_ordinary_batch(batch)
     assert ours.decode_batch(ids) == ref.decode_batch(ids)
     assert ours.decode_bytes_batch(ids) == ref.decode_bytes_batch(ids)

@@ -12,8 +12,8 @@ for speed:
 - ``bpe_long``: very long chunks (a million spaces, a base64 blob) one merge rank at a
   time over whole numpy arrays, a few dozen steps where the heap would take millions.
 
-Vocabulary of this module: a *chunk* is the bytes of one regex piece; ``ranks`` maps a
-pair of ids to ``(rank, new_id)``; a merge's rank is its place in the merge list.
+Vocabulary of this module: a *chunk* is the bytes of one regex piece; a merge's rank is its
+place in the merge list; ``Ranks`` is the merge list as the loops look it up.
 """
 
 from __future__ import annotations
@@ -32,10 +32,47 @@ SHORT_CHUNK = 48
 LONG_CHUNK = 4096
 
 
+class Ranks:
+    """The merges as the loops below look them up: the rank of a pair, and the id a rank mints.
+
+    A pair ``(a, b)`` is the int ``a * width + b`` (``width`` a power of two above every id):
+    an int key hashes and compares faster than a tuple, which is most of the work of encoding
+    a word. ``add`` appends a merge (recovering merges from ranks builds the table as it goes).
+
+    >>> r = Ranks([(97, 97), (256, 97)], [256, 257])
+    >>> r.rank_of(256, 97), r.new_id[1], len(r)
+    (1, 257, 2)
+    """
+
+    __slots__ = ("width", "rank", "new_id", "pairs")
+
+    def __init__(self, pairs: Sequence[Pair] = (), new_ids: Sequence[int] = (), *, top: int | None = None):
+        if top is None:
+            top = max((max(max(p) for p in pairs), max(new_ids)), default=255) if pairs else 255
+        self.width = 1 << max(9, top.bit_length())
+        self.rank: dict[int, int] = {}
+        self.new_id: list[int] = []
+        self.pairs: list[Pair] = []
+        for pair, new_id in zip(pairs, new_ids):
+            self.add(pair, new_id)
+
+    def add(self, pair: Pair, new_id: int) -> None:
+        """The next merge: ``pair`` -> ``new_id`` at the next rank (a repeated pair keeps its first rank)."""
+        self.rank.setdefault(pair[0] * self.width + pair[1], len(self.new_id))
+        self.new_id.append(new_id)
+        self.pairs.append(pair)
+
+    def rank_of(self, a: int, b: int) -> int | None:
+        return self.rank.get(a * self.width + b)
+
+    def __len__(self) -> int:
+        return len(self.new_id)
+
+
 class Encoder:
     """Applies merges to chunks: lowest rank first, every occurrence, until none applies.
 
-    ``ranks`` maps a pair to ``(rank, new_id)``; ``whole`` maps the bytes of tokens
+    ``ranks`` are the merges (``Ranks``); ``whole`` maps the bytes of tokens
     known to encode to themselves to their id, so a chunk equal to one is that token
     (tiktoken's shortcut, made safe by checking it holds for the token first). Both
     are given at construction and never changed (neither here nor by the caller), so
@@ -48,23 +85,25 @@ class Encoder:
     def __init__(
         self,
         byte_ids: Sequence[int],
-        ranks: Mapping[Pair, tuple[int, int]] | None = None,
+        ranks: Ranks | None = None,
         whole: Mapping[bytes, int] | None = None,
     ):
         self.byte_ids = list(byte_ids)
         # bytes -> initial ids in C when every byte id fits in a byte (trained tokenizers:
         # the identity; official encodings: a permutation of 0..255)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
-        self.ranks: Mapping[Pair, tuple[int, int]] = ranks if ranks is not None else {}  # kept, not copied
+        self.ranks: Ranks = ranks if ranks is not None else Ranks()  # kept, not copied
         self.whole: Mapping[bytes, int] = whole if whole is not None else {}
         self.cache = ChunkCache(self._encode_chunk)
         self._long: LongChunkTables | None = None  # built on the first long chunk
 
     def encode_bytes(self, data: bytes, max_rank: int = -1) -> list[int]:
         """One chunk's ids with the merges of rank below ``max_rank`` (all when negative)."""
-        limit = max_rank if max_rank >= 0 else len(self.ranks)
+        limit = max_rank if max_rank >= 0 else len(self.ranks.new_id)
         table = self._byte_table
-        if len(data) >= LONG_CHUNK and self.ranks:
+        if len(data) < SHORT_CHUNK and table is not None:  # most chunks: straight to the short loop
+            return bpe_short(list(data.translate(table)), self.ranks, limit)
+        if len(data) >= LONG_CHUNK and self.ranks.new_id:
             long = self._long
             if long is None:
                 long = self._long = LongChunkTables(self.ranks, self.byte_ids)  # a race builds it twice, harmlessly
@@ -77,7 +116,7 @@ class Encoder:
     def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
         """The merges that encoding one chunk applies: ``[(rank, position, new_id), ...]``."""
         events: list[tuple[int, int, int]] = []
-        bpe_heap([self.byte_ids[b] for b in data], self.ranks, len(self.ranks), events)
+        bpe_heap([self.byte_ids[b] for b in data], self.ranks, len(self.ranks.new_id), events)
         return events
 
     def _encode_chunk(self, data: bytes) -> tuple[int, ...]:
@@ -124,10 +163,10 @@ class ChunkCache(dict):
         return ids
 
 
-_NO_RANK = (1 << 62, -1)
+_NO_RANK = 1 << 62
 
 
-def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) -> list[int]:
+def bpe_short(ids: list[int], ranks: Ranks, limit: int) -> list[int]:
     """Encode one short chunk: merge the leftmost lowest-rank pair until none applies.
 
     Merging the leftmost occurrence first and looking again is minbpe's "merge every
@@ -137,55 +176,56 @@ def bpe_short(ids: list[int], ranks: dict[Pair, tuple[int, int]], limit: int) ->
     The ranks of neighbouring pairs are kept in a list; only the two next to a merge
     are looked up again, and ``min``/``index`` run in C.
 
-    >>> bpe_short([1, 1, 1, 1], {(1, 1): (0, 9), (9, 9): (1, 10)}, 2)
+    >>> bpe_short([1, 1, 1, 1], Ranks([(1, 1), (9, 9)], [9, 10]), 2)
     [10]
     """
-    get = ranks.get
-    rs = [get(p, _NO_RANK) for p in zip(ids, ids[1:])]
+    get = ranks.rank.get
+    w = ranks.width
+    new_id = ranks.new_id
+    rs = [get(ids[k] * w + ids[k + 1], _NO_RANK) for k in range(len(ids) - 1)]
     while rs:
         best = min(rs)
-        if best[0] >= limit:
+        if best >= limit:
             break
         i = rs.index(best)
-        new = best[1]
-        ids[i : i + 2] = [new]
+        new = new_id[best]
+        ids[i] = new  # in place: a merge allocates nothing, so it does not wake the garbage collector
+        del ids[i + 1]
         del rs[i]
         if i:
-            rs[i - 1] = get((ids[i - 1], new), _NO_RANK)
+            rs[i - 1] = get(ids[i - 1] * w + new, _NO_RANK)
         if i < len(rs):
-            rs[i] = get((new, ids[i + 1]), _NO_RANK)
+            rs[i] = get(new * w + ids[i + 1], _NO_RANK)
     return ids
 
 
 class LongChunkTables:
     """The merges as sorted numpy arrays, for looking up the ranks of many pairs at once.
 
-    A pair ``(a, b)`` is the key ``a * width + b``; ``keys`` are sorted, ``rank`` and
-    ``new_id`` follow them.
+    A pair ``(a, b)`` is the key ``a * width + b``; ``keys`` are sorted, ``rank`` follows them;
+    ``new_id`` and ``pair_by_rank`` are by rank.
     """
 
-    def __init__(self, ranks: Mapping[Pair, tuple[int, int]], byte_ids: Sequence[int] = range(256)):
+    def __init__(self, ranks: Ranks, byte_ids: Sequence[int] = range(256)):
         import numpy as np
 
         self.byte_ids = np.array(byte_ids, dtype=np.int64)
-        self.width = 1 + max(max(max(a, b), n) for (a, b), (_, n) in ranks.items())
-        pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
-        values = np.array(list(ranks.values()), dtype=np.int64).reshape(-1, 2)
-        keys = pairs[:, 0] * self.width + pairs[:, 1]
+        self.width = ranks.width
+        n = len(ranks)
+        self.pair_by_rank = np.array(ranks.pairs, dtype=np.int64).reshape(-1, 2)
+        self.new_id = np.array(ranks.new_id, dtype=np.int64)
+        keys = np.array(list(ranks.rank), dtype=np.int64)
+        values = np.array(list(ranks.rank.values()), dtype=np.int64)
         order = np.argsort(keys)
         self.keys = keys[order]
-        self.rank = values[order, 0]
-        self.new_id = np.empty(len(ranks), dtype=np.int64)
-        self.new_id[values[:, 0]] = values[:, 1]  # by rank
-        self.pair_by_rank = np.empty((len(ranks), 2), dtype=np.int64)
-        self.pair_by_rank[values[:, 0]] = pairs
+        self.rank = values[order]
         # ranks whose new token is an input of a merge of lower rank (tiktoken-style vocabularies,
         # see Tokenizer): such a merge can apply between two occurrences of this one, so these
         # ranks are not merged all at once
-        first_use = np.full(self.width, len(ranks), dtype=np.int64)
-        np.minimum.at(first_use, pairs[:, 0], values[:, 0])
-        np.minimum.at(first_use, pairs[:, 1], values[:, 0])
-        self.feeds_lower = first_use[self.new_id] < np.arange(len(ranks))
+        first_use = np.full(self.width, n, dtype=np.int64)
+        np.minimum.at(first_use, self.pair_by_rank[:, 0], np.arange(n))
+        np.minimum.at(first_use, self.pair_by_rank[:, 1], np.arange(n))
+        self.feeds_lower = first_use[self.new_id] < np.arange(n)
 
     def initial(self, data: bytes):
         """A chunk's bytes as the array of their ids."""
@@ -211,7 +251,7 @@ class LongChunkTables:
 _SPARSE = 512
 
 
-def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]], limit: int) -> list[int]:
+def bpe_long(ids, tables: LongChunkTables, ranks: Ranks, limit: int) -> list[int]:
     """Encode one long chunk: the same result as ``bpe_heap``, a merge rank at a time with numpy.
 
     Each step takes the lowest rank present and merges every occurrence of its pair,
@@ -222,7 +262,7 @@ def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]]
     so it is when the rank's new token feeds a merge of lower rank (a merge that builds
     on a later one), which may apply between two of its occurrences.
 
-    >>> r = {(1, 1): (0, 9), (9, 9): (1, 10)}
+    >>> r = Ranks([(1, 1), (9, 9)], [9, 10])
     >>> bpe_long([1] * 9, LongChunkTables(r), r, 2)
     [10, 10, 1]
     """
@@ -259,7 +299,7 @@ def bpe_long(ids, tables: LongChunkTables, ranks: Mapping[Pair, tuple[int, int]]
 
 def bpe_heap(
     ids: list[int],
-    ranks: dict[Pair, tuple[int, int]],
+    ranks: Ranks,
     limit: int,
     events: list[tuple[int, int, int]] | None = None,
 ) -> list[int]:
@@ -271,7 +311,7 @@ def bpe_heap(
     the same as "lowest rank first, all occurrences left to right": a merge only
     creates pairs that contain the new id, and those rank higher than the current one.
 
-    >>> bpe_heap([1, 1, 1], {(1, 1): (0, 9)}, 1)
+    >>> bpe_heap([1, 1, 1], Ranks([(1, 1)], [9]), 1)
     [9, 1]
     """
     n = len(ids)
@@ -279,23 +319,25 @@ def bpe_heap(
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
     heap = []
-    get = ranks.get
+    get = ranks.rank.get
+    w = ranks.width
+    new_ids = ranks.new_id
     for i in range(n - 1):
-        r = get((tok[i], tok[i + 1]))
-        if r is not None and r[0] < limit:
-            heap.append((r[0], i))
+        r = get(tok[i] * w + tok[i + 1])
+        if r is not None and r < limit:
+            heap.append((r, i))
     heapq.heapify(heap)
+    heappop, heappush = heapq.heappop, heapq.heappush
     while heap:
-        r, i = heapq.heappop(heap)
+        r, i = heappop(heap)
         if tok[i] < 0:
             continue
         j = nxt[i]
         if j >= n:
             continue
-        cur = get((tok[i], tok[j]))
-        if cur is None or cur[0] != r:
+        if get(tok[i] * w + tok[j]) != r:
             continue
-        new_id = cur[1]
+        new_id = new_ids[r]
         if events is not None:
             events.append((r, i, new_id))
         tok[i] = new_id
@@ -306,13 +348,13 @@ def bpe_heap(
             prv[k] = i
         p = prv[i]
         if p >= 0:
-            rr = get((tok[p], new_id))
-            if rr is not None and rr[0] < limit:
-                heapq.heappush(heap, (rr[0], p))
+            rr = get(tok[p] * w + new_id)
+            if rr is not None and rr < limit:
+                heappush(heap, (rr, p))
         if k < n:
-            rr = get((new_id, tok[k]))
-            if rr is not None and rr[0] < limit:
-                heapq.heappush(heap, (rr[0], i))
+            rr = get(new_id * w + tok[k])
+            if rr is not None and rr < limit:
+                heappush(heap, (rr, i))
     out = []
     i = 0
     while i < n:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from ..errors import MAX_ID, InvalidType, check_int, type_name
 from ..trace import Merge
-from .encoder import SHORT_CHUNK, bpe_heap, bpe_short
+from .encoder import SHORT_CHUNK, Ranks, bpe_heap, bpe_short
 
 Pair = tuple[int, int]
 
@@ -237,7 +237,8 @@ def recover_merges(
     ([(97, 257), (98, 99)], [256, 257])
     """
     byte_table = list(byte_ids)
-    table: dict[Pair, tuple[int, int]] = {}
+    tokens = list(tokens)
+    table = Ranks(top=max([*byte_table, *(r for _, r in tokens)], default=255))
     pairs: list[Pair] = []
     new_ids: list[int] = []
     for tok, r in tokens:
@@ -253,7 +254,7 @@ def recover_merges(
                 continue  # never built by merges: only a whole chunk equal to it gives it
             ids = [ranks[part] if len(part) > 1 else byte_table[part[0]] for part in last]
         pair = (ids[0], ids[1])
-        table[pair] = (len(pairs), r)
+        table.add(pair, r)
         pairs.append(pair)
         new_ids.append(r)
     return pairs, new_ids

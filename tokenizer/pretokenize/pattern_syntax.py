@@ -664,6 +664,89 @@ def _emit(node, atoms: list[str]) -> str:
     return inner + quantifier + mode
 
 
+def _has_assertion(node) -> bool:
+    kind = node[0]
+    if kind in ("look", "end", "endz"):
+        return True
+    if kind in ("seq", "alt"):
+        return any(_has_assertion(c) for c in node[1])
+    if kind in ("rep", "group"):
+        return _has_assertion(node[1])
+    return False
+
+
+def _nullable(node) -> bool:
+    kind = node[0]
+    if kind == "atom":
+        return False
+    if kind == "seq":
+        return all(_nullable(c) for c in node[1])
+    if kind == "alt":
+        return any(_nullable(c) for c in node[1])
+    if kind == "rep":
+        return node[2] == 0 or _nullable(node[1])
+    if kind == "group":
+        return _nullable(node[1])
+    return True  # empty (assertions are ruled out before this is asked)
+
+
+def _first_atoms(nodes) -> set[int]:
+    """The atoms whose characters a sequence of nodes can consume first (more than that is fine)."""
+    out: set[int] = set()
+    for node in nodes:
+        kind = node[0]
+        if kind == "atom":
+            out.add(node[1])
+        elif kind == "seq":
+            out |= _first_atoms(node[1])
+        elif kind == "alt":
+            for c in node[1]:
+                out |= _first_atoms([c])
+        elif kind in ("rep", "group"):
+            out |= _first_atoms([node[1]])
+        if not _nullable(node):
+            break
+    return out
+
+
+def _overlap(a, b) -> bool:
+    """Whether two sorted lists of inclusive code-point ranges share a code point."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i][1] < b[j][0]:
+            i += 1
+        elif b[j][1] < a[i][0]:
+            j += 1
+        else:
+            return True
+    return False
+
+
+def _possessive_where_safe(alternative, ranges):
+    """One top-level alternative with each greedy repeat of a class made possessive where that cannot
+    change a match: Python's ``re`` then never backtracks into it, which saves about a tenth of a split.
+
+    A greedy ``X*``/``X+``/``X?``/``X{m,n}`` gives characters back only when what follows fails
+    after the longest run. That never happens when what follows can match empty text and tests
+    nothing (no lookahead, ``$`` or ``\\Z``), and never helps when it cannot start with a character of
+    ``X``: so ``X`` may be possessive then.
+    """
+    if alternative[0] == "rep":
+        alternative = ("seq", (alternative,))
+    if alternative[0] != "seq":
+        return alternative
+    items = list(alternative[1])
+    for i, node in enumerate(items):
+        if node[0] != "rep" or node[4] != "" or node[1][0] != "atom":
+            continue
+        rest = items[i + 1 :]
+        if any(_has_assertion(r) for r in rest):
+            continue
+        if all(_nullable(r) for r in rest) or not any(_overlap(ranges[node[1][1]], ranges[k]) for k in _first_atoms(rest)):
+            items[i] = (*node[:4], "+")
+    return ("seq", tuple(items))
+
+
 @functools.lru_cache(maxsize=64)
 def bmp_twin(pattern: str) -> str | None:
     """The pattern for Python's ``re``, exact on text without characters above U+FFFF.
@@ -674,8 +757,9 @@ def bmp_twin(pattern: str) -> str | None:
     possessive and lazy ones, atomic groups, lookaheads and ``$`` mean the same in both
     engines. Python's ``re`` runs these patterns 2-3 times faster than ``regex`` (its
     large classes are a two-level table for the Basic Multilingual Plane) but has no
-    time limit, so only trusted patterns use it. None when the pattern uses syntax
-    ``parse`` does not model.
+    time limit, so only trusted patterns use it; a greedy repeat that can never give
+    back a character usefully is made possessive (``_possessive_where_safe``). None when
+    the pattern uses syntax ``parse`` does not model.
 
     >>> import re
     >>> re.findall(bmp_twin(r"\\p{Lu}\\p{Ll}+|\\s+"), "Hello World ÉTÉ")
@@ -685,8 +769,9 @@ def bmp_twin(pattern: str) -> str | None:
         parsed = parse(pattern)
     except Unsupported:
         return None
-    atoms = [_re_class(r) for r in class_ranges(parsed.atoms)]
+    ranges = class_ranges(parsed.atoms)
+    atoms = [_re_class(r) for r in ranges]
     tree = parsed.tree
-    if tree[0] == "alt":  # the top level needs no group
-        return "|".join(_emit(child, atoms) for child in tree[1])
-    return _emit(tree, atoms)
+    alternatives = tree[1] if tree[0] == "alt" else (tree,)
+    # the top level needs no group
+    return "|".join(_emit(_possessive_where_safe(a, ranges), atoms) for a in alternatives)

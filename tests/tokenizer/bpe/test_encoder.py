@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from tokenizer.bpe import textbook
-from tokenizer.bpe.encoder import ChunkCache, Encoder, LongChunkTables, bpe_heap, bpe_long, bpe_short
+from tokenizer.bpe.encoder import ChunkCache, Encoder, LongChunkTables, Ranks, bpe_heap, bpe_long, bpe_short
 
 # small alphabets make ties and overlapping runs (aaa) common, which is where bugs hide
 texts = st.text(alphabet=st.sampled_from("aab c\n😄é"), max_size=80)
@@ -16,21 +16,22 @@ patterns = st.sampled_from([None, GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN])
 
 
 def _ranks(merges):
-    """``{pair: new_id}`` in merge order -> the encoder's ``{pair: (rank, new_id)}``."""
-    return {pair: (rank, new) for rank, (pair, new) in enumerate(merges.items())}
+    """``{pair: new_id}`` in merge order -> the encoder's ``Ranks``."""
+    return Ranks(list(merges), list(merges.values()))
 
 
 @given(st.lists(st.integers(0, 5), max_size=60), st.integers(0, 12), st.randoms(use_true_random=False))
 def test_heap_encoder_equals_rescan_encoder(ids, n_merges, rnd):
     # random merge tables over a tiny alphabet, including pairs that never occur
-    ranks = {}
+    merges = {}
     known = list(range(6))
     for _ in range(n_merges):
         pair = (rnd.choice(known), rnd.choice(known))
-        if pair in ranks:
+        if pair in merges:
             continue
-        ranks[pair] = (len(ranks), 100 + len(ranks))
-        known.append(100 + len(ranks) - 1)
+        merges[pair] = 100 + len(merges)
+        known.append(merges[pair])
+    ranks = _ranks(merges)
     for limit in (0, len(ranks) // 2, len(ranks)):
         assert bpe_heap(list(ids), ranks, limit) == bpe_short(list(ids), ranks, limit)
 
