@@ -83,7 +83,7 @@ export default function mount(component) {
   let held = ROOTS.get(parentElement);
   if (!held || !held.root.isConnected) {
     for (const old of parentElement.querySelectorAll(":scope > .bpe-pickable")) old.remove();
-    const root = document.createElement("div");
+    const root = parentElement.ownerDocument.createElement("div");
     root.className = "bpe-pickable";
     parentElement.append(root);
     held = { root, sig: null };
