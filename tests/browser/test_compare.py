@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+import time
 from urllib.parse import urlencode
 
 import pytest
@@ -12,6 +14,7 @@ from classroom.stores import FolderStore
 from tokenizer import registry, train
 
 from .conftest import assert_no_exception, paste, screenshot, wait_idle
+from .test_a11y import violations
 
 pytestmark = pytest.mark.browser
 
@@ -165,7 +168,8 @@ def test_a_click_shows_how_a_token_was_built(page, server):
         merged, leaves = nodes(panel)
         assert (merged, leaves) == core_nodes(tok, tid), label
         assert len(merged) == len(leaves) - 1 > 0
-    # the panel's close button, then a click on a byte: a single leaf, no merges
+    bad, _ = violations(page)  # axe-core with a tree open: its region, its close button, its colours
+    assert bad == []
     page.get_by_role("button", name="Close the merge tree").click()
     wait_idle(page)
     expect(page.locator(".bpe-built")).to_have_count(0)
@@ -185,6 +189,22 @@ def test_the_tree_in_presenter_mode(page, server):
     assert nodes(panel) == core_nodes(tok, tid)
     box = panel.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 1280  # on the projector's screen, no sideways scrolling
+    assert violations(page)[0] == []
+    # a second click on the same token closes its tree
+    row(page, LABELS["r50k_base"]).locator(".bpe-spans .t.picked").click()
+    wait_idle(page)
+    expect(page.locator(".bpe-built")).to_have_count(0)
+    # how long a click takes to show its tree (printed, not asserted: README "How a token was built")
+    spans = row(page, LABELS["r50k_base"]).locator(".bpe-spans .t")
+    took = []
+    for i in [0, 2, 0, 2, 0, 2, 0]:
+        tid = spans.nth(i).get_attribute("data-id")
+        start = time.perf_counter()
+        spans.nth(i).click()
+        expect(panel.locator(".bpe-built-head")).to_contain_text(f"id {tid} ·", timeout=10_000)
+        took.append(time.perf_counter() - start)
+        wait_idle(page)
+    print(f"click to tree: median {statistics.median(took) * 1000:.0f} ms of {len(took)}")
     assert_no_exception(page)
     panel.scroll_into_view_if_needed()
     screenshot(page, "present-compare-tree")

@@ -138,7 +138,9 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
             "(the merge's rank + 1; merge 1 was learned first). Read it from the bottom up: "
             "the tokenizer applied the lower merges first."
         )
-    out = [f'<div class="bpe-built">{head}<div class="bpe-built-line">{line}</div>', tree_html(tree, rank_of)]
+    # a wide tree scrolls sideways in a box the keyboard can focus and scroll (axe: scrollable-region-focusable)
+    box = f'<div class="bpe-built-tree" tabindex="0" role="group" aria-label="Merge tree of id {tree.id}">{tree_html(tree, rank_of)}</div>'
+    out = [f'<div class="bpe-built">{head}<div class="bpe-built-line">{line}</div>', box]
     if tree.children:
         labels = _labels(tree)
         steps = "".join(
