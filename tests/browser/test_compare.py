@@ -169,6 +169,7 @@ def test_a_click_shows_how_a_token_was_built(page, server):
         assert len(merged) == len(leaves) - 1 > 0
     bad, _ = violations(page)  # axe-core with a tree open: its region, its close button, its colours
     assert bad == []
+    screenshot(page, "compare-tree", height=2000)
     page.get_by_role("button", name="Close the merge tree").click()
     wait_idle(page)
     expect(page.locator(".bpe-built")).to_have_count(0)
@@ -203,7 +204,7 @@ def test_the_tree_in_presenter_mode(page, server):
     box = panel.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 1280  # on the projector's screen, no sideways scrolling
     assert violations(page)[0] == []
-    panel.scroll_into_view_if_needed()
+    row(page, LABELS["r50k_base"]).evaluate("e => e.scrollIntoView({ block: 'start' })")  # the row, then its tree
     screenshot(page, "present-compare-tree")
     # a second click on the same token closes its tree
     row(page, LABELS["r50k_base"]).locator(".bpe-spans .t.picked").click()
