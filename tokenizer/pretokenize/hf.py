@@ -302,6 +302,9 @@ def _run(run: list[tuple[bytes, Sequence[tuple[int, int]]]], text: str, obyte: S
     typed = text[c0:c1].encode("utf-8", "surrogatepass")
     inserted = len(data) - len(typed)
     exact = inserted >= 0 and data.endswith(typed)  # the text itself, after any inserted prefix space
+    if exact and inserted:  # ... if the inserted bytes are the run's first: each typed byte lies where tokenizers says
+        flat = [o for offs in (o for _, o in run) for o in offs]
+        exact = all(obyte[a] <= obyte[c0] + q - inserted < obyte[b] for q, (a, b) in enumerate(flat) if q >= inserted)
     out = []
     pos = 0  # byte offset in the run's view
     for chunk, offs in run:

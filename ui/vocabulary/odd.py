@@ -6,7 +6,9 @@ it back: ``encode(decode_bytes([t])) != [t]``. Two things can cause that:
 * the split pattern cuts its text into several chunks before BPE runs (o200k's ``" I'"``
   becomes ``" I" | "'"``), so BPE never sees its bytes together;
 * BPE itself builds other tokens from its bytes: an earlier merge takes a byte the
-  token's own merge needed (``a + bc`` after ``a + b`` was learned).
+  token's own merge needed (``a + bc`` after ``a + b`` was learned);
+* the model normalizes text before it splits (Qwen's NFC), and the token's text is not in
+  that form: Qwen 2.5's ``"ί"`` (U+1F77) is read as ``"ί"`` (U+03AF), so no text gives it.
 
 A token that is **not valid UTF-8 on its own** (``<E4 BD>``, part of a character) has no
 text to encode; it only ever comes out inside a longer byte sequence. Its BPE check
@@ -20,6 +22,7 @@ project's machine.
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,6 +36,7 @@ BATCH = 5_000
 COLUMNS = ["id", "token", "bytes", "merge", "why", "encodes as"]
 SPLIT = "split by the pattern"
 BPE = "BPE builds other tokens"
+NORMALIZED = "normalized first"
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ def find_odd_tokens(tok: Tokenizer, progress: Callable[[int, int], None] | None 
     vocab = tok.vocab
     rank_of = tok.rank_of
     specials = tok.special_ids
+    form = tok.normalizer if isinstance(tok.normalizer, str) else None
     ids = [i for i in sorted(vocab) if i not in specials]
     unreachable: list[dict] = []
     partial: list[dict] = []
@@ -78,7 +83,12 @@ def find_odd_tokens(tok: Tokenizer, progress: Callable[[int, int], None] | None 
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = None
-        if text is None:  # no text to encode: BPE alone on its bytes
+        if text is not None and form is not None and not unicodedata.is_normalized(form, text):
+            row = {
+                "why": f"{NORMALIZED} ({form}): {visible(unicodedata.normalize(form, text).encode('utf-8'))}",
+                "encodes as": _pieces(tok, tok.encode_ordinary(text)),
+            }
+        elif text is None:  # no text to encode: BPE alone on its bytes
             got = tok.encode_bytes(data)
             if got != [tid]:
                 row = {"why": BPE, "encodes as": _pieces(tok, got)}

@@ -160,6 +160,11 @@ function charHex(ch) {
   return hexBytes(ENCODER.encode(ch));
 }
 
+/** A character drawn as nothing that is not a space, newline or tab (tokenizer/display.py is_control). */
+export function isControl(ch) {
+  return !" \n\t".includes(ch) && !isPrintable(ch.codePointAt(0));
+}
+
 /** Token bytes as visible text: whitespace glyphs, hex for partial UTF-8 and for what cannot be printed
  *  (tokenizer/display.py visible). */
 export function visible(bytes, { whitespace = true } = {}) {
@@ -171,8 +176,8 @@ export function visible(bytes, { whitespace = true } = {}) {
     }
     for (const ch of text) {
       if (whitespace && WHITESPACE_GLYPHS[ch] !== undefined) out += WHITESPACE_GLYPHS[ch];
-      else if ("\n\t\r ".includes(ch) || isPrintable(ch.codePointAt(0))) out += ch;
-      else out += charHex(ch);
+      else if (isControl(ch)) out += charHex(ch);
+      else out += ch;
     }
   }
   return out;
@@ -190,10 +195,10 @@ export function tokenHtml(bytes, { showWhitespace }) {
       const glyph = WHITESPACE_GLYPHS[ch];
       if (showWhitespace && glyph !== undefined) {
         out += '<span class="ws">' + glyph + "</span>" + (ch === "\n" ? "\n" : "");
-      } else if (isPrintable(ch.codePointAt(0)) || (!showWhitespace && "\n\t\r ".includes(ch))) {
-        out += escapeHtml(ch);
+      } else if (isControl(ch)) {
+        out += '<span class="hx">' + escapeHtml(charHex(ch)) + "</span>";
       } else {
-        out += escapeHtml(charHex(ch));
+        out += escapeHtml(ch);
       }
     }
   }
