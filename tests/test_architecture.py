@@ -129,7 +129,7 @@ def test_the_import_graph_inside_tokenizer_has_no_cycle():
         visit(m, [])
 
 
-#: The package by stage, bottom up: a module imports only from its own level or below (README, "Architecture").
+#: The package by stage, bottom up: a module imports only from its own level or below (docs/architecture.md, "The import graph").
 TOKENIZER_LEVELS = (
     ("errors", "display", "trace"),  # checks at the boundary, readable bytes, the records pages draw
     ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through

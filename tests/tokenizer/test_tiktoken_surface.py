@@ -39,7 +39,7 @@ def official(request):
     return load_encoding(request.param), tiktoken_reference(request.param)
 
 
-# tiktoken's o200k_harmony gives id 200018 a second name; BPE Lab keeps the first (README, Models)
+# tiktoken's o200k_harmony gives id 200018 a second name; BPE Lab keeps the first (docs/models.md)
 SECOND_NAMES = {"<|reserved_200018|>"}
 
 

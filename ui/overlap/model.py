@@ -14,7 +14,7 @@ are compared by name, ``special_overlap``): they are markers, not text.
 
 Set operations on 200,000-token vocabularies take a fraction of a second;
 ``split_under`` encodes every token, about 1-3 s for 200,000 tokens under an OpenAI
-encoding or Llama 3, longer under a tokenizer.json with several split stages (README,
+encoding or Llama 3, longer under a tokenizer.json with several split stages (docs/performance.md,
 ``bench/bench_overlap.py``). The page keeps both as ``ui.common.cache`` allows.
 """
 

@@ -14,7 +14,7 @@ def test_link_params():
 
 
 def test_one_text_limit_for_every_page():
-    assert urlstate.MAX_TEXT == 2_000  # the README's "2,000 characters of text in a share link"
+    assert urlstate.MAX_TEXT == 2_000  # docs/pages.md's "2,000 characters of text in a share link"
     assert urlstate.fits("你" * urlstate.MAX_TEXT) and not urlstate.fits("你" * (urlstate.MAX_TEXT + 1))
 
 

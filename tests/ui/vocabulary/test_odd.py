@@ -123,7 +123,7 @@ def test_open_models_agree_with_their_own_packages(name):
     assert set(found.unreachable["id"]) == unreachable
     assert set(found.partial["id"]) == partial
     known = {"llama3": (0, 1352), "llama4": (7, 1828), "qwen2.5": (1909, 1448), "qwen3.6": (2, 944), "tekken": (0, 1435)}
-    assert (len(unreachable), len(partial)) == known[name]  # the README's figures
+    assert (len(unreachable), len(partial)) == known[name]  # docs/pages.md's figures
     normalized = found.unreachable[found.unreachable["why"].str.startswith(odd.NORMALIZED)]
     texts = [tok.vocab[i].decode("utf-8") for i in normalized["id"]]
     assert not any(unicodedata.is_normalized(tok.normalizer or "NFC", t) for t in texts)
