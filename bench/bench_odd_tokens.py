@@ -4,7 +4,7 @@
 
 For GPT-2 (r50k), cl100k, o200k, Llama 3 (whole tokens, merges that build on later
 ones) and Qwen 3.5/3.6 (the largest vocabulary, 248,044 ordinary tokens), loaded and warmed, and for a tokenizer trained here (its encoder built first, as the page's
-other sections do): ``ui.vocabulary.odd.find_odd_tokens`` over every ordinary token.
+other sections do): ``ui.vocabulary.unreachable.find_odd_tokens`` over every ordinary token.
 Prints the median and slowest seconds and what it found.
 """
 
@@ -23,7 +23,7 @@ import tokenizer  # noqa: E402
 
 tokenizer.configure()
 from ui.content import corpora  # noqa: E402
-from ui.vocabulary.odd import find_odd_tokens  # noqa: E402
+from ui.vocabulary.unreachable import find_odd_tokens  # noqa: E402
 
 
 def main() -> None:

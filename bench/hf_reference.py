@@ -7,10 +7,10 @@ import os
 os.environ["RAYON_NUM_THREADS"] = "1"  # before tokenizers is imported: one thread, like ours
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
-from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
+from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-from tokenizer.formats.hf import hf_pattern  # noqa: E402
-from tokenizer.pretokenize.patterns import GPT4_PATTERN  # noqa: E402
+from tokenizer.formats.hf import hf_pattern
+from tokenizer.pretokenize.patterns import GPT4_PATTERN
 
 
 def hf_train(text: str, vocab_size: int) -> Tokenizer:

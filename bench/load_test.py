@@ -152,7 +152,7 @@ async def scenario(
         await step("Step: report the step", s.rerun(fragment_of="step.stepper"))
         await pause()
         await step("open Vocabulary", s.navigate("vocabulary"))
-    except (ProtocolError, OSError, Exception) as e:  # noqa: BLE001 - every failure is counted, the run goes on
+    except (ProtocolError, OSError, Exception) as e:  # every failure is counted, the run goes on
         rec.errors.append(f"student {i}: {type(e).__name__}: {e}")
     finally:
         rec.bytes_down += s.bytes_down

@@ -54,6 +54,8 @@ from . import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).with_name("nginx.conf.in")
+#: the app's static folder (Streamlit's enableStaticServing: static/ next to serve.py)
+APP_STATIC = ROOT / "static"
 NGINX_CANDIDATES = ("/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx")
 MIME_TYPES = "/etc/nginx/mime.types"
 COMPRESSIBLE = (".js", ".css", ".html", ".json", ".svg", ".txt", ".map", ".ttf", ".wasm", ".mjs")
@@ -174,8 +176,14 @@ def render_config(
     access_log: str = "off",
     error_log: str | None = None,
     nginx_workers: str = "auto",
+    app_static: Path | None = None,
 ) -> str:
-    """The nginx config for these app processes (``host:port`` each)."""
+    """The nginx config for these app processes (``host:port`` each).
+
+    ``app_static``: the app's own static folder (``static/`` next to serve.py), whose
+    generated files under ``bpe/`` (the live Tokenize view's model files and modules,
+    named by their content) nginx serves itself, cached by browsers for a year.
+    """
     servers = "\n".join(f"        server {u} max_fails=1 fail_timeout=3s;" for u in upstreams)
     user_line = "user nobody nogroup;" if os.geteuid() == 0 else "# (not root: nginx runs as this user)"
     return TEMPLATE.read_text(encoding="utf-8").format(
@@ -188,6 +196,7 @@ def render_config(
         servers=servers,
         listen=f"{listen_host}:{port}" if listen_host else str(port),
         static=static,
+        app_static=app_static if app_static is not None else APP_STATIC,
         max_body=MAX_BODY,
         port=port,
     )

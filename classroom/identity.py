@@ -61,7 +61,7 @@ def browser_key() -> str | None:
 
     try:
         key = st.context.cookies.get(COOKIE)
-    except Exception:  # noqa: BLE001 - no session context (bare mode)
+    except Exception:  # no session context (bare mode)
         return None
     return key if valid(key) else None
 

@@ -10,9 +10,9 @@ own thread, in local mode); the session's thread only waits, which leaves the
 interpreter to the other sessions, and shows the worker's progress.
 
 Plain Python (no Streamlit): a worker is ``python -m classroom.workers``, which imports
-this module and ``tokenizer`` only, and reads tasks from its stdin (length-prefixed
-pickles: the text and the settings) and writes progress and the trained tokenizer to
-its stdout. (Not ``multiprocessing``: its spawned children import the parent's
+this module, ``tokenizer`` and ``ui.common.training`` (plain Python) only, and reads
+tasks from its stdin (length-prefixed pickles: the method, the text and the settings)
+and writes progress and the trained tokenizer to its stdout. (Not ``multiprocessing``: its spawned children import the parent's
 ``__main__``, which under Streamlit is the page script.) The pool is created on first
 use, once per app process (a lock guards it), holds no user data between trainings,
 and starts a worker again when one dies. Workers run at a lower priority (``NICE``, 5), so
@@ -34,7 +34,8 @@ from pathlib import Path
 
 from classroom import settings
 from tokenizer import Tokenizer
-from tokenizer import train as _train_here
+from tokenizer.bpe.methods import train_with
+from ui.common.training import resolved
 
 WORKERS_ENV = "BPE_LAB_TRAIN_WORKERS"
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def _receive(stream):
     data = stream.read(n)
     if len(data) < n:
         raise EOFError
-    return pickle.loads(data)  # noqa: S301 - from our own worker process, never from a user
+    return pickle.loads(data)  # from our own worker process, never from a user
 
 
 # ----------------------------------------------------------------------------- the worker process
@@ -83,12 +84,13 @@ def serve(stdin=None, stdout=None) -> None:
         except EOFError:
             return
         text, vocab_size, kwargs = task
+        method = kwargs.pop("method", "bpe")
 
         def progress(done: int, total: int) -> None:
             _send(stdout, ("progress", done, total))
 
         try:
-            tok = _train_here(text, vocab_size, progress=progress, **kwargs)
+            tok = train_with(method, text, vocab_size, progress=progress, **resolved(kwargs))
         except ValueError as e:
             _send(stdout, ("error", str(e)))
             continue
@@ -199,22 +201,22 @@ def pool(size: int) -> Pool:
 
 
 def runner(size: int) -> Callable[..., Tokenizer]:
-    """A training runner for ``ui.common.training``: ``tokenizer.train`` in this process's pool of ``size`` workers.
+    """A training runner for ``ui.common.training``: ``train_with`` (any method) in this process's pool of ``size`` workers.
 
     The same result as training here (the tokenizer and its training trace come back whole);
     a ValueError from training (a bad vocab size, a catastrophic regex) is raised here with its message.
     """
 
     def train(
-        text: str,
+        text,
         vocab_size: int,
         *,
-        pattern: str | None,
+        method: str = "bpe",
         special_tokens: Sequence[str] | None = None,
-        name: str = "",
         progress: Callable[[int, int], object] | None = None,
+        **settings,
     ) -> Tokenizer:
-        kwargs = {"pattern": pattern, "special_tokens": list(special_tokens) if special_tokens else None, "name": name}
+        kwargs = {"special_tokens": list(special_tokens) if special_tokens else None, **settings, "method": method}
         return pool(size).train((text, vocab_size, kwargs), progress)
 
     return train

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui.common import present, shell
-from ui.compare import tax_view, view
+from ui.common import presenter, shell
+from ui.compare import token_tax_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("Compare")
@@ -33,8 +33,8 @@ else:
     if diff is not None:
         view.show_diff(diff, results)
 
-tax_view.show_token_tax(keys)
+token_tax_view.show_token_tax(keys)
 
-with present.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
+with presenter.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
     view.show_leaderboard(keys)
     view.show_samples_preview()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.common import present, shell
+from ui.common import presenter, shell
 from ui.overlap import view
 
 shell.open_page(__file__, view.STATE)
@@ -24,6 +24,6 @@ ov = view.compute_overlap(chosen)
 view.show_summary(ov)
 view.show_longest(chosen, ov)
 view.show_split_under(chosen)  # after the sections that show at once: the first time, it encodes every token
-with present.fold("Every token, searchable"):  # secondary: folded away in presenter mode
+with presenter.fold("Every token, searchable"):  # secondary: folded away in presenter mode
     view.show_table(chosen, ov)
 view.show_special(chosen)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui.common import shell
-from ui.train import heldout_view, view
+from ui.train import heldout_view, variants_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("🏋️ Train")
@@ -12,15 +12,19 @@ st.caption(
     "into a new token. Pick a corpus, choose how many tokens you want, and train."
 )
 
-corpus_col, settings_col = st.columns([3, 2], gap="large")
-with corpus_col:
-    text, title = view.corpus_section()
-with settings_col:
-    settings = view.settings_section(text, title)
-
-view.train_section(text, settings)
+method = variants_view.method_picker()
+if method == "bpe":
+    corpus_col, settings_col = st.columns([3, 2], gap="large")
+    with corpus_col:
+        text, title = view.corpus_section()
+    with settings_col:
+        settings = view.settings_section(text, title)
+    view.train_section(text, settings)
+else:
+    variants_view.section(method)
 st.divider()
 key = view.workspace_section()
 if key is not None:
     view.results_section(key)
+    variants_view.results(key)
     heldout_view.section(key)

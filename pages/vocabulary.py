@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui.common import shell
-from ui.vocabulary import odd_view, view
+from ui.vocabulary import unreachable_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("📖 Vocabulary")
@@ -13,4 +13,4 @@ st.caption(
 )
 view.page()
 st.divider()
-odd_view.section(view.STATE["tokenizer"])
+unreachable_view.section(view.STATE["tokenizer"])

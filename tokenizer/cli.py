@@ -3,6 +3,9 @@
 Examples::
 
     python -m tokenizer train corpus.txt --vocab-size 1024 -o my.json
+    python -m tokenizer train parallel/ --method parity --vocab-size 1024      # one file per language
+    python -m tokenizer train corpus.txt --method superwords --vocab-size 1024 --transition 800
+    python -m tokenizer train corpus.txt --method continued --base gpt2 --vocab-size 51257
     python -m tokenizer encode --tokenizer cl100k_base "Hello world"
     python -m tokenizer decode --tokenizer my.json 72 101 108 108 111
     python -m tokenizer compare --file README.md gpt2 cl100k_base o200k_base my.json
@@ -29,6 +32,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from . import formats
+from .bpe.continued import train_continued
+from .bpe.parity import train_parity
+from .bpe.superwords import SUPERBPE_PATTERN, train_superwords
 from .bpe.trainer import check_vocab_size, train
 from .core import Tokenizer
 from .display import visible
@@ -170,26 +176,45 @@ def _write(path: Path, data: str | bytes) -> None:
 
 
 def cmd_train(args) -> int:
+    _check_method_options(args)
+    if args.method == "parity":
+        return _train_parity(args)
     vocab_size = check_vocab_size(args.vocab_size)
     path = corpus_path(args.corpus)
     out = check_output_path(args.output or f"{path.stem}-{vocab_size}.json", "output file")  # before any work
+    base = resolve_tokenizer(args.base) if args.method == "continued" else None
     size = path.stat().st_size
     if size == 0:
         raise CliError(f"{path} is empty: there is nothing to learn from; give a corpus with some text")
     errors = "replace" if args.replace_errors else "strict"
     pattern = None if args.pattern == "none" else args.pattern
     progress = TrainingProgress(size, args.quiet)
+    common = {
+        "special_tokens": args.special or None,
+        "progress": progress,
+        "name": args.name or path.stem,
+        "workers": args.workers,
+    }
     try:
-        text = [read_blocks(path, errors, progress.read)]  # one document, read in blocks
-        tok = train(
-            text,
-            vocab_size,
-            pattern=pattern,
-            special_tokens=args.special or None,
-            progress=progress,
-            name=args.name or path.stem,
-            workers=args.workers,
-        )
+        if args.method == "superwords":
+            text = [FileBlocks(path, errors, progress.read)]  # read twice: once per stage
+            superword = args.superword_pattern or "superbpe"
+            superword = None if superword == "none" else superword
+            tok = train_superwords(
+                text,
+                vocab_size,
+                pattern,
+                transition=args.transition,
+                superword_pattern=SUPERBPE_PATTERN if superword == "superbpe" else superword,
+                baseline=True,
+                **common,
+            )
+        elif args.method == "continued":
+            text = [read_blocks(path, errors, progress.read)]
+            tok = train_continued(text, vocab_size, base=base, **common)
+        else:
+            text = [read_blocks(path, errors, progress.read)]  # one document, read in blocks
+            tok = train(text, vocab_size, pattern=pattern, **common)
     finally:
         progress.close()
     md = tok.metadata
@@ -205,6 +230,119 @@ def cmd_train(args) -> int:
         f"saved {out}: {md['merges_learned']} merges on {md['corpus_bytes']:,} bytes "
         f"({md['unique_chunks']:,} unique chunks) in {md['seconds']:.2f}s; "
         f"{md['tokens_before']:,} -> {md['tokens_after']:,} tokens ({md['tokens_before'] / max(1, md['tokens_after']):.2f}x){note}"
+    )
+    record = md.get("training") or {}
+    if args.method == "superwords":
+        print(
+            f"stage 1 (within words): {record['stage1_merges']:,} merges, {record['stage1_tokens']:,} tokens; "
+            f"cut again by the {record['superword_pattern_name']} pattern: {record['stage2_start']:,} tokens; "
+            f"stage 2 (across words): {md['tokens_after']:,} tokens. "
+            f"Plain BPE of the same size: {record['plain_tokens']:,} tokens"
+        )
+    elif args.method == "continued":
+        print(
+            f"{record['base']}: {record['base_tokens']:,} tokens on this text; with {record['new_merges']:,} new merges "
+            f"(ids {record['base_vocab']:,} and up): {md['tokens_after']:,} tokens"
+        )
+    return 0
+
+
+class FileBlocks:
+    """A file's text in blocks (``read_blocks``), read again each time it is iterated (two-stage training reads it twice)."""
+
+    def __init__(self, path: Path, errors: str, on_bytes=None):
+        self.path, self.errors, self.on_bytes = path, errors, on_bytes
+        self.reads = 0
+
+    def __iter__(self) -> Iterator[str]:
+        self.reads += 1
+        return read_blocks(self.path, self.errors, self.on_bytes if self.reads == 1 else None)
+
+
+METHOD_OPTIONS = {
+    "global_merges": ("--global-merges", "parity"),
+    "transition": ("--transition", "superwords"),
+    "superword_pattern": ("--superword-pattern", "superwords"),
+    "base": ("--base", "continued"),
+}
+
+
+def _check_method_options(args) -> None:
+    for attr, (flag, method) in METHOD_OPTIONS.items():
+        if getattr(args, attr) is not None and args.method != method:
+            raise CliError(f"{flag} is an option of --method {method}, not of --method {args.method}")
+    if args.method == "continued":
+        if args.base is None:
+            raise CliError("--method continued needs --base: an encoding (e.g. gpt2, cl100k_base) or a tokenizer file")
+        if args.pattern != "gpt4":
+            raise CliError("--method continued keeps the base's split pattern: leave out --pattern")
+
+
+def read_parallel(name: str, errors: str = "strict") -> dict[str, str]:
+    """Parallel texts for parity-aware training: a folder of text files (one per language, named by
+    the file's stem) or a JSON object ``{language: text}``."""
+    path = Path(name)
+    if not path.exists():
+        raise CliError(f"{path} does not exist: give a folder with one text file per language, or a JSON file")
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise CliError(f"{path} holds no files: put one text file per language in it (english.txt, german.txt, ...)")
+        return {f.stem: _utf8(read_file(str(f), "text file")[1], f, errors) for f in files}
+    _, data = read_file(name, "parallel-text file")
+    try:
+        doc = json.loads(_utf8(data, path, errors))
+    except json.JSONDecodeError as e:
+        raise CliError(
+            f'{name} is not a JSON object of texts ({e.msg}, line {e.lineno}): give {{"English": "...", ...}} '
+            "or a folder with one text file per language"
+        ) from None
+    if not isinstance(doc, dict) or not all(isinstance(v, str) for v in doc.values()):
+        raise CliError(f'{name} must hold one JSON object of language names and texts, such as {{"English": "..."}}')
+    return doc
+
+
+def _utf8(data: bytes, path: Path, errors: str) -> str:
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        raise NotUtf8(
+            f"{path} is not UTF-8 text (invalid byte at offset {e.start}); "
+            "pass --replace-errors to decode it with replacement characters (U+FFFD)"
+        ) from None
+
+
+def _train_parity(args) -> int:
+    vocab_size = check_vocab_size(args.vocab_size)
+    stem = Path(args.corpus).stem or "parallel"
+    out = check_output_path(args.output or f"{stem}-parity-{vocab_size}.json", "output file")
+    texts = read_parallel(args.corpus, "replace" if args.replace_errors else "strict")
+    pattern = None if args.pattern == "none" else args.pattern
+    progress = TrainingProgress(sum(len(t.encode("utf-8")) for t in texts.values()), args.quiet)
+    progress.read(progress.reading.total)
+    try:
+        tok = train_parity(
+            texts,
+            vocab_size,
+            pattern,
+            args.special or None,
+            progress,
+            global_merges=args.global_merges or 0,
+            baseline=True,
+            name=args.name or stem,
+            workers=args.workers,
+        )
+    finally:
+        progress.close()
+    formats.save(tok, out)
+    md, record = tok.metadata, tok.metadata["training"]
+    print(f"saved {out}: {md['merges_learned']} parity-aware merges on {len(texts)} languages in {md['seconds']:.2f}s")
+    plain, fair = record["plain_language_tokens"], record["language_tokens"]
+    print(f"{'language':<24}{'bytes':>10}{'plain BPE':>11}{'parity':>9}{'merges':>8}")
+    for lang, b, p, f, m in zip(record["languages"], record["language_bytes"], plain, fair, record["merges_per_language"]):
+        print(f"{lang[:23]:<24}{b:>10,}{p:>11,}{f:>9,}{m:>8,}")
+    print(
+        f"most/fewest tokens: plain BPE {max(plain) / max(1, min(plain)):.2f}x, parity-aware {max(fair) / max(1, min(fair)):.2f}x"
     )
     return 0
 
@@ -283,8 +421,21 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a tokenizer on a UTF-8 text file")
-    t.add_argument("corpus")
-    t.add_argument("--vocab-size", type=int, required=True, help="256 + number of merges")
+    t.add_argument("corpus", help="a text file; for --method parity a folder with one file per language, or a JSON object")
+    t.add_argument(
+        "--vocab-size", type=int, required=True, help="256 + number of merges (--method continued: the base's ids + new merges)"
+    )
+    t.add_argument(
+        "--method",
+        choices=["bpe", "parity", "superwords", "continued"],
+        default="bpe",
+        help="bpe (default); parity: parity-aware merges over parallel texts; superwords: a second stage whose tokens "
+        "cross words; continued: more merges on top of --base",
+    )
+    t.add_argument("--global-merges", type=int, help="parity: plain merges over all languages first (default 0)")
+    t.add_argument("--transition", type=int, help="superwords: the vocab size where stage 2 begins (default 80%% of the merges)")
+    t.add_argument("--superword-pattern", help="superwords: the stage-2 split: superbpe (default, SuperBPE's), none, or a regex")
+    t.add_argument("--base", help="continued: the tokenizer to go on from, an encoding (gpt2, cl100k_base) or a file")
     t.add_argument("--pattern", default="gpt4", help="none, gpt2, gpt4, o200k or a regex (default gpt4)")
     t.add_argument("--special", action="append", help="a special token, e.g. '<|endoftext|>' (repeatable)")
     t.add_argument("--name", help="a name stored in the file")

@@ -342,6 +342,45 @@ class Tokenizer:
             normalizer=self.normalizer,
         )
 
+    def extended(
+        self,
+        pairs: Sequence[Pair],
+        counts: Sequence[int | None],
+        *,
+        special_tokens: Mapping[str, int],
+        name: str,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Tokenizer:
+        """This tokenizer with more merges after its own, minting ids from ``n_vocab`` on (continued training).
+
+        Its own tokens keep their ids, and what is known about them carries over: a token
+        whose bytes encode to itself still does (every new merge ranks after its own, and
+        none applies to a single token), so only the new tokens are checked, not 100,000.
+        """
+        first = self.n_vocab
+        counts = list(counts)
+        table = MergeTable(
+            self._pairs + list(pairs),
+            self._ids + list(range(first, first + len(pairs))),
+            (self._counts or [None] * len(self._ids)) + counts,
+        )
+        known = self._engine() and self._self_encoding  # the engine settles which of its own tokens encode to themselves
+        tok = Tokenizer._derived(
+            table,
+            pattern=self.pattern,
+            special_tokens=special_tokens,
+            byte_ids=self.byte_ids,
+            name=name,
+            metadata=metadata,
+            whole_tokens=self.whole_tokens,
+            normalizer=self.normalizer,
+        )
+        probe = Encoder(self.byte_ids, {p: (r, i) for r, (p, i) in enumerate(zip(table.pairs, table.new_ids))})
+        vocab = tok.vocab
+        new = frozenset(i for i in table.new_ids[len(self._ids) :] if probe.encode_bytes(vocab[i]) == [i])
+        tok._self_encoding = (known or frozenset()) | new
+        return tok
+
     # ------------------------------------------------------------------ encoding
 
     def _engine(self) -> Encoder:

@@ -13,6 +13,7 @@ def workspace(tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
     monkeypatch.setenv("BPE_LAB_SHARED", "0")
+    monkeypatch.setenv("BPE_LAB_STATIC_DIR", str(tmp_path / "static"))  # the live Tokenize view's model files
     workspaces.configure(shared=False)
     yield ws
     workspaces.unconfigure()

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from live_view import payload, type_text
 from model_packages import package_reference, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
-from ui.common.text import MAX_CHARS
+from ui.common.user_text import MAX_CHARS
 from ui.compare import model
 from ui.content import samples
 
@@ -215,13 +216,13 @@ def test_text_survives_a_switch_between_pages():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert not at.exception
-    at.text_area(key="tokenize.text").set_value("shared between pages").run()
+    type_text(at, "shared between pages").run()  # what the live view's box tells the server
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.text_area(key="compare.text").value == "shared between pages"
     at.text_area(key="compare.text").set_value("and back again").run()
     at.switch_page("pages/tokenize.py").run()
-    assert at.text_area(key="tokenize.text").value == "and back again"
+    assert payload(at)["text"] == "and back again"
 
 
 def test_whole_words_share():

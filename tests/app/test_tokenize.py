@@ -1,22 +1,30 @@
-"""The Tokenize page, driven with Streamlit's AppTest: counts equal tiktoken's, nothing crashes."""
+"""The Tokenize page, driven with Streamlit's AppTest: what the live view is given, the tables, nothing crashes.
+
+The live view encodes in the browser (tests/browser/test_tokenize.py and
+test_live_parity.py check what it draws and that its ids are the core's); here: the
+page gives it the right tokenizer, model file, text and switches, tokenizes on the
+server what the browser cannot (and says why), and its tables count as tiktoken does.
+"""
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
 import pytest
 import tiktoken
+from live_view import payload, table_ids, type_text
 from model_packages import llama_tokenizer, reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
 from tokenizer.models import chat
 from tokenizer.models.pretrained import CHAT_SPECIAL_TOKENS
-from ui.common.text import MAX_CHARS
+from ui.common.user_text import MAX_CHARS
 from ui.content import samples
 from ui.tokenize import model
+from ui.web import model as web
+from ui.web.payload import LIVE_LIMIT
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "tokenize.py")
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -46,93 +54,79 @@ def app(text: str | None = None, tokenizer_key: str | None = None, query: dict |
     if tokenizer_key is not None:
         at.selectbox(key="tokenize.tokenizer").set_value(tokenizer_key)
     if text is not None:
-        at.text_area(key="tokenize.text").set_value(text)
+        type_text(at, text)
     if tokenizer_key is not None or text is not None:
         at.run()
         assert not at.exception, at.exception
     return at
 
 
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+def model_file(at: AppTest, tmp: Path) -> bytes:
+    """The model file the view was pointed at (the tests' static folder is ``tmp``/static)."""
+    url = payload(at)["model"]["url"]
+    assert url.startswith("app/static/bpe/")
+    return (tmp / "static" / url.removeprefix("app/static/")).read_bytes()
 
 
-def tokens(at: AppTest) -> int:
-    return int(metric(at, "Tokens").replace(",", ""))
-
-
-def ids_shown(at: AppTest) -> list[int]:
-    body = next(c.value for c in at.code if c.value.startswith("["))
-    return [int(x) for x in body.strip("[]").split(",") if x.strip()]
-
-
-def spans_html(at: AppTest) -> str:
-    """The page's spans (not the same tokens again in the pieces of N tokens below them)."""
-    return "".join(h.proto.body for h in at.get("html") if 'class="bpe-piece' not in h.proto.body)
-
-
-def shown_text(html_text: str) -> str:
-    """What a reader sees in the spans: tags (and the tooltips inside them) removed, entities decoded;
-    the visually hidden screen-reader table left out."""
-    body = re.sub(r"\s*<style>.*?</style>\s*", "", html_text, flags=re.S)
-    body = re.sub(r'<div class="bpe-more">.*?</div>|<table class="bpe-sr">.*?</table>', "", body, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", body))
-
-
-def test_first_load_shows_the_default_sample_under_cl100k():
+def test_first_load_sends_the_default_sample_and_cl100ks_model_to_the_browser(workspace):
     at = app()
-    assert at.text_area(key="tokenize.text").value == samples.DEFAULT_TEXT
+    data = payload(at)
+    assert data["text"] == samples.DEFAULT_TEXT and data["version"] >= 1
     assert at.selectbox(key="tokenize.tokenizer").value == "cl100k_base"
-    assert ids_shown(at) == enc("cl100k_base").encode(samples.DEFAULT_TEXT)
-    assert tokens(at) == len(enc("cl100k_base").encode(samples.DEFAULT_TEXT))
-    assert metric(at, "Characters") == f"{len(samples.DEFAULT_TEXT):,}"
-    assert metric(at, "UTF-8 bytes") == f"{len(samples.DEFAULT_TEXT.encode()):,}"
-    assert 'class="bpe-spans"' in spans_html(at)
-    assert shown_text(spans_html(at)) == samples.DEFAULT_TEXT.replace(
-        "🤚🏾", "<F0 9F> <A4> <9A> <F0 9F> <8F> <BE>".replace(" <", "<")
-    )
+    assert data["kind"] == "bpe" and data["server"] is None and data["reason"] is None
+    assert model_file(at, workspace.parent) == web.model_file(load_encoding("cl100k_base"), check_shortcuts=False)
+    assert data["model"]["size"] == len(model_file(at, workspace.parent))
+    assert data["assets"].startswith("app/static/bpe/web-")
+    assert table_ids(at) == enc("cl100k_base").encode(samples.DEFAULT_TEXT)
+    assert data["limits"] == {"live": LIVE_LIMIT, "spans": model.SPAN_LIMIT}
 
 
 @pytest.mark.parametrize("name", OFFICIAL)
 @pytest.mark.parametrize("sample", ["mixed", *samples.names()])
-def test_counts_and_ids_equal_tiktoken(name, sample):
+def test_the_tables_count_as_tiktoken(name, sample):
     text = MIXED if sample == "mixed" else samples.SAMPLES[sample]
     at = app(text, name)
     expected = enc(name).encode(text, disallowed_special=())
-    assert tokens(at) == len(expected)
-    assert ids_shown(at) == expected
-    table = at.dataframe[0].value
-    assert list(table["id"]) == expected
-    assert metric(at, "Chars/token") == f"{len(text) / len(expected):.2f}"
+    assert table_ids(at) == expected
+    assert payload(at)["text"] == text and payload(at)["kind"] == "bpe"
 
 
-def test_switching_tokenizer_updates_the_counts():
+def test_switching_tokenizer_switches_the_model():
     at = app(MIXED, "r50k_base")
+    seen = set()
     for name in ["o200k_base", "cl100k_base", "r50k_base"]:
         at.selectbox(key="tokenize.tokenizer").set_value(name).run()
         assert not at.exception
-        assert tokens(at) == len(enc(name).encode(MIXED))
+        assert table_ids(at) == enc(name).encode(MIXED)
+        data = payload(at)
+        assert data["label"] == registry.spec(name).label and data["text"] == MIXED
+        seen.add(data["model"]["id"])
+    assert len(seen) == 3
 
 
-@pytest.mark.parametrize("key, count", [("bytes", lambda t: len(t.encode())), ("chars", len)])
-def test_baselines(key, count):
-    at = app(MIXED, key)
-    assert tokens(at) == count(MIXED)
-    assert metric(at, "Chars/token") == f"{len(MIXED) / count(MIXED):.2f}"
+def test_baselines_run_in_the_browser(workspace):
+    at = app(MIXED, "chars")
+    assert payload(at)["kind"] == "chars" and payload(at)["model"] is None
+    assert table_ids(at) == [ord(c) for c in MIXED]
+    at = app(MIXED, "bytes")
+    assert payload(at)["kind"] == "bpe"
+    assert len(model_file(at, workspace.parent)) == 4 * (8 + 256)  # no merges, no pattern, no specials
+    assert table_ids(at) == list(MIXED.encode())
 
 
 @pytest.mark.parametrize("name", OFFICIAL)
 def test_special_tokens_switch(name):
     text = "Hello <|endoftext|> world<|endoftext|>"
     at = app(text, name)
-    assert tokens(at) == len(enc(name).encode(text, disallowed_special=()))
-    assert any("<|endoftext|>" in c.value for c in at.caption), "the page says the text holds a special token"
+    data = payload(at)
+    assert table_ids(at) == enc(name).encode(text, disallowed_special=())
+    assert not data["recognise"] and data["specials"] is None
+    assert "<|endoftext|>" in data["specialNames"], "the view says the text holds a special token"
     at.segmented_control(key="tokenize.special").set_value("recognise").run()
     assert not at.exception
-    expected = enc(name).encode(text, allowed_special="all")
-    assert ids_shown(at) == expected
-    assert enc(name).eot_token in ids_shown(at)
-    assert 'class="t sp"' in spans_html(at)
+    data = payload(at)
+    assert data["recognise"] and data["specials"]["<|endoftext|>"] == enc(name).eot_token and data["specialsId"]
+    assert table_ids(at) == enc(name).encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -140,8 +134,9 @@ def test_recognised_chat_tokens_count_as_in_tiktokenizer(name):
     text = "<|im_start|>user<|im_sep|>Hi there<|im_end|>"
     at = app(text, name)
     at.segmented_control(key="tokenize.special").set_value("recognise").run()
-    assert ids_shown(at) == chat_enc(name).encode(text, allowed_special="all")
-    assert tokens(at) == 6
+    assert table_ids(at) == chat_enc(name).encode(text, allowed_special="all")
+    assert len(table_ids(at)) == 6
+    assert payload(at)["specials"] == {**enc(name)._special_tokens, **CHAT_SPECIAL_TOKENS[name]}
 
 
 def test_special_token_strings_never_crash_any_tokenizer():
@@ -154,80 +149,82 @@ def test_special_token_strings_never_crash_any_tokenizer():
             at.run()
             assert not at.exception
             assert not at.error
-            assert tokens(at) > 0
+            assert table_ids(at)
 
 
-def test_whitespace_toggle_shows_glyphs():
+def test_whitespace_toggle_reaches_the_view():
     at = app("a b\n\tc", "cl100k_base")
-    assert 'class="ws"' not in spans_html(at)
+    assert payload(at)["whitespace"] is False
     at.toggle(key="tokenize.whitespace").set_value(True).run()
-    html = spans_html(at)
-    assert '<span class="ws">·</span>' in html and '<span class="ws">↵</span>\n' in html and '<span class="ws">→</span>' in html
-    assert tokens(at) == len(enc("cl100k_base").encode("a b\n\tc"))
+    assert payload(at)["whitespace"] is True
 
 
-def test_html_in_the_text_is_escaped():
-    text = "<script>alert(1)</script><img src=x onerror=\"document.title='pwned'\">"
-    at = app(text, "cl100k_base")
-    html = spans_html(at)
-    assert "<script" not in html and "<img" not in html
-    assert shown_text(html) == text
-    assert tokens(at) == len(enc("cl100k_base").encode(text))
-
-
-def test_partial_characters_show_their_bytes():
+def test_partial_characters_show_their_bytes_in_the_table():
     at = app("🤚", "r50k_base")
-    assert "&lt;F0 9F&gt;" in spans_html(at) or "&lt;F0 9F 96&gt;" in spans_html(at)
-    assert "\ufffd" not in spans_html(at)
+    texts = list(at.dataframe[0].value["text"])
+    assert any(t.startswith("<F0") for t in texts) and "\ufffd" not in "".join(texts)
 
 
-def test_empty_text_shows_a_friendly_empty_state():
+def test_empty_text_sends_an_empty_box_and_no_table():
     at = app("", "cl100k_base")
     assert not at.exception
-    assert any("Nothing to tokenize" in i.value for i in at.info)
-    assert not at.metric
+    assert payload(at)["text"] == ""
+    assert not at.dataframe
 
 
 def test_whitespace_only_text_is_tokenized():
     at = app("   \n\n ", "cl100k_base")
-    assert tokens(at) == len(enc("cl100k_base").encode("   \n\n "))
+    assert table_ids(at) == enc("cl100k_base").encode("   \n\n ")
 
 
-def test_big_paste_is_cut_at_the_limit_and_still_tokenized():
+def test_a_text_past_the_live_limit_is_tokenized_on_the_server_and_cut_there():
     unit = "The quick brown fox jumps over the lazy dog 1234. "
     text = unit * (MAX_CHARS // len(unit) + 400)
-    assert len(text) > MAX_CHARS
+    assert len(text) > MAX_CHARS == LIVE_LIMIT
     at = app(text, "cl100k_base")
-    assert any(f"{MAX_CHARS:,}" in w.value for w in at.warning)
-    assert tokens(at) == len(enc("cl100k_base").encode(text[:MAX_CHARS]))
-    assert f"first {model.SPAN_LIMIT:,}" in spans_html(at)
+    server = payload(at)["server"]
+    expected = enc("cl100k_base").encode(text[:MAX_CHARS])
+    assert server["ids"] == expected and server["dropped"] == len(text) - MAX_CHARS
+    assert server["text"] == text[:MAX_CHARS] and sum(server["lens"]) == MAX_CHARS
+    assert table_ids(at) == expected
 
 
-def test_sample_menu_loads_a_sample():
+def test_sample_menu_loads_a_sample_as_a_new_version_of_the_text():
     at = app()
+    before = payload(at)["version"]
     at.selectbox(key="tokenize.sample").set_value("Emoji").run()
-    assert at.text_area(key="tokenize.text").value == samples.SAMPLES["Emoji"]
-    assert tokens(at) == len(enc("cl100k_base").encode(samples.SAMPLES["Emoji"]))
+    assert payload(at)["text"] == samples.SAMPLES["Emoji"]
+    assert payload(at)["version"] > before, "the box replaces what it holds"
+    assert table_ids(at) == enc("cl100k_base").encode(samples.SAMPLES["Emoji"])
     assert at.selectbox(key="tokenize.sample").value is None
+
+
+def test_a_text_typed_in_the_box_is_not_a_new_version():
+    """What the box sent must not come back as a change from the server (it would undo the user's next keys)."""
+    at = app()
+    version = payload(at)["version"]
+    at.session_state["tokenize.synced"] = "typed"  # what the component's callback records with the text
+    type_text(at, "typed").run()
+    assert payload(at)["version"] == version and payload(at)["text"] == "typed"
 
 
 def test_a_link_restores_tokenizer_and_text():
     at = app(query={"tokenizer": "r50k_base", "text": "Hello 你好"})
     assert at.selectbox(key="tokenize.tokenizer").value == "r50k_base"
-    assert at.text_area(key="tokenize.text").value == "Hello 你好"
-    assert tokens(at) == len(enc("r50k_base").encode("Hello 你好"))
+    assert payload(at)["text"] == "Hello 你好"
+    assert table_ids(at) == enc("r50k_base").encode("Hello 你好")
 
 
 def test_a_link_to_an_unknown_tokenizer_says_so():
     at = app(query={"tokenizer": "user:gone-123", "text": "Hi"})
     assert any("not available" in w.value for w in at.warning)
-    assert at.text_area(key="tokenize.text").value == "Hi"
+    assert payload(at)["text"] == "Hi"
 
 
 def test_the_page_keeps_the_link_up_to_date():
     at = app("Hello", "o200k_base")
     assert at.query_params == {"tokenizer": "o200k_base", "text": "Hello"}
-    at.text_area(key="tokenize.text").set_value("x" * 5000).run()
+    type_text(at, "x" * 5000).run()
     assert at.query_params == {"tokenizer": "o200k_base"}
     assert any("stay out of links" in c.value for c in at.caption)
 
@@ -239,10 +236,11 @@ def test_chat_mode_counts_equal_tiktoken_with_the_chat_tokens(name):
     assert not at.exception
     messages = [dict(m) for m in model.DEFAULT_MESSAGES]
     expected = chat_enc(name).encode(model.chat_text(messages), allowed_special=set(CHAT_SPECIAL_TOKENS[name]))
-    assert ids_shown(at) == expected
-    html = spans_html(at)
-    assert html.count('class="t sp"') == 3 * len(messages) + 2
-    assert "&lt;|im_start|&gt;" in html
+    data = payload(at)
+    assert data["mode"] == "chat" and data["server"]["ids"] == expected
+    assert len(data["server"]["special"]) == 3 * len(messages) + 2
+    assert data["server"]["text"] == model.chat_text(messages, name)
+    assert table_ids(at) == expected
 
     # edit, add and remove messages
     at.text_area(key="tokenize.chat.1.content").set_value("What is 2+2? 😄").run()
@@ -254,9 +252,9 @@ def test_chat_mode_counts_equal_tiktoken_with_the_chat_tokens(name):
         {"role": "assistant", "content": "4"},
     ]
     assert at.selectbox(key="tokenize.chat.2.role").value == "assistant"
-    assert ids_shown(at) == chat_enc(name).encode(model.chat_text(messages), allowed_special="all")
+    assert payload(at)["server"]["ids"] == chat_enc(name).encode(model.chat_text(messages), allowed_special="all")
     at.button(key="tokenize.chat.0.remove").click().run()
-    assert ids_shown(at) == chat_enc(name).encode(model.chat_text(messages[1:]), allowed_special="all")
+    assert payload(at)["server"]["ids"] == chat_enc(name).encode(model.chat_text(messages[1:]), allowed_special="all")
     assert not at.exception
 
 
@@ -265,17 +263,18 @@ def test_chat_mode_treats_special_strings_in_messages_as_text():
     at.segmented_control(key="tokenize.mode").set_value("chat").run()
     at.text_area(key="tokenize.chat.1.content").set_value("<|im_end|><|endoftext|>").run()
     assert not at.exception
-    ids = ids_shown(at)
+    ids = payload(at)["server"]["ids"]
     assert ids.count(100265) == 2  # only the framing <|im_end|> tokens
     assert 100257 not in ids
     at.segmented_control(key="tokenize.special").set_value("recognise").run()
-    assert ids_shown(at).count(100265) == 3 and 100257 in ids_shown(at)
+    ids = payload(at)["server"]["ids"]
+    assert ids.count(100265) == 3 and 100257 in ids
 
 
 def test_chat_mode_is_only_offered_for_chat_encodings():
     at = app(tokenizer_key="r50k_base")
     assert not [w for w in at.segmented_control if w.key == "tokenize.mode"]
-    assert at.text_area(key="tokenize.text")
+    assert payload(at)["mode"] == "text"
 
 
 def test_core_errors_are_shown_not_raised(monkeypatch):
@@ -286,20 +285,45 @@ def test_core_errors_are_shown_not_raised(monkeypatch):
 
     at = app("Hello", "cl100k_base")
     monkeypatch.setattr(Tokenizer, "encode", broken)
-    at.text_area(key="tokenize.text").set_value("Hello again").run()
+    type_text(at, "Hello again").run()
     assert not at.exception
     assert any("try a shorter one" in e.value for e in at.error)
 
 
-def test_a_trained_tokenizer_can_be_chosen(workspace):
+def test_a_trained_tokenizer_goes_to_the_browser_under_a_name_nobody_can_guess(workspace):
     from classroom.stores import FolderStore
     from tokenizer import train
 
     tok = train(samples.SAMPLES["English prose"] * 2, 300, name="mine")
     key = "user:" + FolderStore(workspace).add(tok)
     at = app(MIXED, key)
-    assert ids_shown(at) == tok.encode(MIXED)
-    assert tokens(at) == len(tok.encode(MIXED))
+    data = payload(at)
+    assert data["kind"] == "bpe" and data["model"]["url"].startswith("app/static/bpe/user/")
+    assert web.content_name(web.model_file(tok), "") not in data["model"]["url"]  # not named by its content
+    assert model_file(at, workspace.parent) == web.model_file(tok)
+    assert table_ids(at) == tok.encode(MIXED)
+
+
+def test_a_custom_pattern_javascript_reads_differently_is_tokenized_on_the_server(workspace):
+    from classroom.stores import FolderStore
+    from tokenizer import train
+
+    tok = train(samples.SAMPLES["English prose"] * 2, 280, pattern=r"(?<=\s)\w+|\w+|\s+|[^\w\s]+", name="lookbehind")
+    key = "user:" + FolderStore(workspace).add(tok)
+    at = app(MIXED, key)
+    data = payload(at)
+    assert data["kind"] == "server" and data["model"] is None
+    assert "reads differently" in data["reason"]
+    assert data["server"]["ids"] == tok.encode(MIXED) and data["server"]["seq"] == data["seq"]
+    assert sum(data["server"]["lens"]) == len(MIXED.encode())
+
+
+def test_deepseek_v4_is_tokenized_on_the_server_and_says_why():
+    at = app(MIXED, "deepseek_v4")
+    data = payload(at)
+    assert data["kind"] == "server" and "tokenizer.json pipeline" in data["reason"]
+    assert data["server"]["ids"] == reference_encode("deepseek_v4")(MIXED)
+    assert data["server"]["error"] is None
 
 
 # ----------------------------------------------------------------------------- the open models
@@ -313,9 +337,9 @@ def test_every_open_model_tokenizes_as_its_reference(name):
     at = app(MIXED, name)
     ours = load_encoding(name)
     expected = reference_encode(name)(MIXED)
-    assert ids_shown(at) == expected == ours.encode(MIXED)
-    assert tokens(at) == len(expected)
-    assert shown_text(spans_html(at)).startswith("Hello")
+    assert table_ids(at) == expected == ours.encode(MIXED)
+    data = payload(at)
+    assert data["kind"] == ("server" if ours.pipeline is not None else "bpe")
 
 
 @pytest.mark.slow
@@ -326,7 +350,7 @@ def test_chat_mode_of_every_open_model_is_its_format(name):
     assert not at.exception
     fmt = registry.spec(name).chat
     messages = [dict(m) for m in model.DEFAULT_MESSAGES]
-    assert ids_shown(at) == chat.encode(load_encoding(name), messages, fmt)
+    assert payload(at)["server"]["ids"] == chat.encode(load_encoding(name), messages, fmt)
     assert any(fmt.label in c.value for c in at.caption)
     [what] = [c.value for c in at.code if c.value.startswith(chat.text(messages, fmt, load_encoding(name).special_tokens)[:12])]
     assert "You are a helpful assistant" in what
@@ -339,7 +363,7 @@ def test_llama3_chat_mode_equals_llama_models_chat_format():
     at = app(tokenizer_key="llama3")
     at.segmented_control(key="tokenize.mode").set_value("chat").run()
     raw = [RawMessage(role=m["role"], content=m["content"]) for m in model.DEFAULT_MESSAGES]
-    assert ids_shown(at) == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
+    assert payload(at)["server"]["ids"] == ChatFormat(llama_tokenizer("llama3")).encode_dialog_prompt(raw).tokens
 
 
 def test_a_chat_the_models_package_refuses_is_an_error_that_says_what_to_change():
@@ -351,7 +375,8 @@ def test_a_chat_the_models_package_refuses_is_an_error_that_says_what_to_change(
     assert at.selectbox(key="tokenize.chat.2.role").value == "assistant"
     [error] = [e.value for e in at.error]
     assert "Mistral's chat format" in error and "add a user message after it" in error
-    assert not [c for c in at.code if c.value.startswith("[")]  # no ids
+    server = payload(at)["server"]
+    assert server["ids"] == [] and server["error"] == error  # the view says it too, and shows no ids
     at.button(key="tokenize.chat.add").click().run()  # a user message after it: laid out again
     at.text_area(key="tokenize.chat.2.content").set_value("4").run()
     assert not at.exception and not at.error
@@ -360,7 +385,7 @@ def test_a_chat_the_models_package_refuses_is_an_error_that_says_what_to_change(
         {"role": "assistant", "content": "4"},
         {"role": "user", "content": ""},
     ]
-    assert ids_shown(at) == chat.encode(load_encoding("tekken"), messages, registry.spec("tekken").chat)
+    assert payload(at)["server"]["ids"] == chat.encode(load_encoding("tekken"), messages, registry.spec("tekken").chat)
 
 
 def test_the_role_menu_offers_the_formats_roles():
@@ -380,7 +405,7 @@ def test_special_token_help_summarises_placeholders():
     assert "`<|eot_id|>` = 128009" in help_text and "placeholders" in help_text
     assert "reserved_special_token_200" not in help_text  # 244 numbered placeholders are counted, not listed
     at.segmented_control(key="tokenize.special").set_value("recognise").run()
-    assert ids_shown(at)[0] == 128009
+    assert table_ids(at)[0] == 128009
 
 
 def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypatch):
@@ -389,3 +414,36 @@ def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypa
     assert not at.exception
     assert at.selectbox(key="tokenize.tokenizer").options[8] == "Qwen · Qwen 3.5, 3.6 (not installed)"
     assert any("python -m tokenizer provision qwen3.6" in e.value for e in at.error)
+
+
+def tree_html(at: AppTest) -> str:
+    found = [h.proto.body for h in at.get("html") if 'class="bpe-tree"' in h.proto.body]
+    return found[0] if found else ""
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "llama3"])
+def test_a_clicked_token_shows_how_it_was_built_down_to_its_bytes(name):
+    text = " tokenization"
+    ids = reference_encode(name)(text)
+    tid = max(ids, key=lambda i: len(load_encoding(name).vocab[i]))  # the longest of its tokens
+    at = app(text, name)
+    assert tree_html(at) == ""  # nothing clicked yet
+    at.session_state["tokenize.tree"] = tid  # what the view's click sends (the Chromium test clicks)
+    at.run()
+    body = tree_html(at)
+    leaves = re.findall(r'class="node leaf"[^>]*>.*?<span class="meta">byte ([0-9A-F ]+)</span>', body, flags=re.S)
+    assert bytes.fromhex("".join(leaves)) == load_encoding(name).vocab[tid]  # the leaves spell the token, byte by byte
+    assert f"id {tid} · merge" in body
+    assert any(f"How token {tid} was built" in m.value for m in at.markdown)
+    assert any(c.value.startswith("Built in ") for c in at.caption)
+    at.button(key="tokenize.tree_close").click().run()
+    assert tree_html(at) == "" and at.session_state["tokenize.tree"] is None
+
+
+def test_a_clicked_id_the_next_tokenizer_lacks_is_forgotten():
+    at = app("Hello", "o200k_base")
+    at.session_state["tokenize.tree"] = 199_000
+    at.run()
+    assert "id 199000" in tree_html(at)
+    at.selectbox(key="tokenize.tokenizer").set_value("r50k_base").run()
+    assert not at.exception and tree_html(at) == "" and at.session_state["tokenize.tree"] is None

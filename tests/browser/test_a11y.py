@@ -7,6 +7,7 @@ between) and "presentation-role-conflict" (minor: the file uploader's drop zone)
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from .conftest import assert_no_exception, wait_idle
 
@@ -58,6 +59,7 @@ def test_no_serious_or_critical_accessibility_violations(page, server, trained, 
 def test_the_token_list_is_hidden_from_screen_readers_and_read_from_a_table(page, server):
     page.goto(server.url + "/?tokenizer=r50k_base&text=Hello%20world")
     wait_idle(page)
+    expect(page.locator(".bpe-live .bpe-spans").first).to_be_visible(timeout=90_000)  # drawn in the page (live view)
     spans = page.locator(".bpe-spans")  # the page's spans, and the same tokens again in pieces of N tokens
     assert spans.count() >= 2 and all(spans.nth(i).get_attribute("aria-hidden") == "true" for i in range(spans.count()))
     table = page.get_by_role("table", name="Tokens: 2 tokens")

@@ -93,6 +93,33 @@ def test_nginx_serves_streamlits_own_assets_compressed(classroom):
     assert sizes[biggest][1] == "gzip", sizes  # the main bundle (megabytes) goes out compressed; tiny files may not
 
 
+def test_nginx_serves_the_live_views_hashed_files_for_a_year(classroom):
+    """The model files and modules the app writes to its static folder (named by their content) come from nginx
+    itself, compressed, with a cache lifetime of a year; byte for byte what the app process serves."""
+    import gzip
+    import urllib.request
+
+    from tokenizer import train
+    from ui.web import model as web
+
+    def get(url: str) -> tuple[bytes, dict]:
+        req = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read()
+            return (gzip.decompress(body) if r.headers.get("Content-Encoding") == "gzip" else body), dict(r.headers)
+
+    data = web.model_file(train("a classroom of forty " * 30, 300, pattern="gpt4"))
+    paths = [web.publish_model(data, web.STATIC), web.publish_assets(web.STATIC) + "bpe.js"]
+    app = f"http://127.0.0.1:{_app_port(classroom)}"
+    for path in paths:
+        body, headers = get(f"{classroom.url}/{path}")
+        assert body == get(f"{app}/{path}")[0], path
+        assert "immutable" in headers.get("Cache-Control", "") and "max-age=31536000" in headers["Cache-Control"], headers
+        assert headers.get("Content-Encoding") == "gzip", headers
+    assert body == (web.WEB / "bpe.js").read_bytes()
+    assert headers["Content-Type"].split(";")[0] in ("application/javascript", "text/javascript")  # a module worker needs it
+
+
 def test_the_cookie_is_http_only_and_never_in_a_link(browser, classroom):
     context, page = new_page(browser)
     page.goto(classroom.url + "/")

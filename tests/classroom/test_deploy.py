@@ -41,6 +41,8 @@ def test_the_generated_nginx_config_passes_nginx_t(tmp_path):
     assert "hash $bpe_lab_affinity consistent;" in text
     assert text.count("max_fails=1") == 2
     assert "proxy_set_header Upgrade $http_upgrade;" in text and "gzip_static on;" in text
+    # the live Tokenize view's hashed files, from the app's static folder, cached for a year
+    assert f"alias {classroom.APP_STATIC}/bpe/;" in text and "immutable, max-age=31536000" in text
     classroom.check_config(classroom.nginx_binary(), conf, run)  # raises SystemExit with nginx's message when invalid
 
 

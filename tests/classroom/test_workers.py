@@ -36,11 +36,11 @@ def test_no_workers_means_this_thread(monkeypatch):
     assert workers.configured_workers(True) == 0
     workspaces.configure(shared=True)
     try:
-        assert training._runner is train  # the page's own thread
+        assert training._runner is training.here  # the page's own thread
         assert training.train(TEXT, 260, pattern=None).num_merges == 4
         monkeypatch.setenv(workers.WORKERS_ENV, "1")
         workspaces.configure(shared=True)
-        assert training._runner is not train
+        assert training._runner is not training.here
         assert training.train(TEXT, 260, pattern=None).merges == train(TEXT, 260, pattern=None).merges
     finally:
         workspaces.unconfigure()
@@ -114,3 +114,37 @@ def test_a_training_interrupted_by_the_page_never_hands_its_result_to_the_next_o
     assert second.name == "second" and second.num_merges == 1
     assert second.encode("abab") == train("abab abab", 257).encode("abab")
     pool.close()
+
+
+def test_a_worker_trains_every_variant_as_training_here_does():
+    from tokenizer.bpe.methods import train_with
+
+    texts = {"English": "the cat sat on the mat " * 5, "German": "die Katze sitzt auf der Matte " * 5}
+    base = train(TEXT, 300, pattern="gpt4")
+    cases = [
+        ("parity", texts, 290, {"pattern": "gpt4", "global_merges": 2}),
+        ("superwords", TEXT, 320, {"pattern": "gpt4", "transition": 290}),
+        ("continued", TEXT + " the bat", base.n_vocab + 10, {"base": base}),
+    ]
+    for method, text, size, settings in cases:
+        here = train_with(method, text, size, name="x", **settings)
+        seen: list = []
+        there = workers.runner(1)(
+            text, size, method=method, name="x", progress=lambda d, t, seen=seen: seen.append((d, t)), **settings
+        )
+        assert there.merges == here.merges and there.metadata["training"] == here.metadata["training"], method
+        assert type(there.training) is type(here.training) and there.training.tokens_after == here.training.tokens_after
+        assert seen and seen[-1][0] == seen[-1][1]
+
+
+@pytest.mark.slow
+def test_a_registered_base_travels_to_the_worker_by_name():
+    from tokenizer import load_encoding
+    from tokenizer.bpe.continued import train_continued
+    from ui.common import training
+
+    base = load_encoding("r50k_base")
+    assert training.resolved({"base": "r50k_base", "name": "x"})["base"] is base  # one per process
+    assert training.resolved({"name": "x"}) == {"name": "x"}
+    there = workers.runner(1)(TEXT, base.n_vocab + 5, method="continued", base="r50k_base", name="x")
+    assert there.merges == train_continued(TEXT, base.n_vocab + 5, base=base, name="x").merges

@@ -42,7 +42,7 @@ def test_local_mode_is_one_folder_for_every_session(monkeypatch, tmp_path):
         store = workspace.store()
         assert isinstance(store, FolderStore) and store.root == tmp_path / "here" and workspace.store() is store
         assert store.describe() == f"Local mode: tokenizers are saved in {tmp_path / 'here'}."
-        assert training._runner is train  # trainings in the page's own thread
+        assert training._runner is training.here  # trainings in the page's own thread
     finally:
         workspaces.unconfigure()
     with pytest.raises(RuntimeError, match="no workspace was chosen at start-up"):

@@ -183,3 +183,95 @@ def test_every_model_name_and_alias_works_in_every_subcommand(name, tmp_path, ca
     out = tmp_path / "model.json"
     assert cli.main(["export", "-t", name, "--format", "json", "-o", str(out)]) == 0
     assert formats.load(out).encode(text) == ids
+
+
+# ----------------------------------------------------------------------------- training variants
+
+
+def test_train_parity_from_a_folder_or_a_json_file_equals_training_in_memory(tmp_path, capsys):
+    from tokenizer.bpe.parity import train_parity
+    from ui.compare.languages import PASSAGES
+
+    texts = {lang: text for lang, (_, text) in list(PASSAGES.items())[:5]}
+    folder = tmp_path / "parallel"
+    folder.mkdir()
+    for lang, text in texts.items():
+        (folder / f"{lang}.txt").write_text(text, encoding="utf-8")
+    as_json = tmp_path / "parallel.json"
+    as_json.write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+    want = train_parity(texts, 400, global_merges=10)
+    for source, order in ((folder, sorted(texts)), (as_json, list(texts))):
+        out = tmp_path / "p.json"
+        assert (
+            cli.main(
+                ["train", str(source), "--method", "parity", "--vocab-size", "400", "--global-merges", "10", "-o", str(out), "-q"]
+            )
+            == 0
+        )
+        got = formats.load(out)
+        assert got.metadata["training"]["languages"] == order
+        if order == list(texts):
+            assert got.merge_list == want.merge_list
+        table = capsys.readouterr().out
+        assert "plain BPE" in table and "parity" in table and all(lang in table for lang in texts)
+        assert "most/fewest tokens" in table
+
+
+def test_train_superwords_and_continued_equal_training_in_memory(corpus, tmp_path, capsys):
+    from tokenizer.bpe.continued import train_continued
+    from tokenizer.bpe.superwords import train_superwords
+
+    text = corpus.read_text(encoding="utf-8")
+    out = tmp_path / "s.json"
+    assert (
+        cli.main(
+            ["train", str(corpus), "--method", "superwords", "--vocab-size", "700", "--transition", "600", "-o", str(out), "-q"]
+        )
+        == 0
+    )
+    assert formats.load(out).merge_list == train_superwords(text, 700, transition=600).merge_list
+    said = capsys.readouterr().out
+    assert "stage 1 (within words)" in said and "stage 2 (across words)" in said and "Plain BPE of the same size" in said
+    out = tmp_path / "c.json"
+    base = load_encoding("gpt2")
+    assert (
+        cli.main(
+            [
+                "train",
+                str(corpus),
+                "--method",
+                "continued",
+                "--base",
+                "gpt2",
+                "--vocab-size",
+                str(base.n_vocab + 50),
+                "-o",
+                str(out),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    got = formats.load(out)
+    assert got.merge_list == train_continued(text, base.n_vocab + 50, base=base).merge_list
+    assert got.special_tokens == base.special_tokens and got.byte_ids == base.byte_ids
+    assert "50 new merges (ids 50,257 and up)" in capsys.readouterr().out
+
+
+def test_variant_options_are_checked_before_any_work(corpus, tmp_path, capsys):
+    cases = [
+        (["--method", "continued"], "needs --base"),
+        (["--method", "continued", "--base", "gpt2", "--pattern", "gpt2"], "keeps the base's split pattern"),
+        (["--transition", "300"], "--transition is an option of --method superwords"),
+        (["--method", "parity", "--base", "gpt2"], "--base is an option of --method continued"),
+        (["--method", "continued", "--base", "gpt2"], "already uses ids up to 50,256"),
+        (["--method", "superwords", "--transition", "900"], "transition must be a vocab size from 256 to vocab_size"),
+        (["--method", "parity"], "give parallel texts in at least two languages"),
+    ]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "English.txt").write_text("hello", encoding="utf-8")
+    for extra, message in cases:
+        source = str(tmp_path / "one") if "parity" in extra else str(corpus)
+        assert cli.main(["train", source, "--vocab-size", "600", "-o", str(tmp_path / "x.json"), "-q", *extra]) == 2, extra
+        assert message in one_error_line(capsys.readouterr().err), extra
+    assert not (tmp_path / "x.json").exists()

@@ -193,6 +193,7 @@ def replay_cases(seed: int) -> dict:
         out["cases"].append(
             {"name": f"trained {pattern}", "payload": json.loads(payload.dumps(p)[1]), "views": views, "vocab": vocab}
         )
+    out["cases"] += variant_cases(rng, corpus)
     for name, allowed in (("cl100k_base", frozenset()), ("llama3", "all")):
         tok = load_encoding(name)
         trace = tok.encode_trace(text + "<|begin_of_text|>" + "<|endoftext|>", allowed_special=allowed)
@@ -204,6 +205,55 @@ def replay_cases(seed: int) -> dict:
             views.append(_view_json(v, v.spans) | {"step": step(v.step), "upcoming": step(v.upcoming)})
         lengths = list(model.encode_length_frame(trace)["tokens"])
         out["cases"].append({"name": name, "payload": json.loads(payload.dumps(p)[1]), "views": views, "lengths": lengths})
+    return out
+
+
+def variant_cases(rng: random.Random, corpus: str) -> list[dict]:
+    """The training variants' payloads, with the model's view at every step (the text cut as that step's stage
+    cut it) and what the page says each step does differently (``model.variant_note``, ``counted_in``)."""
+    from tokenizer import train
+    from tokenizer.bpe.continued import train_continued
+    from tokenizer.bpe.parity import join_parallel, train_parity
+    from tokenizer.bpe.superwords import train_superwords
+    from ui.step import model, payload
+
+    words = "of the cat and of the dog in the house of the king ".split()
+    prose = " ".join(rng.choice(words) for _ in range(300)) + "\n"
+    texts = {
+        "English": prose,
+        "Ελληνικά": random_text(rng, 150) + " της γάτας και του σκύλου " * 6,
+        "<b>x</b>": random_text(rng, 150) + " 你好 世界 " * 8,
+    }
+    base = train(corpus, 256 + rng.randint(10, 40), pattern="gpt4", name="base <one>")
+    size = 256 + rng.randint(40, 90)
+    made = [
+        ("parity", train_parity(texts, size, pattern="gpt4"), join_parallel(texts)),
+        ("superwords", train_superwords(prose, size, "gpt4", transition=256 + rng.randint(5, 35)), prose),
+        ("continued", train_continued(prose, base.n_vocab + rng.randint(5, 30), base=base), prose),
+    ]
+    out = []
+    for name, tok, text in made:
+        excerpt = text[:600]
+        trace = tok.training
+        etrace = model.excerpt_trace(tok, excerpt)
+        p = payload.training_payload(tok, trace, etrace, corpus_chars=len(text))
+        views = []
+        for k in range(tok.num_merges + 1):
+            v = model.training_view(tok, trace, model.excerpt_trace(model.stage_tokenizer(tok, trace, k), excerpt), k)
+            views.append(
+                _view_json(v, v.spans)
+                | {
+                    "last": [*v.last.pair, v.last.new_id, v.last.count] if v.last else None,
+                    "next": [*v.next.pair, v.next.new_id, v.next.count] if v.next else None,
+                    "nextInExcerpt": v.next_in_excerpt,
+                    "tokens": v.tokens,
+                    "tokensBefore": v.tokens_before,
+                    "note": model.variant_note(tok, trace, k),
+                    "countedIn": model.counted_in(trace, k),
+                    "languages": [list(x) for x in trace.language_tokens_at(k).items()] if name == "parity" else None,
+                }
+            )
+        out.append({"name": f"variant {name}", "payload": json.loads(payload.dumps(p)[1]), "views": views})
     return out
 
 

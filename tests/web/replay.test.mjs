@@ -2,11 +2,13 @@
 // order of the moves (Next, Prev, jumps across checkpoints), what ui/step/model.py shows: the tokens (ids and
 // boundaries), the outlined ones, the chunk cuts, the merge cards' numbers. Cases from tests/web/fixtures.py
 // (tokenizers trained on random text with a new seed each run, cl100k and Llama 3 with special tokens and
-// whole chunks).
+// whole chunks; the training variants, with what each step does differently and, for tokens across words,
+// the text as stage 1 cut it before the transition).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { decode, encodeLengths, Replayer, spansOf, viewAt } from "../../ui/step/replay.js";
+import { countedIn, decode, encodeLengths, languageTokens, Replayer, spansOf, variantNote, viewAt } from "../../ui/step/replay.js";
+import { fillText } from "../../ui/step/code.js";
 import { fromHex, pyFixture } from "./pyfixtures.mjs";
 
 const fixture = pyFixture("replay");
@@ -27,6 +29,11 @@ function check(trace, replayer, c, k) {
     assert.equal(v.nextInExcerpt, want.nextInExcerpt, where);
     assert.equal(v.trainingTokens, want.tokens, where);
     assert.equal(v.trainingBytes, want.tokensBefore, where);
+    if ("note" in want) {  // a training variant: the sentence saying what this step does differently, word for word
+      assert.equal(variantNote(trace, k), want.note, where);
+      assert.equal(countedIn(trace, k), want.countedIn, where);
+      if (want.languages) assert.deepEqual(languageTokens(trace, k), want.languages, where);
+    }
   } else {
     const step = (s) => (s ? [s.step, s.rank, s.newId, ...s.pair, s.count, s.nTokens] : null);
     assert.deepEqual(step(v.step), want.step, where);
@@ -70,4 +77,41 @@ test("encoding mode: tokens after each step, for the length chart", () => {
 
 test("a payload of another version is refused", () => {
   assert.throws(() => decode({ ...fixture.cases[0].payload, v: 2 }), /payload version 2, expected 1/);
+});
+
+test("the code behind the step: each filled line names the step's pair, count or rank, and new id, as Python's view has them", () => {
+  const fmt = (n) => n.toLocaleString("en-US");
+  for (const c of fixture.cases) {
+    const trace = decode(c.payload);
+    const replayer = new Replayer(trace);
+    const kinds = c.payload.code.fills.map((f) => f[1]);
+    const lines = c.payload.code.source.split("\n");
+    assert.ok(c.payload.code.fills.every(([i]) => i < lines.length), c.name);
+    for (let k = 0; k <= trace.n; k++) {
+      const v = viewAt(trace, replayer, k);
+      const want = c.views[k];
+      const fills = Object.fromEntries(kinds.map((f) => [f, fillText(f, v, trace.tokenBytes)]));
+      const where = `${c.name}, step ${k} ${seed}`;
+      if (trace.mode === "training") {
+        assert.deepEqual(kinds, ["new_id", "pair_count", "merged"], where);
+        if (want.next) {
+          const [a, b, id, count] = want.next;
+          assert.ok(fills.new_id.endsWith(`new_id = ${id}`), where);
+          assert.ok(fills.pair_count.startsWith(`# → pair = (${a}, ${b}) `) && fills.pair_count.endsWith(`stats[pair] = ${fmt(count)}`), where);
+          assert.ok(fills.merged.includes(`(${a}, ${b})`) && fills.merged.includes(`becomes ${id} `), where);
+        } else {
+          assert.equal(fills.new_id, `# training ended: ${fmt(trace.n)} merges`, where);
+        }
+      } else {
+        assert.deepEqual(kinds, ["pair_rank", "merged"], where);
+        if (want.step) {
+          const [, rank, id, a, b, count] = want.step;
+          assert.ok(fills.pair_rank.includes(`pair = (${a}, ${b}) `) && fills.pair_rank.endsWith(`rank ${fmt(rank)}`), where);
+          assert.ok(fills.merged.startsWith(`# → merges[pair] = ${id} `) && fills.merged.includes(`at ${fmt(count)} place`), where);
+        } else {
+          assert.match(fills.pair_rank, /no merge yet/, where);
+        }
+      }
+    }
+  }
 });

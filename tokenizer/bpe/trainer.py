@@ -12,6 +12,7 @@ import heapq
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core import Tokenizer, check_tokenizer
 from ..errors import MAX_ID, check_int, check_str
@@ -19,6 +20,7 @@ from ..pretokenize.count import count_chunks, count_stream, special_names, text_
 from ..pretokenize.patterns import DEFAULT_PATTERN, pattern_name
 from ..pretokenize.splitter import Splitter
 from ..trace import Merge, PairCount
+from .methods import trace_class, training_method
 
 Progress = Callable[[int, int], object] | None
 
@@ -49,10 +51,17 @@ def train_merges(
     num_merges: int,
     progress: Progress = None,
     every: int = 1,
+    *,
+    token_lengths: Sequence[int] | None = None,
 ) -> list[tuple[int, int, int, int]]:
     """Learn up to ``num_merges`` merges; return ``[(left, right, count, replaced), ...]``.
 
-    Merge ``i`` mints id ``256 + i``. Each step takes the pair with the highest count
+    ``chunks`` are bytes, and merge ``i`` mints id ``256 + i``. To go on from tokens
+    an earlier training made, give each chunk as its ids instead (its encoding under a
+    base tokenizer) and ``token_lengths``, the byte length of every id below the first
+    new one (0 for an id not in use): merge ``i`` then mints ``len(token_lengths) + i``.
+
+    Each step takes the pair with the highest count
     (summed over chunks, each weighted by how often it occurs); among equal counts,
     the pair whose first occurrence comes earliest in the text, i.e. the earliest
     ``(chunk index, byte offset)`` with chunks in order of first appearance. Every
@@ -72,9 +81,11 @@ def train_merges(
     [(97, 97, 4, 2), (256, 97, 2, 2), (257, 98, 2, 2)]
     """
     words = [list(c) for c in chunks]
-    tok_len = [1] * 256
+    tok_len = [1] * 256 if token_lengths is None else list(token_lengths)
+    bytes_only = token_lengths is None
+    first_id = len(tok_len)
     # a pair (a, b) is the int a * K + b: cheaper to build and hash than a tuple
-    K = 1 << max(9, (256 + num_merges).bit_length())
+    K = 1 << max(9, (first_id + num_merges).bit_length())
     counts: dict[int, int] = {}
     where: dict[int, list[int]] = {}  # chunk indices in increasing order (may be stale)
     first: dict[int, tuple[int, int]] = {}  # (chunk index, byte offset) of the first occurrence
@@ -89,7 +100,8 @@ def train_merges(
                 if c is None:
                     counts[key] = wt
                     where[key] = [ci]
-                    first[key] = (ci, off - 1)
+                    # the byte offset: each token is one byte unless training goes on from longer ones
+                    first[key] = (ci, off - 1 if bytes_only else sum(map(tok_len.__getitem__, w[: off - 1])))
                 else:
                     counts[key] = c + wt
                     lst = where[key]
@@ -127,7 +139,7 @@ def train_merges(
         if c != -negc:
             heappush(heap, (-c, first_occurrence(key), key))
             continue
-        new_id = 256 + len(merges)
+        new_id = first_id + len(merges)
         a, b = divmod(key, K)
         tok_len.append(tok_len[a] + tok_len[b])
         # Merge every occurrence, chunk by chunk. Only the pairs next to a merge change:
@@ -228,6 +240,11 @@ class TrainingTrace:
     ``chunks`` are the unique chunks' bytes in order of first appearance and
     ``weights`` how often each occurs; ``tokens_after[k-1]`` is the length of the
     training text in tokens after k merges.
+
+    The training variants (``methods``) keep subclasses that say more (which language
+    a merge served, where a second stage began); every one keeps this class's promise:
+    for ``first_learned <= k < num_merges`` the first of ``pair_counts(tok, k)`` is the
+    pair merge ``k + 1`` took.
     """
 
     chunks: list[bytes]
@@ -236,15 +253,32 @@ class TrainingTrace:
     tokens_after: list[int]
     seconds: float = 0.0
 
+    #: True when the pair counts after k merges are those of ``chunks`` with the first k
+    #: merges applied to their bytes (plain training), so a page may carry them from one
+    #: step to the next (``ui.step.model.PairCounter``); a variant asks ``pair_counts``.
+    incremental: ClassVar[bool] = True
+
+    @property
+    def first_learned(self) -> int:
+        """The first merge learned on this text (0; a continued training's base came before)."""
+        return 0
+
+    def pattern_at(self, tokenizer: Tokenizer, k: int) -> str | None:
+        """The split pattern training cut the text with when it chose merge ``k + 1`` (the tokenizer's own)."""
+        return tokenizer.pattern
+
     @classmethod
     def from_text(cls, tokenizer: Tokenizer, text: str | Iterable[str]) -> TrainingTrace:
-        """Rebuild the trace of a saved tokenizer from its training text."""
+        """Rebuild the trace of a saved tokenizer from its training text (a variant's, if its metadata names one)."""
         check_tokenizer(tokenizer)
+        method = training_method(tokenizer)
+        if cls is TrainingTrace and method != "bpe":
+            return trace_class(method).from_text(tokenizer, text)
         counts = count_chunks(text, tokenizer.pattern, tokenizer.special_tokens)
         chunks = [c.encode("utf-8") for c in counts]
         weights = list(counts.values())
         initial = sum(len(c) * w for c, w in zip(chunks, weights))
-        return cls(chunks, weights, initial, _lengths_by_replay(tokenizer, chunks, weights))
+        return cls(chunks, weights, initial, lengths_by_replay(tokenizer, chunks, weights))
 
     def length_at(self, k: int) -> int:
         """Tokens in the training text after ``k`` merges (from the record)."""
@@ -266,27 +300,38 @@ class TrainingTrace:
         k = check_int(k, "k", 0, check_tokenizer(tokenizer).num_merges)
         if top is not None:
             top = check_int(top, "top", 0)
-        encode = tokenizer.encode_bytes
-        counts: dict[tuple[int, int], int] = {}
-        first: dict[tuple[int, int], tuple[int, int]] = {}
-        vocab = tokenizer.vocab
-        for ci, (c, w) in enumerate(zip(self.chunks, self.weights)):
-            ids = encode(c, k)
-            off = 0
-            for pair in zip(ids, ids[1:]):
-                if pair in counts:
-                    counts[pair] += w
-                else:
-                    counts[pair] = w
-                    first[pair] = (ci, off)
-                off += len(vocab[pair[0]])
-        ordered = sorted(counts, key=lambda p: (-counts[p], first[p]))
-        if top is not None:
-            ordered = ordered[:top]
-        return [PairCount(p, counts[p], first[p]) for p in ordered]
+        return count_pairs(tokenizer, self.chunks, self.weights, k, top)
 
 
-def _lengths_by_replay(tokenizer: Tokenizer, chunks: Sequence[bytes], weights: Sequence[int]) -> list[int]:
+def count_pairs(
+    tokenizer: Tokenizer, chunks: Sequence[bytes], weights: Sequence[int], k: int, top: int | None = None, start: int = 0
+) -> list[PairCount]:
+    """The pairs of ``chunks`` (each counted ``weights`` times) after ``k`` merges, in training's order.
+
+    Highest count first, then earliest first occurrence ``(chunk index, byte offset)``;
+    chunk indices count from ``start``.
+    """
+    encode = tokenizer.encode_bytes
+    counts: dict[tuple[int, int], int] = {}
+    first: dict[tuple[int, int], tuple[int, int]] = {}
+    vocab = tokenizer.vocab
+    for ci, (c, w) in enumerate(zip(chunks, weights), start):
+        ids = encode(c, k)
+        off = 0
+        for pair in zip(ids, ids[1:]):
+            if pair in counts:
+                counts[pair] += w
+            else:
+                counts[pair] = w
+                first[pair] = (ci, off)
+            off += len(vocab[pair[0]])
+    ordered = sorted(counts, key=lambda p: (-counts[p], first[p]))
+    if top is not None:
+        ordered = ordered[:top]
+    return [PairCount(p, counts[p], first[p]) for p in ordered]
+
+
+def lengths_by_replay(tokenizer: Tokenizer, chunks: Sequence[bytes], weights: Sequence[int]) -> list[int]:
     """Sequence length after every merge, from each chunk's merge events."""
     saved = [0] * tokenizer.num_merges
     for c, w in zip(chunks, weights):

@@ -1,20 +1,42 @@
-"""Caches, and what may be kept for every session of the server (the policy).
+"""Caches: which tool for which result, and what may be kept for every session of the server (the policy).
+
+Which tool (four, each where it fits; nothing else keeps results between reruns):
+
+* ``st.cache_resource`` (Streamlit's own) for objects one per server process, shared by
+  reference: the official encodings and the baselines (``ui.common.tokenizers``, each
+  marked with ``share``), the start-up (``ui.common.shell``), and results about official
+  encodings only, keyed by their names (Overlap's ``ui.overlap.view._for_everyone``).
+  Streamlit's compute lock makes sessions that ask at once compute once.
+* ``st.cache_data`` (Streamlit's own) for built-in data handed out as copies (the Train
+  page's sample texts, ``ui.train.view``).
+* ``functools.cache`` / ``lru_cache`` only in plain-Python modules (``tokenizer/``,
+  ``ui/content``, ``model.py`` files: no Streamlit there) for pure functions of constants
+  and small arguments (compiled patterns, the standard-library corpora).
+* This module for the rest, where Streamlit's caches do not fit:
+
+  - ``for_tokenizer`` and ``for_session``: a result about one tokenizer object, a user's
+    or an official one. Streamlit's caches key on their arguments' hash, so a tokenizer
+    would be pickled and hashed at every call (200,000 tokens) or left out of the key
+    (``_tok``), and then nothing ties the entry to that object; here the owner is held
+    weakly and its entries go with it, with a bound per kind of result.
+  - ``for_builtin``: a tokenizer trained on a built-in corpus, as ``st.cache_data`` would
+    keep it (pickled, a copy for every caller, one computation for callers at once), but
+    the training draws the page's progress bar, created outside the computation, and
+    ``st.cache_data`` refuses that (``CacheReplayClosureError``: it replays a cached
+    function's elements; ``tests/ui/common/test_cache.py`` checks that this still holds).
 
 Kept for every session (process-wide):
 
 * the official encodings (r50k_base, cl100k_base, o200k_base, and cl100k/o200k with
-  the chat tokens) and the two baselines: one object each per server process
-  (``st.cache_resource`` in ``ui.common.tokenizers``, marked with ``share``);
-* the built-in sample texts and training corpora (module constants,
-  ``st.cache_data``, ``functools.lru_cache``);
+  the chat tokens, the open models' when picked) and the two baselines;
+* the built-in sample texts and training corpora;
 * results that depend only on an official encoding and built-in data: its
   vocabulary table, longest tokens and length histogram, its counts on the
   built-in samples (``for_tokenizer`` with a shared encoding); and results about
-  several official encodings, keyed by the first with the others' names (the
-  Overlap page: ``ui.overlap.view._kept``);
+  several official encodings (Overlap);
 * a tokenizer trained on a built-in corpus with given settings (``for_builtin``:
-  the same for everyone who picks that sample and those settings; kept pickled,
-  each session gets its own copy). Never a pasted or uploaded text.
+  the same for everyone who picks that sample and those settings; each session gets
+  its own copy). Never a pasted or uploaded text.
 
 Kept per session (in ``st.session_state``: gone with the session, never seen by
 another one):
@@ -36,13 +58,14 @@ One cached value is changed by its reader, on purpose: Step through's
 next), kept per session and tokenizer; a session runs one script at a time, so
 nobody else reads it while it moves.
 
-Bounds: every cache keeps the ``maxsize`` most recent keys per kind and owner
-(default 8). A shared entry goes away with its owner object (weak keys), a session
-entry with the session (or its owner). Thread safety: each session's scripts run on
-their own thread, so each cache takes a lock around every lookup and insertion. The
-value is computed outside the lock: two sessions asking at once for the same
-missing value may both compute it (the later one is kept). Cached values are shared
-by their readers and never changed by them (DataFrames are filtered into new ones).
+Bounds: every cache here keeps the ``maxsize`` most recent keys per kind and owner
+(default 8); Streamlit's have ``max_entries``. A shared entry goes away with its owner
+object (weak keys), a session entry with the session (or its owner). Thread safety:
+each session's scripts run on their own thread, so each cache takes a lock around
+every lookup and insertion. The value is computed outside the lock: two sessions
+asking at once for the same missing value may both compute it (the later one is
+kept). Cached values are shared by their readers and never changed by them
+(DataFrames are filtered into new ones).
 """
 
 from __future__ import annotations

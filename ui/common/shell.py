@@ -35,7 +35,7 @@ import tokenizer
 from tokenizer.models.provision import ESSENTIAL
 from ui.render import STYLESHEET
 
-from . import present, state, tokenizers, workspace
+from . import presenter, state, tokenizers, workspace
 
 #: The app's entry point (``streamlit run app.py``), relative to the project root.
 ENTRY_POINT = "app.py"
@@ -50,12 +50,12 @@ def run(page) -> None:
     start_up()
     st.session_state[_REDIRECTED] = False
     state.SHARED.init()
-    present.restore()
-    if present.on():
+    presenter.restore()
+    if presenter.on():
         st.set_page_config(initial_sidebar_state="collapsed")  # presenter mode: the sidebar starts folded away
     inject_style()
     sidebar()
-    present.publish()
+    presenter.publish()
     mark = _through_app.set(True)
     try:
         # one regex time budget for the whole rerun: however many calls a page makes with a
@@ -88,9 +88,9 @@ def open_page(file: str, page_state: state.PageState) -> None:
     if not _through_app.get():
         _rerun_through_app(Path(file).name)
         state.SHARED.init()
-        present.restore()
+        presenter.restore()
         inject_style()
-        present.marker()
+        presenter.marker()
     page_state.init()
     workspace_notices()
 
@@ -126,9 +126,9 @@ def inject_style() -> None:
 def sidebar() -> None:
     """The sidebar every page shares (below the page navigation)."""
     with st.sidebar:
-        present.switch()
-        present.marker()
-        if present.on():
+        presenter.switch()
+        presenter.marker()
+        if presenter.on():
             return  # folded away, and short enough never to scroll at presenter mode's size
         st.caption(
             "**BPE Lab** shows how byte-level BPE tokenizers (OpenAI's GPT-2 to GPT-4o, open models such as Llama, "

@@ -3,27 +3,45 @@
 On a shared server the ``classroom`` package installs one that trains in worker
 processes (``classroom.workers``), so one student's training never stalls the other
 sessions of the process; the page sees the same tokenizer and the same progress.
+Every training method goes the same way (``tokenizer.bpe.methods``): plain BPE and
+its variants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import tokenizer
-from tokenizer import Tokenizer
+from tokenizer import Tokenizer, load_encoding
+from tokenizer.bpe.methods import train_with
 
 Progress = Callable[[int, int], object]
-#: ``runner(text, vocab_size, *, pattern, special_tokens, name, progress)``, as ``tokenizer.train`` takes them
+#: ``runner(text, vocab_size, *, method, progress, **settings)``: ``train_with(method, text, vocab_size, ...)`` somewhere
 Runner = Callable[..., Tokenizer]
 
+
+def here(text, vocab_size: int, *, method: str = "bpe", **kwargs) -> Tokenizer:
+    """The default runner: the training in this thread."""
+    return train_with(method, text, vocab_size, **resolved(kwargs))
+
+
+def resolved(settings: dict) -> dict:
+    """The settings with a continued training's base given by name (a registered encoding) loaded.
+
+    A worker process gets the name rather than the pickled encoding (5 MB for cl100k,
+    with every chunk its cache holds); ``load_encoding`` keeps one per process.
+    """
+    base = settings.get("base")
+    return {**settings, "base": load_encoding(base)} if isinstance(base, str) else settings
+
+
 # Set once at start-up (``use``) and only read afterwards: safe to share between sessions.
-_runner: Runner = tokenizer.train
+_runner: Runner = here
 
 
 def use(runner: Runner | None) -> None:
     """Install the server's runner (None: train in the page's own thread)."""
     global _runner
-    _runner = runner or tokenizer.train
+    _runner = runner or here
 
 
 def train(
@@ -38,3 +56,19 @@ def train(
     """``tokenizer.train`` wherever the server runs trainings; a ValueError (bad settings) comes back with its message."""
     specials = list(special_tokens) if special_tokens else None
     return _runner(text, vocab_size, pattern=pattern, special_tokens=specials, name=name or "", progress=progress)
+
+
+def train_variant(
+    method: str,
+    text,
+    vocab_size: int,
+    *,
+    progress: Progress | None = None,
+    **settings,
+) -> Tokenizer:
+    """A variant's training (``tokenizer.bpe.methods``: parity, superwords, continued) wherever the server runs trainings.
+
+    ``text`` is what the method takes (parallel texts for parity); ``settings`` its keyword
+    arguments (a base Tokenizer for continued training travels to the worker too).
+    """
+    return _runner(text, vocab_size, method=method, progress=progress, **settings)

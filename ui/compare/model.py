@@ -16,7 +16,7 @@ import pandas as pd
 
 from tokenizer import clean_text, visible
 from tokenizer.trace import Span
-from ui.common.text import counts
+from ui.common.user_text import counts
 
 #: Spans drawn per tokenizer (the statistics count them all).
 SPAN_LIMIT = 1_200

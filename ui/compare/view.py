@@ -13,8 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer.models.provision import ESSENTIAL
-from ui.common import cache, errors, state, urlstate
-from ui.common import text as textmod
+from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
 from ui.render import charts, trees
@@ -68,7 +67,7 @@ def input_panel() -> tuple[str, int]:
         "Text", STATE, height=140, help="Type or paste; press Ctrl+Enter (or click outside) to compare."
     )
     state.sample_menu(STATE, samples.SAMPLES)
-    return textmod.clip(text)
+    return user_text.clip(text)
 
 
 def choose_tokenizers() -> list[str]:
@@ -82,7 +81,7 @@ def choose_tokenizers() -> list[str]:
         key=STATE.key("tokenizers"),
         persist_state="session",
         placeholder="Choose tokenizers to compare",
-        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), your own tokenizers and the two baselines. "
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral, DeepSeek), your own tokenizers and the two baselines. "
         "Type to search by family or name.",
     )
 
@@ -120,7 +119,7 @@ def tokenize_all(keys: Sequence[str], text: str, *, recognise: bool) -> list[Tok
         with errors.shown(prefix=f"{labels[key]}: "):
             tok = tk.get(key)
             with st.spinner(f"Encoding the text with {labels[key]}…", show_time=True):  # shown after half a second
-                ids = textmod.encode(tok, text, recognise_special=recognise)
+                ids = user_text.encode(tok, text, recognise_special=recognise)
                 out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
     return out
 
@@ -319,7 +318,7 @@ def show_samples_preview() -> None:
 
 def show_too_long(n_chars: int) -> None:
     st.warning(
-        f"The text is {n_chars:,} characters long; only the first {textmod.MAX_CHARS:,} are compared "
+        f"The text is {n_chars:,} characters long; only the first {user_text.MAX_CHARS:,} are compared "
         "(the page's limit, about 200 kB of English).",
         icon="✂️",
     )

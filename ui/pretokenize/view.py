@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, present, state
-from ui.common import text as textmod
+from ui.common import cache, errors, presenter, state, user_text
 from ui.compare.model import boundary_diff
 from ui.render.chunks import ChunkRow, chunk_rows
 
@@ -58,7 +57,7 @@ def _choices() -> dict[str, model.PatternChoice]:
 
 def inputs() -> tuple[str, list[model.PatternChoice]]:
     """The text, the seed menu, the patterns and a custom regex; returns the text and the chosen patterns."""
-    with present.fold("What the split pattern does"):  # the teacher says it: folded away in presenter mode
+    with presenter.fold("What the split pattern does"):  # the teacher says it: folded away in presenter mode
         st.markdown(EXPLANATION)
     text = st.text_area(
         "Text to split",
@@ -111,7 +110,7 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
     chosen = [choices[k] for k in keys]
     if custom:
         chosen.append(model.custom_choice(custom))
-    return textmod.clip(text)[0], chosen
+    return user_text.clip(text)[0], chosen
 
 
 def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, model.PatternChoice, list[str]]]:

@@ -397,7 +397,7 @@ def _positive(p) -> bool:
 
 
 def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict:
-    """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.tax.tax_frame``).
+    """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.token_tax.tax_frame``).
 
     A grid: one row per language (``order``), one column per tokenizer, headed by its full name (wrapped to the
     column's width); each cell is coloured by the premium (blue: fewer tokens than the reference, orange: more; a log
@@ -541,6 +541,79 @@ def vocab_vs_compression(curve: pd.DataFrame, refs: dict[str, float], *, height:
         "layer": layers,
         "height": height,
         "title": title or "Compression on a held-out text, merge by merge",
+    }
+
+
+# ----------------------------------------------------------------------------- Train: training variants
+
+
+def compression_compare(df: pd.DataFrame, *, transition: int | None = None, height: int = 400, title: str = "") -> dict:
+    """Bytes per token against merges for several trainings on one text (long form: ``merges, vocab size,
+    bytes per token, tokenizer``), with a dashed rule where a second stage began (``transition``, a vocab size).
+
+    >>> df = pd.DataFrame({"merges": [0, 1, 0, 1], "vocab size": [256, 257] * 2, "bytes per token": [1, 2, 1, 1.5],
+    ...                    "tokenizer": ["a", "a", "b", "b"]})
+    >>> [layer["mark"]["type"] for layer in compression_compare(df, transition=257)["layer"]]
+    ['line', 'rule', 'text']
+    """
+    labels = list(dict.fromkeys(df["tokenizer"]))
+    line = {
+        "mark": {"type": "line", "strokeWidth": 2.5},
+        "encoding": {
+            "x": _q("merges", title="merges (vocabulary size − 256)", scale={"nice": False}),
+            "y": _q("bytes per token", title="bytes per token", scale={"zero": False}),
+            "color": _color(labels, sort=labels, legend={"orient": "top", "title": None, "labelLimit": 260}),
+            "tooltip": [_n("tokenizer"), _q("vocab size", format=","), _q("bytes per token", format=".3f")],
+        },
+    }
+    layers = [line]
+    if transition is not None:
+        top = float(df["bytes per token"].max()) if len(df) else 1.0
+        mark = {"values": [{"merges": transition - 256, "label": f"stage 2 from {transition:,}", "bytes per token": top}]}
+        layers.append(
+            {
+                "data": mark,
+                "mark": {"type": "rule", "color": NEXT, "strokeDash": REFERENCE_DASH, "strokeWidth": 2},
+                "encoding": {"x": _q("merges")},
+            }
+        )
+        layers.append(
+            {  # top left of the rule: the curves are low there
+                "data": mark,
+                "mark": {"type": "text", "align": "right", "baseline": "top", "dx": -6, "color": NEXT, "fontWeight": "bold"},
+                "encoding": {"x": _q("merges"), "y": _q("bytes per token"), "text": _n("label")},
+            }
+        )
+    return {
+        "data": {"values": df[["merges", "vocab size", "bytes per token", "tokenizer"]]},
+        "layer": layers,
+        "height": height,
+        "title": title or "Compression at each vocabulary size",
+    }
+
+
+def language_tokens(df: pd.DataFrame, *, height: int = 260, title: str = "") -> dict:
+    """Tokens per language at one step of a parity-aware training (``language, tokens, served``), the language the
+    next merge serves in orange.
+
+    >>> spec = language_tokens(pd.DataFrame({"language": ["en", "el"], "tokens": [5, 9], "served": [False, True]}))
+    >>> spec["encoding"]["color"]["condition"]["value"] == NEXT
+    True
+    """
+    values = [
+        {"language": lang, "tokens": int(n), "served": bool(s)} for lang, n, s in zip(df["language"], df["tokens"], df["served"])
+    ]
+    return {
+        "data": {"values": values},
+        "mark": {"type": "bar"},
+        "height": {"step": 16},
+        "title": title or "Tokens per language now",
+        "encoding": {
+            "y": {"field": "language", "type": "nominal", "sort": "-x", "title": None, "axis": {"labelLimit": 160}},
+            "x": _q("tokens", title="tokens in its text"),
+            "color": {"condition": {"test": "datum.served", "value": NEXT}, "value": MUTED},
+            "tooltip": [_n("language"), _q("tokens", format=",")],
+        },
     }
 
 

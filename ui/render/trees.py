@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-from tokenizer.display import hex_bytes
+from tokenizer.display import hex_bytes, visible
 from tokenizer.trace import MergeTree
 
 from .spans import PALETTE, color_index, token_html
@@ -153,3 +153,29 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
         )
     out.append("</div>")
     return "".join(out)
+
+
+def explain(tok, token_id: int) -> str:
+    """One line under a token's tree: the merges that built it in the order they were learned, or why it has none.
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None, special_tokens=["<|end|>"])
+    >>> explain(tok, 258)
+    'Built in 3 merges, in the order they were learned: aa → aaa → aaab'
+    >>> explain(tok, 97)
+    'A single byte: every byte-level BPE vocabulary starts with all 256 of them.'
+    >>> explain(tok, tok.special_tokens["<|end|>"])
+    'A special token: added whole, never merged from smaller tokens.'
+    """
+    order = build_order(tok.merge_tree(token_id), tok.rank_of)
+    if order:
+        steps = " → ".join(visible(tok.vocab[new]) for _, _, _, new in order)
+        return f"Built in {len(order)} merge{'s' if len(order) != 1 else ''}, in the order they were learned: {steps}"
+    if token_id in tok.special_ids:
+        return "A special token: added whole, never merged from smaller tokens."
+    if token_id in tok.whole_tokens:
+        return (
+            "A whole-chunk token: no merge of this vocabulary builds it, so BPE never reaches it; the encoder gives it "
+            "only for a regex chunk that equals it, as tiktoken does."
+        )
+    return "A single byte: every byte-level BPE vocabulary starts with all 256 of them."

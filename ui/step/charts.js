@@ -77,15 +77,15 @@ export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "
   return { el, setCursor };
 }
 
-/** Horizontal bars, one per [label, count] row, the first outlined (the pair merged next). */
-export function bars(rows, { first = true } = {}) {
+/** Horizontal bars, one per [label, count] row, row `next` in orange (the pair merged next; -1: none). */
+export function bars(rows, { next = 0 } = {}) {
   const el = document.createElement("div");
   el.className = "bpe-st-bars";
   el.setAttribute("aria-hidden", "true"); // the table next to it says the same to a screen reader
   const top = Math.max(1, ...rows.map((r) => r[1]));
   rows.forEach(([label, count], i) => {
     const row = document.createElement("div");
-    row.className = first && i === 0 ? "row next" : "row";
+    row.className = i === next ? "row next" : "row";
     const name = document.createElement("span");
     name.className = "lbl";
     name.textContent = label;

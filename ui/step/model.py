@@ -22,6 +22,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from tokenizer import Tokenizer, TrainingTrace
+from tokenizer.bpe.continued import ContinuedTrace
+from tokenizer.bpe.parity import ParityTrace
+from tokenizer.bpe.superwords import SuperwordTrace
 from tokenizer.display import visible
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, PairCount, Span
 
@@ -272,9 +275,103 @@ def top_pairs_frame(
             "pair": labels,
             "count": [pc.count for pc in counts],
             "merges into": [visible(vocab[pc.pair[0]] + vocab[pc.pair[1]]) for pc in counts],
-            "next": [i == 0 and k < tok.num_merges for i in range(len(counts))],
+            # the pair merge k+1 takes: the top one, except before a continued training's own merges
+            "next": [k < tok.num_merges and pc.pair == tok.merge_list[k].pair for pc in counts],
         }
     )
+
+
+# ----------------------------------------------------------------------------- training variants
+
+
+def language_frame(trace: TrainingTrace, k: int) -> pd.DataFrame:
+    """A parity-aware training after ``k`` merges: every language's tokens, and which one merge k+1 serves.
+
+    >>> from tokenizer.bpe.parity import train_parity
+    >>> tok = train_parity({"en": "aaaa", "xx": "bcbcbc"}, 258, pattern=None)
+    >>> language_frame(tok.training, 0).values.tolist(), language_frame(tok.training, 1).values.tolist()
+    ([['en', 4, False], ['xx', 6, True]], [['en', 4, True], ['xx', 3, False]])
+    """
+    tokens = trace.language_tokens_at(k)
+    served = trace.served_at(k)
+    return pd.DataFrame(
+        {"language": list(tokens), "tokens": list(tokens.values()), "served": [i == served for i in range(len(tokens))]}
+    )
+
+
+def variant_note(tok: Tokenizer, trace: TrainingTrace, k: int) -> str | None:
+    """What step ``k + 1`` of a training variant does differently, in a sentence (None for plain BPE).
+
+    Parity-aware: which language it serves (the pairs shown are counted in that
+    language's text); tokens across words: which stage; continued: whether the merge
+    came with the base or was learned on this text. Plain text: the page
+    (``ui/step/stepper.js``'s ``variantNote``) writes the same sentence from the payload.
+
+    >>> from tokenizer.bpe.parity import train_parity
+    >>> tok = train_parity({"en": "aaaa", "xx": "bcbcbc"}, 258, pattern=None)
+    >>> variant_note(tok, tok.training, 0)
+    'Step 1 serves xx, the worst-compressed language now (6 tokens; en 4): its most frequent pair is merged in every text. The pairs below are counted in the xx text.'
+    """
+    n = tok.num_merges
+    if isinstance(trace, ParityTrace):
+        if k >= n:
+            return None
+        served = trace.served_at(k)
+        if served is None:
+            return f"Step {k + 1:,} is one of the plain merges made first: the pairs are counted in every text."
+        tokens = trace.language_tokens_at(k)
+        lang = trace.languages[served]
+        others = sorted(((n_, lg) for lg, n_ in tokens.items() if lg != lang), reverse=True)[:2]
+        rest = "; ".join(f"{lg} {n_:,}" for n_, lg in others)
+        return (
+            f"Step {k + 1:,} serves {lang}, the worst-compressed language now ({tokens[lang]:,} tokens; {rest}): "
+            f"its most frequent pair is merged in every text. The pairs below are counted in the {lang} text."
+        )
+    if isinstance(trace, SuperwordTrace):
+        t = trace.stage1_merges
+        if k < t:
+            return f"Stage 1 (merges 1 to {t:,}): plain BPE, within the chunks of the split pattern."
+        if k == t:
+            return (
+                f"Stage 2 starts: the text is cut again by the superword pattern, so merges may cross words "
+                f"({trace.length_at(t):,} tokens at the end of stage 1; {trace.stage2_start:,} cut again)."
+            )
+        return f"Stage 2 (merges {t + 1:,} to {n:,}): the chunks hold several words, so tokens may cross them."
+    if isinstance(trace, ContinuedTrace):
+        b = trace.first_learned
+        base = str((tok.metadata.get("training") or {}).get("base") or "the base")
+        if k < b:
+            return (
+                f"Merge {k + 1:,} comes with {base}, learned on other text: here it is replayed on yours, "
+                f"so it need not be the top pair. This text's own merges start at step {b + 1:,}."
+            )
+        return f"Merge {k + 1:,} was learned on this text, on top of {base}'s {b:,} merges."
+    return None
+
+
+def counted_in(trace: TrainingTrace, k: int) -> str:
+    """Where the count of merge ``k + 1``'s pair was taken: the training text, or the language it served.
+
+    >>> from tokenizer.bpe.parity import train_parity
+    >>> tok = train_parity({"en": "aaaa", "xx": "bcbcbc"}, 258, pattern=None)
+    >>> counted_in(tok.training, 0), counted_in(tok.training, 2)
+    ('the xx text', 'the training text')
+    """
+    if isinstance(trace, ParityTrace) and k < len(trace.served):
+        served = trace.served_at(k)
+        return "the training text" if served is None else f"the {trace.languages[served]} text"
+    return "the training text"
+
+
+def stage_tokenizer(tok: Tokenizer, trace: TrainingTrace, k: int) -> Tokenizer:
+    """The tokenizer whose split pattern cut the training text when merge ``k + 1`` was chosen (for the text shown).
+
+    The same merges; only a two-stage training's first stage had another pattern.
+    """
+    pattern = trace.pattern_at(tok, k)
+    if pattern == tok.pattern:
+        return tok
+    return Tokenizer(tok.merge_table, pattern=pattern, special_tokens=tok.special_tokens, byte_ids=tok.byte_ids, name=tok.name)
 
 
 # ----------------------------------------------------------------------------- encoding mode

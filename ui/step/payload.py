@@ -18,10 +18,24 @@ Each step says what it changes, never the whole token list again:
   the special tokens are listed.
 
 Training mode adds every merge of the tokenizer (``merges``: left, right, count; the
-new id is ``256 + rank``), the training text's length after each merge (``length``:
+new id is ``256 + rank``, or where ``idRuns`` (``[[rank, offset], ...]``) says otherwise
+``offset + rank`` from that rank on), the training text's length after each merge (``length``:
 the initial length and, sparsely, where a merge saved other than its count) and the
 excerpt's and corpus's sizes. The top pairs are not here: ``top_pairs_window`` gives
 them for a window of steps, sent by the server when stepping pauses.
+
+A training variant (``tokenizer.bpe.methods``) adds ``variant``, what its steps do
+differently: parity-aware, the language each merge serves (``served``, -1 for a plain
+merge over every text; one entry more than the merges: the language served next at the
+end) and every language's length in tokens after each merge (``lengths``, one
+delta-encoded row per language); tokens across words, the transition (``stage1``) and,
+when stage 1 cut the text with another pattern, the shown text as stage 1 cut it
+(``cut1``: ``specials``, ``wholes``, ``chunks``, ``steps``, ``tokens`` as above), shown
+before the transition; continued, where this text's own merges start (``firstLearned``)
+and the base's name.
+
+Both modes carry ``code``: the textbook functions the step performs (``ui.step.code``),
+which the page fills with each step's values.
 
 ``Replay`` reads a payload back in Python: the tests check it against
 ``ui.step.model`` at every step, as the browser's view is checked in Chromium.
@@ -37,9 +51,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tokenizer import Tokenizer, TrainingTrace
+from tokenizer.bpe.continued import ContinuedTrace
+from tokenizer.bpe.parity import ParityTrace
+from tokenizer.bpe.superwords import SuperwordTrace
 from tokenizer.trace import EncodeTrace, Span, make_spans
 
-from . import model
+from . import code, model
 
 VERSION = 1
 #: The largest payload the page sends to a browser (bytes of JSON). Above it the page says what to shorten. It holds
@@ -48,6 +65,8 @@ VERSION = 1
 MAX_BYTES = 1_000_000
 #: Steps per window of top pairs (training mode), and how many pairs per step.
 WINDOW = 48
+#: A training variant's window: its trace counts each step's pairs afresh (``TrainingTrace.incremental``).
+VARIANT_WINDOW = 12
 
 
 class TooBig(ValueError):
@@ -119,6 +138,8 @@ def _common(tok: Tokenizer, trace: EncodeTrace, *, pairs: bool, id_base: int | N
         out["steps"]["right"] = [s.pair[1] for s in steps]
     vocab = tok.vocab
     needed = {t for _, _, t in trace.specials + trace.wholes}
+    if id_base is not None and not identity:  # a base's bytes with ids of their own (GPT-2's): not derivable
+        needed |= set(byte_ids)
     if id_base is None:  # every token the steps show or name
         needed |= {byte_ids[b] for b in set(trace.data)}
         for s in steps:
@@ -131,17 +152,20 @@ def encoding_payload(tok: Tokenizer, trace: EncodeTrace) -> dict:
     """What the page needs to replay ``trace`` (encoding mode) at any step."""
     out = {"mode": "encoding", "n": len(trace.steps)}
     out.update(_common(tok, trace, pairs=True, id_base=None))
+    out["code"] = code.panel("encoding")
     return out
 
 
 def training_payload(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace, *, corpus_chars: int) -> dict:
     """What the page needs to replay a training (its merges) over the excerpt ``etrace`` at any step."""
     merges = tok.merge_list
+    # a merge's new id is 256 + its rank, plus what the runs say from where they start: a continued training's
+    # base may hold special tokens among its ids (GPT-2's <|endoftext|> is 50256, so its first new merge makes 50257)
+    runs, off = [], 256
     for m in merges:
-        if m.new_id != 256 + m.rank:
-            raise ValueError(
-                f"merge {m.rank} makes id {m.new_id}, not {256 + m.rank}: training mode needs a tokenizer trained here"
-            )
+        if m.new_id - m.rank != off:
+            off = m.new_id - m.rank
+            runs.append([m.rank, off])
     counts = [m.count or 0 for m in merges]
     diff, prev = [], trace.initial_tokens
     for k, c in enumerate(counts, 1):
@@ -152,10 +176,42 @@ def training_payload(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace, 
     out = {"mode": "training", "n": tok.num_merges}
     out.update(_common(tok, etrace, pairs=False, id_base=256))
     out["merges"] = {"left": [m.pair[0] for m in merges], "right": [m.pair[1] for m in merges], "count": _deltas(counts)}
+    if runs:
+        out["merges"]["idRuns"] = runs
     out["length"] = {"initial": trace.initial_tokens, "diff": diff}
     out["shownChars"] = len(etrace.text)
     out["corpusChars"] = corpus_chars
+    out["code"] = code.panel("training")
+    variant = variant_payload(tok, trace, etrace)
+    if variant is not None:
+        out["variant"] = variant
     return out
+
+
+def variant_payload(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace) -> dict | None:
+    """What a training variant's steps do differently (see the module's docstring); None for plain BPE."""
+    n = tok.num_merges
+    if isinstance(trace, ParityTrace):
+        served = [-1 if (g := trace.served_at(k)) is None else g for k in range(n + 1)]
+        rows = trace.language_lengths[: n + 1]
+        return {
+            "kind": "parity",
+            "languages": list(trace.languages),
+            "served": served,
+            "lengths": [_deltas([row[g] for row in rows]) for g in range(len(trace.languages))],
+        }
+    if isinstance(trace, SuperwordTrace):
+        t = trace.stage1_merges
+        out = {"kind": "superwords", "stage1": t, "stage2Start": trace.stage2_start}
+        first = model.stage_tokenizer(tok, trace, 0)
+        if t > 0 and first is not tok:
+            cut = _common(first, model.excerpt_trace(first, etrace.text), pairs=False, id_base=256)
+            out["cut1"] = {key: cut[key] for key in ("specials", "wholes", "chunks", "steps", "tokens")}
+        return out
+    if isinstance(trace, ContinuedTrace):
+        base = (tok.metadata.get("training") or {}).get("base")
+        return {"kind": "continued", "firstLearned": trace.first_learned, "base": str(base or "the base")}
+    return None
 
 
 def dumps(payload: dict) -> tuple[str, bytes]:
@@ -192,7 +248,8 @@ def check_size(size: int, *, mode: str, chars: int, limit: int | None = None) ->
 
 
 def top_pairs_window(tok: Tokenizer, trace: TrainingTrace, start: int, counter: model.PairCounter | None = None) -> dict:
-    """The top pairs after ``start``, ``start + 1``, ... merges, for ``WINDOW`` steps (fewer at the end).
+    """The top pairs after ``start``, ``start + 1``, ... merges, for ``WINDOW`` steps (fewer at the end; a variant's
+    ``VARIANT_WINDOW``, counted by its trace: in the language a step serves, in the stage's chunks).
 
     ``pairs[i]`` is ``[left, right, count, left, right, count, ...]`` after ``start + i``
     merges, in training's order (row 0 is merge ``start + i + 1``'s pair). A ``counter``
@@ -200,6 +257,12 @@ def top_pairs_window(tok: Tokenizer, trace: TrainingTrace, start: int, counter: 
     """
     n = tok.num_merges
     start = max(0, min(start, n))
+    if not trace.incremental:  # a variant's counts are not the replayed text's: its trace counts them
+        rows = [
+            [x for pc in trace.pair_counts(tok, k, model.TOP_PAIRS) for x in (*pc.pair, pc.count)]
+            for k in range(start, min(n, start + VARIANT_WINDOW))
+        ]
+        return {"from": start, "pairs": rows}
     if counter is None or counter.k > start:
         counter = model.PairCounter(tok, trace)
     rows = []
@@ -251,8 +314,12 @@ class Replay:
             self.merges = list(zip(m["left"], m["right"], _undelta(m["count"])))
             for b in range(256):
                 self.table.setdefault(b, bytes([b]))
+            runs = dict(map(tuple, m.get("idRuns", [])))
+            off, self.new_ids = 256, []
             for r, (a, b, _) in enumerate(self.merges):
-                self.table[256 + r] = self.table[a] + self.table[b]
+                off = runs.get(r, off)
+                self.new_ids.append(off + r)
+                self.table[off + r] = self.table[a] + self.table[b]
         s = p["steps"]
         ranks = _undelta(s["rank"])
         offs = s["idOff"] if isinstance(s["idOff"], list) else [s["idOff"]] * len(ranks)
@@ -276,6 +343,16 @@ class Replay:
             self.steps.append(Step(rank, rank + off, tuple(pair), tuple(pos), n_tokens))
         self.ranks = ranks
         self.chunk_starts = set(_undelta(p["chunks"]))
+        self.variant = p.get("variant")
+        self.stage1 = None  # tokens across words: the text as stage 1 cut it, shown before the transition
+        if self.variant and "cut1" in self.variant:
+            self.stage1 = Replay({**p, **self.variant["cut1"], "variant": None})
+
+    def _at(self, k: int) -> Replay:
+        """The replay that shows slider position ``k`` (stage 1's cut before a two-stage training's transition)."""
+        if self.stage1 is not None and k < self.variant["stage1"]:
+            return self.stage1
+        return self
 
     def boundaries(self, j: int) -> list[tuple[int, int, int]]:
         """``(byte_start, byte_end, id)`` after ``j`` trace steps (``EncodeTrace.boundaries_at``)."""
@@ -303,11 +380,15 @@ class Replay:
         return k if self.mode == "encoding" else bisect_left(self.ranks, k)
 
     def spans(self, k: int) -> list[Span]:
+        if self._at(k) is not self:
+            return self._at(k).spans(k)
         special_ids = {t for _, _, t in self.specials}
         return make_spans([(t, self.data[a:b]) for a, b, t in self.boundaries(self.trace_step(k))], special_ids)
 
     def highlight(self, k: int) -> set[int]:
         """Encoding: the tokens step ``k`` made; training: both halves of every place merge ``k + 1`` takes."""
+        if self._at(k) is not self:
+            return self._at(k).highlight(k)
         spans = self.spans(k)
         starts = {s.byte_start: s.index for s in spans}
         if self.mode == "encoding":
@@ -318,6 +399,8 @@ class Replay:
         return {i for q in self.steps[j].positions for i in (starts[q], starts[q] + 1) if i < len(spans)}
 
     def cuts(self, k: int) -> set[int]:
+        if self._at(k) is not self:
+            return self._at(k).cuts(k)
         return {s.index for s in self.spans(k) if s.index and s.byte_start in self.chunk_starts}
 
     def length_at(self, k: int) -> int:
@@ -327,3 +410,15 @@ class Replay:
         for r in range(1, k + 1):
             total -= self.merges[r - 1][2] - diff.get(r, 0)
         return total
+
+    def served(self, k: int) -> str | None:
+        """Parity-aware training: the language merge ``k + 1`` serves (None: a plain merge, or another variant)."""
+        v = self.variant
+        if not v or v["kind"] != "parity" or v["served"][k] < 0:
+            return None
+        return v["languages"][v["served"][k]]
+
+    def language_tokens(self, k: int) -> dict[str, int]:
+        """Parity-aware training: every language's length in tokens after ``k`` merges."""
+        v = self.variant
+        return {lang: _undelta(row)[k] for lang, row in zip(v["languages"], v["lengths"])}

@@ -44,17 +44,27 @@ export function decode(p) {
   let merges = null;
   if (p.mode === "training") {
     merges = { left: Int32Array.from(p.merges.left), right: Int32Array.from(p.merges.right), count: undelta(p.merges.count) };
+    // merge r makes id 256 + r, or offset + r from where an id run starts (a base with special tokens among its ids)
+    const runs = new Map(p.merges.idRuns || []);
+    merges.newId = new Int32Array(merges.left.length);
+    merges.rankOf = runs.size ? new Map() : null;
+    for (let r = 0, off = 256; r < merges.left.length; r++) {
+      if (runs.has(r)) off = runs.get(r);
+      merges.newId[r] = off + r;
+      if (merges.rankOf) merges.rankOf.set(off + r, r);
+    }
     for (let b = 0; b < 256; b++) if (!table.has(b)) table.set(b, Uint8Array.of(b));
   }
   const tokenBytes = (id) => {
     let got = table.get(id);
-    if (got === undefined && merges && id >= 256 && id - 256 < merges.left.length) {
+    const rankOf = (t) => (merges.rankOf ? merges.rankOf.get(t) : t >= 256 && t - 256 < merges.left.length ? t - 256 : undefined);
+    if (got === undefined && merges && rankOf(id) !== undefined) {
       // a merge's token is its halves' bytes; built iteratively, deepest first (no recursion limit)
       const todo = [id];
       while (todo.length) {
         const t = todo[todo.length - 1];
-        const a = merges.left[t - 256];
-        const b = merges.right[t - 256];
+        const a = merges.left[rankOf(t)];
+        const b = merges.right[rankOf(t)];
         const ba = table.get(a);
         const bb = table.get(b);
         if (ba === undefined) todo.push(a);
@@ -115,6 +125,7 @@ export function decode(p) {
   }
   return {
     id: p.id,
+    variant: decodeVariant(p),
     mode: p.mode,
     n: p.n,
     data,
@@ -131,6 +142,97 @@ export function decode(p) {
     shownChars: p.shownChars,
     corpusChars: p.corpusChars,
   };
+}
+
+/** A training variant's part of the payload (ui/step/payload.py's variant_payload), or null for plain BPE. */
+function decodeVariant(p) {
+  const v = p.variant;
+  if (!v) return null;
+  if (v.kind === "parity") {
+    return { kind: v.kind, languages: v.languages, served: Int32Array.from(v.served), lengths: v.lengths.map(undelta) };
+  }
+  if (v.kind === "superwords") {
+    // before the transition the shown text is cut as stage 1 cut it: a trace of its own over the same text and merges
+    const cut1 = v.cut1 ? decode({ ...p, ...v.cut1, variant: null }) : null;
+    return { kind: v.kind, stage1: v.stage1, stage2Start: v.stage2Start, cut1 };
+  }
+  if (v.kind === "continued") return { kind: v.kind, firstLearned: v.firstLearned, base: v.base };
+  return null;
+}
+
+/** Parity-aware training: the language merge k + 1 serves (null: a plain merge, or another kind of training). */
+export function servedAt(trace, k) {
+  const v = trace.variant;
+  if (!v || v.kind !== "parity") return null;
+  const g = v.served[k];
+  return g < 0 ? null : v.languages[g];
+}
+
+/** Parity-aware training: [language, tokens after k merges] for every language. */
+export function languageTokens(trace, k) {
+  const v = trace.variant;
+  return v.languages.map((lang, g) => [lang, v.lengths[g][k]]);
+}
+
+/** Where the count of merge k + 1's pair was taken (ui/step/model.py's counted_in). */
+export function countedIn(trace, k) {
+  const v = trace.variant;
+  if (v && v.kind === "parity" && k < trace.n) {
+    const lang = servedAt(trace, k);
+    return lang === null ? "the training text" : `the ${lang} text`;
+  }
+  return "the training text";
+}
+
+function comma(n) {
+  const s = String(Math.abs(Math.trunc(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return n < 0 ? "-" + s : s;
+}
+
+/** What step k + 1 of a training variant does differently, in a sentence, or null (ui/step/model.py's variant_note). */
+export function variantNote(trace, k) {
+  const v = trace.variant;
+  const n = trace.n;
+  if (!v) return null;
+  if (v.kind === "parity") {
+    if (k >= n) return null;
+    const lang = servedAt(trace, k);
+    if (lang === null) return `Step ${comma(k + 1)} is one of the plain merges made first: the pairs are counted in every text.`;
+    const tokens = languageTokens(trace, k);
+    const mine = tokens.find(([l]) => l === lang)[1];
+    // the two longest others, as Python sorts (tokens, name) pairs in reverse
+    const others = tokens
+      .filter(([l]) => l !== lang)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0))
+      .slice(0, 2);
+    const rest = others.map(([l, t]) => `${l} ${comma(t)}`).join("; ");
+    return (
+      `Step ${comma(k + 1)} serves ${lang}, the worst-compressed language now (${comma(mine)} tokens; ${rest}): ` +
+      `its most frequent pair is merged in every text. The pairs below are counted in the ${lang} text.`
+    );
+  }
+  if (v.kind === "superwords") {
+    const t = v.stage1;
+    if (k < t) return `Stage 1 (merges 1 to ${comma(t)}): plain BPE, within the chunks of the split pattern.`;
+    if (k === t) {
+      return (
+        "Stage 2 starts: the text is cut again by the superword pattern, so merges may cross words " +
+        `(${comma(trace.lengthAt[t])} tokens at the end of stage 1; ${comma(v.stage2Start)} cut again).`
+      );
+    }
+    return `Stage 2 (merges ${comma(t + 1)} to ${comma(n)}): the chunks hold several words, so tokens may cross them.`;
+  }
+  if (v.kind === "continued") {
+    const b = v.firstLearned;
+    if (k < b) {
+      return (
+        `Merge ${comma(k + 1)} comes with ${v.base}, learned on other text: here it is replayed on yours, ` +
+        `so it need not be the top pair. This text's own merges start at step ${comma(b + 1)}.`
+      );
+    }
+    return `Merge ${comma(k + 1)} was learned on this text, on top of ${v.base}'s ${comma(b)} merges.`;
+  }
+  return null;
 }
 
 /** The trace steps shown at slider position k: k in encoding mode; in training mode the steps of rank below k. */
@@ -170,6 +272,8 @@ export class Replayer {
     }
     this.at = m;
     this.seek(0);
+    const cut1 = trace.variant && trace.variant.cut1;
+    this.cut1 = cut1 ? new Replayer(cut1, { memory }) : null; // tokens across words: stage 1's cut of the text
   }
 
   _apply(j) {
@@ -231,12 +335,13 @@ function stepInfo(trace, j) {
 
 function mergeInfo(trace, r) {
   const m = trace.merges;
-  return { rank: r, newId: 256 + r, pair: [m.left[r], m.right[r]], count: m.count[r] };
+  return { rank: r, newId: m.newId[r], pair: [m.left[r], m.right[r]], count: m.count[r] };
 }
 
 /** What the page shows at slider position k (ui/step/model.py's encoding_view / training_view). */
 export function viewAt(trace, replayer, k) {
   k = Math.max(0, Math.min(trace.n, k));
+  if (replayer.cut1 && k < trace.variant.stage1) return { ...viewAt(trace.variant.cut1, replayer.cut1, k), stage1: true };
   const j = traceStep(trace, k);
   replayer.seek(j);
   const toks = replayer.tokens();

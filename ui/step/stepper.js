@@ -10,7 +10,8 @@ import { mergeCard, noteCard } from "../web/cards.js";
 import { escapeHtml, fmtInt, srTable, visible } from "../web/spans.js";
 import { pairsAt, subscribe, windowFor } from "./channel.js";
 import { bars, lineChart } from "./charts.js";
-import { decode, encodeLengths, Replayer, spansOf, viewAt } from "./replay.js";
+import { codePanel } from "./code.js";
+import { countedIn, decode, encodeLengths, languageTokens, Replayer, servedAt, spansOf, variantNote, viewAt } from "./replay.js";
 import { SpanView } from "./spansdom.js";
 
 /** Play speeds, in steps per second. */
@@ -56,7 +57,7 @@ export function parseData(data) {
 
 const TRACES = new Map(); // trace id -> { trace, replayer, lengths }: a remount or a new window does not decode again
 const MEMORY = new Map(); // `${trace id}:${epoch}` -> { k, playing, reported }: the step survives a remount in this tab
-const SETTINGS = { speed: "normal" };
+const SETTINGS = { speed: "normal", code: null }; // code: the code panel open or closed, once the user chose
 let activeKeys = null;
 
 function prepared(payload) {
@@ -105,6 +106,8 @@ export default function mount(component) {
   const showCuts = msg.chunks !== false;
   const tokenBytes = trace.tokenBytes;
   const label = (id) => visible(tokenBytes(id));
+  // ids in use after k merges: 256 + k, or up to the last new id (a continued base's special tokens among them)
+  const vocabAt = (k) => (k > 0 ? trace.merges.newId[k - 1] + 1 : 256);
 
   // ---- the DOM, built once per mount
   for (const old of parentElement.querySelectorAll(":scope > .bpe-stepper")) old.remove();
@@ -147,24 +150,41 @@ export default function mount(component) {
     : fig("rank", "Merge rank", "Lower ranks were learned earlier and are applied first.");
   const fBpt = fig("bpt", "Bytes per token");
   const cards = el("div", { class: "bpe-st-cards", "aria-live": "off" });
+  const variant = trace.variant;
+  const vnote = el("p", { class: "bpe-st-variant", "data-variant": variant ? variant.kind : "" });
+  if (!variant) vnote.hidden = true;
   const note = el("p", { class: "bpe-st-note" });
   const box = el("div", { class: "bpe-st-spans" });
   const sr = el("div", { class: "bpe-st-sr" });
   const below = el("div", { class: training ? "bpe-st-below two" : "bpe-st-below" });
   const keysHelp = el("p", { class: "bpe-st-keys", text: KEY_HELP });
-  root.append(bar, figs, cards, note, box, sr, below, keysHelp);
+  root.append(bar, figs, vnote, cards, note, box, sr, below, keysHelp);
 
   const charts = [];
   let pairsPanel = null;
+  let langPanel = null;
   if (training) {
     pairsPanel = el("div", { class: "bpe-st-pairs" });
     const bpt = Float64Array.from(lengths, (v) => (v ? lengths[0] / v : 0));
     charts.push(lineChart({ title: "Training text length, merge by merge", values: lengths, xLabel: "merges" }));
     charts.push(lineChart({ title: "Bytes per token so far", values: bpt, format: (v) => v.toFixed(2), xLabel: "merges" }));
-    below.append(pairsPanel, el("div", { class: "bpe-st-charts" }, ...charts.map((c) => c.el)));
+    const column = el("div", { class: "bpe-st-charts" });
+    if (variant && variant.kind === "parity") {
+      langPanel = el("div", { class: "bpe-st-langs" }); // the languages' lengths, the one served next in orange
+      column.append(langPanel);
+    }
+    column.append(...charts.map((c) => c.el));
+    below.append(pairsPanel, column);
   } else if (n > 0) {
     charts.push(lineChart({ title: "Tokens after each step", values: lengths, xLabel: "step" }));
     below.append(el("div", { class: "bpe-st-charts" }, ...charts.map((c) => c.el)));
+  }
+  let code = null;
+  if (payload.code) {
+    // open unless the user closed it; on a projector closed (the step itself comes first)
+    const open = SETTINGS.code ?? !document.querySelector(".bpe-present");
+    code = codePanel(payload.code, { tokenBytes, variant: !!variant, open, onToggle: (o) => (SETTINGS.code = o) });
+    root.insertBefore(code.el, keysHelp);
   }
   parentElement.append(root);
 
@@ -185,7 +205,11 @@ export default function mount(component) {
   let pairsAsked = training ? [k, performance.now()] : null; // [want, time] of the last request for top pairs (the
   // server sends the window from the step it opens at with the trace: no need to ask before it has had time to)
 
+  let shownStage1 = false;
   function drawSpans(view) {
+    // tokens across words: at the transition the chunks change (another pattern's), not only the tokens: draw anew
+    if (!!view.stage1 !== shownStage1) spanView.root = null;
+    shownStage1 = !!view.stage1;
     shownView = view;
     if (!view.tokens.ids.length) {
       box.innerHTML = `<div class="bpe-empty">${escapeHtml(training ? "No training text to show." : "Type a text above to encode it.")}</div>`;
@@ -217,7 +241,7 @@ export default function mount(component) {
     setText(fStep.v, `${fmtInt(view.k)} of ${fmtInt(n)}`);
     const bytes = trace.data.length;
     if (training) {
-      setText(fTokens.v, fmtInt(256 + view.k));
+      setText(fTokens.v, fmtInt(vocabAt(view.k)));
       setText(fThird.v, fmtInt(view.trainingTokens));
       setText(fThird.d, view.k ? `↓ ${fmtInt(view.trainingBytes - view.trainingTokens)}` : "");
       setText(fBpt.v, view.trainingTokens ? (view.trainingBytes / view.trainingTokens).toFixed(3) : "–");
@@ -237,10 +261,10 @@ export default function mount(component) {
         const where = view.nextInExcerpt ? `${fmtInt(view.nextInExcerpt)}× in the text below` : "not in the text below";
         html += mergeCard(tokenBytes, view.next.pair, view.next.newId, {
           label: `Step ${fmtInt(view.k + 1)} merges`,
-          meta: `count ${fmtInt(view.next.count)} in the training text · ${where}`,
+          meta: `count ${fmtInt(view.next.count)} in ${countedIn(trace, view.k)} · ${where}`,
         });
       } else {
-        html += noteCard(`Training ended here: ${fmtInt(n)} merges, a vocabulary of ${fmtInt(256 + n)} tokens.`);
+        html += noteCard(`Training ended here: ${fmtInt(n)} merges, a vocabulary of ${fmtInt(vocabAt(n))} tokens.`);
       }
       if (view.last) {
         html += mergeCard(tokenBytes, view.last.pair, view.last.newId, { label: `Step ${fmtInt(view.k)} minted`, meta: `count ${fmtInt(view.last.count)}` });
@@ -284,7 +308,9 @@ export default function mount(component) {
       return;
     }
     const rows = pairsAt(windowFor(trace.id), view.k);
-    const title = el("p", { class: "bpe-st-sub", text: `Top pairs after ${plural(view.k, "merge")}` });
+    const lang = servedAt(trace, view.k); // parity-aware: the pairs are counted in the language this step serves
+    const heading = `Top pairs${lang === null ? "" : ` in the ${lang} text`} after ${plural(view.k, "merge")}`;
+    const title = el("p", { class: "bpe-st-sub", text: heading });
     if (!rows) {
       pairsPanel.append(title, el("p", { class: "bpe-st-muted", text: "Counting the pairs at this step… (they come from the server when stepping pauses)" }));
       askPairs();
@@ -296,13 +322,33 @@ export default function mount(component) {
       while (labels.includes(l)) l += " "; // two pairs that look alike keep both bars
       labels.push(l);
     }
-    const table = el("table", { class: "bpe-st-table" }, el("caption", { text: `Top pairs after ${plural(view.k, "merge")}` }));
+    // the pair the next merge takes: the top one, except before a continued training's own merges (the base's need not be)
+    const at = view.next ? rows.findIndex((r) => r.pair[0] === view.next.pair[0] && r.pair[1] === view.next.pair[1]) : -1;
+    const table = el("table", { class: "bpe-st-table" }, el("caption", { text: heading }));
     table.append(el("tr", {}, el("th", { scope: "col", text: "pair" }), el("th", { scope: "col", text: "count" }), el("th", { scope: "col", text: "merges into" })));
     rows.forEach((r, i) => {
       const joined = new Uint8Array([...tokenBytes(r.pair[0]), ...tokenBytes(r.pair[1])]);
-      table.append(el("tr", i === 0 ? { class: "next" } : {}, el("td", { text: labels[i] }), el("td", { text: fmtInt(r.count) }), el("td", { text: visible(joined) })));
+      table.append(el("tr", i === at ? { class: "next" } : {}, el("td", { text: labels[i] }), el("td", { text: fmtInt(r.count) }), el("td", { text: visible(joined) })));
     });
-    pairsPanel.append(title, bars(rows.map((r, i) => [labels[i], r.count])), table);
+    pairsPanel.append(title, bars(rows.map((r, i) => [labels[i], r.count]), { next: at }), table);
+  }
+
+  function drawVariant(view) {
+    if (!variant) return;
+    setText(vnote, variantNote(trace, view.k) || "");
+    vnote.hidden = !vnote.textContent;
+    if (!langPanel) return;
+    const lang = servedAt(trace, view.k);
+    const rows = languageTokens(trace, view.k);
+    const heading = `Tokens per language after ${plural(view.k, "merge")}`;
+    const summary = rows.map(([l, t]) => `${l} ${fmtInt(t)}`).join(", ");
+    const chart = el("div", { role: "img", "aria-label": `${heading}: ${summary}` });
+    chart.append(bars(rows, { next: rows.findIndex(([l]) => l === lang) }));
+    langPanel.replaceChildren(
+      el("p", { class: "bpe-st-sub", text: heading }),
+      chart,
+      el("p", { class: "bpe-st-muted", text: lang === null ? "No language is served next." : `In orange: ${lang}, the one the next merge serves.` }),
+    );
   }
 
   function drawControls() {
@@ -327,7 +373,9 @@ export default function mount(component) {
     drawSpans(view);
     drawFigures(view);
     drawCards(view);
+    drawVariant(view);
     drawPairs(view);
+    if (code) code.draw(view);
     for (const c of charts) c.setCursor(k);
     drawControls();
     clearTimeout(srTimer);

@@ -20,7 +20,7 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from ui.common import cache, errors, present, state, tokenizers, training, urlstate, workspace
+from ui.common import cache, errors, presenter, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import cards
@@ -88,7 +88,7 @@ def restore_link() -> None:
 
 def intro() -> None:
     """The page's paragraph (left out in presenter mode, where the step itself comes first)."""
-    if not present.on():
+    if not presenter.on():
         st.caption(INTRO)
 
 
@@ -182,12 +182,12 @@ def training_mode(head) -> None:
             st.error(STATE["demo_error"], icon="⚠️")
         return
     _url_tokenizer_note(choices)
-    presenting = present.on()
+    presenting = presenter.on()
     c1, c2 = (head, None) if presenting else st.columns([3, 1])
     with c1:
         tok_key = tokenizers.select("Tokenizer", STATE.key("training.tokenizer"), choices=choices)
     slot = st.container()
-    with present.fold("Training text shown") if presenting else c2:
+    with presenter.fold("Training text shown") if presenting else c2:
         st.selectbox(
             "Training text shown",
             model.EXCERPT_CHOICES,
@@ -218,8 +218,11 @@ def training_mode(head) -> None:
             return
 
         def pairs(start: int) -> dict:
-            # one merge per step (PairCounter) instead of the whole text encoded again; visited windows are kept
+            # one merge per step (PairCounter) instead of the whole text encoded again; visited windows are kept.
+            # A training variant's counts are its trace's own (the language served, the stage's chunks): no counter.
             def compute() -> dict:
+                if not trace.incremental:
+                    return payload.top_pairs_window(tok, trace, start)
                 counter = cache.for_tokenizer(tok, "pair_counter", id(trace), lambda: model.PairCounter(tok, trace), maxsize=1)
                 return payload.top_pairs_window(tok, trace, start, counter if counter.k <= start else None)
 
@@ -239,11 +242,11 @@ def _use_long_text() -> None:
 def encoding_mode(head) -> None:
     choices = tokenizers.options(baselines=False)
     _url_tokenizer_note(choices)
-    presenting = present.on()
+    presenting = presenter.on()
     with head if presenting else nullcontext():
         tok_key = tokenizers.select("Tokenizer", STATE.key("encoding.tokenizer"), choices=choices)
     slot = st.container() if presenting else None  # the step comes before the text in presenter mode, after it otherwise
-    with present.fold("Text to encode"):
+    with presenter.fold("Text to encode"):
         text = state.shared_text_area("Text to encode", STATE, height=140)
         c1, c2, _ = st.columns([2, 2, 3])
         c1.button("Use a 6,000-character text", key=STATE.key("long"), on_click=_use_long_text, icon="📜")
@@ -260,7 +263,7 @@ def encoding_mode(head) -> None:
         if sized is not None:
             _steps(sized[0], sized[1], len(etrace.steps), lambda k: sync_url("encoding", tok_key, k, text))
     if etrace.steps:
-        with present.fold("Every step, as a table"):
+        with presenter.fold("Every step, as a table"):
             df = cache.for_session("step.steps_frame", etrace.text, lambda: model.steps_frame(tok, etrace), owner=tok, maxsize=4)
             st.dataframe(
                 df,
@@ -309,7 +312,7 @@ def _mode_changed() -> None:
 
 
 def page() -> None:
-    presenting = present.on()
+    presenting = presenter.on()
     left, right = st.columns([2, 3], vertical_alignment="bottom") if presenting else (nullcontext(), None)
     with left:
         mode = st.segmented_control(

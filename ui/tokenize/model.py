@@ -27,7 +27,7 @@ from tokenizer.models import chat
 from tokenizer.models.chat import ChatFormat
 from tokenizer.special import special_regex
 from tokenizer.trace import Span
-from ui.common.text import Counts, encode
+from ui.common.user_text import Counts, encode
 
 #: Spans drawn as HTML; counts, ids and tables cover every token.
 SPAN_LIMIT = 2_500
@@ -55,7 +55,7 @@ class Input:
     text: str  # the text box, or the chat rendered into one string
     recognise: bool
     messages: list[dict] | None = None
-    dropped: int = 0  # characters cut off above ui.common.text.MAX_CHARS
+    dropped: int = 0  # characters cut off above ui.common.user_text.MAX_CHARS
     problem: str | None = None  # why the chat cannot be laid out (a list the model's own package refuses)
 
 

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, state, urlstate
-from ui.common import text as textmod
+from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
-from ui.render.spans import render_spans
 
 from . import model
 from .model import Input, Result
@@ -27,8 +25,17 @@ STATE = state.PageState(
             dict(m, id=i) for i, m in enumerate(model.DEFAULT_MESSAGES)
         ],  # messages, each with a stable id for its widget keys
         "chat_next": len(model.DEFAULT_MESSAGES),
+        # the live view (ui.tokenize.live): the seq of the box's text the server has, the text it last heard from
+        # the box, the text's version (changed when the text changes on the server), a whole-page rerun asked for
+        "seq": 0,
+        "synced": None,
+        "version": 0,
+        "full": False,
+        "tree": None,  # the id of the token clicked in the live view, whose merge tree shows under it
     },
-    widgets=("tokenizer", "text", "sample"),
+    # "text": where state.set_text puts a sample or a link's text for a page's text box; the live view's box reads
+    # the shared text instead (and "version" tells it the text changed on the server)
+    widgets=("tokenizer", "sample", "live", "text", "tree_close", "tree_panel"),
 )
 URL = ("tokenizer", "text")
 
@@ -40,7 +47,7 @@ def restore_link() -> None:
     """Apply a link's tokenizer and text (see ui.common.urlstate); warn about what it names but this server lacks."""
     asked = urlstate.incoming(STATE.page, URL)
     if "text" in asked:
-        state.set_text(asked["text"], STATE)
+        state.set_text(asked["text"])
     key = asked.get("tokenizer")
     if key is not None:
         if key in tk.options():
@@ -54,68 +61,98 @@ def choose_tokenizer() -> str:
     return tk.select(
         "Tokenizer",
         STATE.key("tokenizer"),
-        help="OpenAI's encodings and open models (Meta, Qwen, Mistral), loaded once per server; tokenizers you trained or "
+        help="OpenAI's encodings and open models (Meta, Qwen, Mistral, DeepSeek), loaded once per server; tokenizers you trained or "
         "uploaded; two baselines. Type in the menu to search by family or name.",
     )
 
 
-def input_panel(key: str) -> Input:
-    """Text box or chat editor, the sample menu and the special-token switch."""
-    if tk.chat_capable(key):
+def controls() -> Input:
+    """The choices above the live view: tokenizer, special tokens, whitespace, input mode; samples or the chat editor.
+
+    In text mode the text box is the live view's own (``ui.tokenize.live``); the
+    text here is the shared text, what the box last told the server.
+    """
+    top = st.columns([5, 6], vertical_alignment="bottom")
+    with top[0]:
+        key = choose_tokenizer()
+    with top[1]:
         st.segmented_control(
-            "Input",
-            list(model.MODE_CHOICES),
-            format_func=model.MODE_CHOICES.get,
-            key=STATE.key("mode"),
+            "Special tokens",
+            list(model.SPECIAL_CHOICES),
+            format_func=model.SPECIAL_CHOICES.get,
+            key=STATE.key("special"),
             required=True,
             persist_state="session",
-            label_visibility="collapsed",
+            help=_special_help(key),
         )
+    chat_capable = tk.chat_capable(key)
+    row = st.columns([2, 5, 4] if chat_capable else [7, 4], vertical_alignment="center")
+    mode = "text"
+    if chat_capable:
+        with row[0]:
+            st.segmented_control(
+                "Input",
+                list(model.MODE_CHOICES),
+                format_func=model.MODE_CHOICES.get,
+                key=STATE.key("mode"),
+                required=True,
+                persist_state="session",
+                label_visibility="collapsed",
+            )
         mode = STATE["mode"] or "text"
-    else:
-        mode = "text"
-    messages = None
-    problem = None
-    if mode == "chat":
-        fmt = model.chat_format(key)
-        st.caption(
-            f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens."
-        )
-        messages = chat_editor(fmt.roles)
-        try:
-            text = model.chat_text(messages, key)
-        except ValueError as e:  # a list the model's own package refuses: the page says what to change
-            text, problem = "", str(e)
-    else:
-        text = state.shared_text_area(
-            "Text", STATE, height=220, help="Type or paste; press Ctrl+Enter (or click outside) to tokenize."
-        )
-        state.sample_menu(STATE, samples.SAMPLES)
-    st.segmented_control(
-        "Special tokens",
-        list(model.SPECIAL_CHOICES),
-        format_func=model.SPECIAL_CHOICES.get,
-        key=STATE.key("special"),
-        required=True,
-        persist_state="session",
-        help=_special_help(key),
-    )
+    with row[-1]:
+        st.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
     recognise = STATE["special"] == "recognise"
-    st.caption(_special_note(key, recognise, mode))
-    text, dropped = textmod.clip(text)
-    return Input(key, mode, text, recognise, messages, dropped, problem)
+    messages = None
+    if mode == "chat":
+        st.caption(_special_note(key, recognise, mode))
+        text = ""
+    else:
+        with row[-2]:
+            state.sample_menu(STATE, samples.SAMPLES)
+        st.caption(_special_note(key, recognise, mode))
+        text = st.session_state[state.TEXT]
+    inp = Input(key, mode, text, recognise, messages)
+    if mode == "chat":
+        return inp
+    text, dropped = user_text.clip(text)
+    return Input(key, mode, text, recognise, messages, dropped)
+
+
+def controls_again() -> Input:
+    """What ``controls`` chose, read from the session (no widgets): for the live view's fragment-only reruns."""
+    key = st.session_state.get(STATE.key("tokenizer")) or st.session_state[state.TOKENIZER]
+    mode = (STATE["mode"] or "text") if tk.chat_capable(key) else "text"
+    text, dropped = user_text.clip(st.session_state[state.TEXT])
+    return Input(key, mode, text, STATE["special"] == "recognise", None, dropped)
+
+
+def chat_input(inp: Input) -> Input:
+    """The chat editor (in the current column) and the conversation rendered in the model's format."""
+    fmt = model.chat_format(inp.key)
+    st.caption(
+        f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens."
+    )
+    messages = chat_editor(fmt.roles)
+    try:
+        text = model.chat_text(messages, inp.key)
+    except ValueError as e:  # a list the model's own package refuses: the page says what to change
+        st.error(str(e), icon="⚠️")
+        return Input(inp.key, inp.mode, "", inp.recognise, messages, 0, str(e))
+    text, dropped = user_text.clip(text)
+    return Input(inp.key, inp.mode, text, inp.recognise, messages, dropped)
 
 
 def _special_names(key: str, with_chat: bool) -> dict[str, int]:
     try:
-        return dict(_tokenizer_for(key, with_chat).special_tokens)
+        return dict(tokenizer_for(key, with_chat).special_tokens)
     except ValueError:
         return {}
 
 
 def _special_help(key: str) -> str:
     try:
-        names = _tokenizer_for(key, True).special_tokens
+        names = tokenizer_for(key, True).special_tokens
     except ValueError:
         return "This tokenizer cannot be loaded."
     return model.special_help(names)
@@ -171,77 +208,39 @@ def chat_editor(roles: tuple[str, ...] = model.ROLES) -> list[dict]:
 # ---------------------------------------------------------------- tokenizing
 
 
-def _tokenizer_for(key: str, with_chat: bool):
-    # cl100k/o200k also know the chat tokens when specials are recognised (Tiktokenizer's gpt-4/gpt-4o);
-    # the open models define theirs among their special tokens
+def tokenizer_for(key: str, with_chat: bool):
+    """The tokenizer a key names; cl100k/o200k also know the chat tokens when specials are recognised or in chat
+    mode (Tiktokenizer's gpt-4/gpt-4o); the open models define theirs among their special tokens."""
     if with_chat and tk.chat_capable(key):
         return tk.chat(key)
     return tk.get(key)
 
 
+def encode(key: str, tok, text: str, recognise: bool) -> list[int]:
+    """The server's ids for a text (this session's cache: the live view and the tables ask for the same)."""
+    return cache.for_session(
+        "tokenize.encode", (key, recognise, text), lambda: user_text.encode(tok, text, recognise_special=recognise), maxsize=4
+    )
+
+
 def tokenize(inp: Input) -> Result | None:
-    """Encode the input; a core error is shown with st.error and gives None."""
+    """Encode the input on the server (for the tables, and the chat mode's view); a core error is shown with st.error."""
     with errors.shown():
-        tok = _tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
+        tok = tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
         if inp.mode == "chat":
             ids = model.encode_chat(tok, inp.messages or [], key=inp.key, recognise_special=inp.recognise)
         else:
-            ids = textmod.encode(tok, inp.text, recognise_special=inp.recognise)
+            ids = encode(inp.key, tok, inp.text, inp.recognise)
         found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []
-        return Result(tok, ids, tok.spans(ids), textmod.counts(inp.text, ids), found)
+        return Result(tok, ids, tok.spans(ids), user_text.counts(inp.text, ids), found)
     return None
 
 
 # ---------------------------------------------------------------- output
 
 
-def empty_state(inp: Input | None = None) -> None:
-    if inp is not None and inp.problem:
-        st.error(inp.problem, icon="⚠️")
-        return
-    st.info(
-        "Nothing to tokenize yet. Type or paste some text on the left, or load a sample text.",
-        icon="✍️",
-    )
-
-
-def show_counts(inp: Input, res: Result) -> None:
-    c = res.counts
-    cols = st.columns(4)
-    cols[0].metric("Tokens", f"{c.tokens:,}", border=True)
-    cols[1].metric("Characters", f"{c.characters:,}", border=True)
-    cols[2].metric("UTF-8 bytes", f"{c.bytes:,}", border=True)
-    cols[3].metric("Chars/token", f"{c.chars_per_token:.2f}", border=True)
-    if inp.dropped:
-        st.warning(
-            f"The text is {len(inp.text) + inp.dropped:,} characters long; only the first "
-            f"{textmod.MAX_CHARS:,} are tokenized (the page's limit, about 200 kB of English). "
-            "Tokenize the rest separately, or use `python -m tokenizer` for whole files.",
-            icon="✂️",
-        )
-    if res.special_in_text:
-        names = ", ".join(f"`{s}`" for s in res.special_in_text[:4])
-        st.caption(
-            f"Your text contains {names}: counted here as ordinary text. Choose “Recognise special tokens” to count each as one token."
-        )
-
-
-def show_spans(inp: Input, res: Result) -> None:
-    ws = st.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
-    st.html(render_spans(res.spans, show_whitespace=ws, limit=model.SPAN_LIMIT))
-    note = "Hover a token to see its id, bytes and text. The colour belongs to the token id: the same token looks the same everywhere."
-    if len(res.spans) > model.SPAN_LIMIT:
-        note += f" Only the first {model.SPAN_LIMIT:,} tokens are drawn, to keep the page fast; the ids and tables below have all {len(res.spans):,}."
-    st.caption(note)
-
-
-def show_ids(res: Result) -> None:
-    st.markdown("**Token ids**")
-    body = "[" + ", ".join(map(str, res.ids)) + "]"
-    st.code(body, language=None, wrap_lines=True, height=160 if len(res.ids) > 120 else "content")
-
-
 def show_details(inp: Input, res: Result) -> None:
+    """Below the live view, for the text the server has (the box's, once typing stops): token table, bytes, link."""
     t_tokens, t_bytes, t_share = st.tabs(["Token table", "Bytes view", "Share"])
     with t_tokens:
         st.dataframe(
@@ -274,7 +273,7 @@ def show_bytes_view(text: str) -> None:
         " A byte-level BPE starts from these bytes and merges them; the *UTF-8 bytes* tokenizer shows them unmerged."
     )
     st.dataframe(df, hide_index=True, height=300, width="stretch")
-    n_chars = textmod.counts(text, []).characters
+    n_chars = user_text.counts(text, []).characters
     if n_chars > len(df):
         st.caption(f"Showing the first {len(df):,} of {n_chars:,} characters.")
 

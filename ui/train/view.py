@@ -525,7 +525,7 @@ def results_section(key: str) -> None:
                     f"Bytes per token falls from 1.00 (raw bytes) to {frame['bytes per token'].iloc[-1]:.2f} after {tok.num_merges:,} merges. "
                     "The dashed line marks the vocab size you asked for."
                 )
-                _step_link(key)
+                _step_link(key, trace.first_learned)
 
 
 def _trace(store: workspace.Store, key: str):
@@ -533,13 +533,14 @@ def _trace(store: workspace.Store, key: str):
         return store.training_trace(key)
 
 
-def _step_link(key: str) -> None:
+def _step_link(key: str, first: int = 0) -> None:
+    """A link to Step through's training mode at the first merge learned on this text (a continued training's base came before)."""
     try:
         st.page_link(
             "pages/step.py",
             label="Step through this training, merge by merge",
             icon="👣",
-            query_params={"mode": "training", "tokenizer": USER + key, "step": "0"},
+            query_params={"mode": "training", "tokenizer": USER + key, "step": str(first)},
         )
     except Exception:  # the page runs on its own (AppTest.from_file): there is no navigation to link into
         pass

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tokenizer import train
-from ui.compare import coverage, tax
+from ui.compare import coverage, token_tax
 from ui.compare import model as compare
 from ui.overlap import model as overlap
 from ui.render import charts
@@ -40,7 +40,7 @@ def specs() -> dict[str, dict]:
         "pairs": charts.top_pairs(step.top_pairs_frame(TOK, TOK.training, 3)),
         "lengths": charts.length_histogram(vocabulary.length_counts(vocabulary.vocab_frame(TOK))),
         "tax": charts.token_tax(
-            tax.tax_frame(
+            token_tax.tax_frame(
                 {"English": "Hi.", "Greek": "Γεια."}, ["A", "B"], lambda i, lang: 2 + i + len(lang), reference="English"
             ),
             ["English", "Greek"],
@@ -56,6 +56,25 @@ def specs() -> dict[str, dict]:
         "overlap-two": charts.overlap_summary(overlap.summary_long(overlap.summary(overlap.overlap(vocabs[:2])))),
         "jaccard": charts.jaccard_heatmap(overlap.pairs(ov)),
         "pieces": charts.split_histogram(overlap.histogram([split, overlap.split_under(vocabs[1], TOK, "A")])),
+        **variant_specs(),
+    }
+
+
+def variant_specs() -> dict[str, dict]:
+    """The training variants' charts on the Train and Step pages."""
+    from tokenizer.bpe.parity import train_parity
+    from tokenizer.bpe.superwords import train_superwords
+    from ui.train import variants
+
+    fair = train_parity({"English": "the cat sat", "German": "die Katze saß"}, 280, baseline=True)
+    sup = train_superwords("of the cat and of the dog " * 5, 290, "gpt2", transition=275, baseline=True)
+    frame = variants.parity_frame(fair)
+    return {
+        "parity-tax": charts.token_tax(frame, ["English", "German"], "English"),
+        "superwords": charts.compression_compare(
+            variants.superword_curves(sup, sup.training.baseline, sup.training, sup.training.baseline.training), transition=275
+        ),
+        "languages": charts.language_tokens(step.language_frame(fair.training, 3)),
     }
 
 

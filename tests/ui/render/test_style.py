@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tokenizer import train
 from tokenizer.trace import MergeTree, make_spans
-from ui.common.present import MARKER
+from ui.common.presenter import MARKER
 from ui.render import STYLESHEET, cards, pieces, spans, trees
 from ui.step.model import word_ladder
 
@@ -32,7 +32,7 @@ def every_kind_of_html() -> str:
             cards.ladder_html([("bytes", sp, {0})]),
             trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
             trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
-            MARKER,  # presenter mode's marker (ui.common.present)
+            MARKER,  # presenter mode's marker (ui.common.presenter)
             spans.scroll_box("", height=100, label="x"),
             pieces.render_pieces([pieces.PieceRow("1", "a", sp), pieces.PieceRow("2", "b", sp, "😄")]),
             trees.panel_html(tok.merge_tree(m.new_id), tok.rank_of, where="mine"),
@@ -41,25 +41,17 @@ def every_kind_of_html() -> str:
     )
 
 
-#: Components that build some of their HTML in the browser: the classes they set are used too.
-COMPONENTS = [ROOT / "ui" / "compare" / "rows.js"]
-
-
-def component_classes() -> set[str]:
-    """Classes a component's script sets (``el.className = "..."``, ``classList.add("...")``).
-
-    Cover every way the scripts set a class: a class set any other way is missed here, and its rule fails below.
-    """
-    found = set()
-    for path in COMPONENTS:
-        js = path.read_text(encoding="utf-8")
-        for value in re.findall(r'className = "([^"]*)"|classList\.add\("([^"]*)"\)', js):
-            found.update(c for v in value for c in v.split())
-    return found
-
-
 def used_classes(html: str) -> set[str]:
     return {c for attr in re.findall(r'class="([^"]*)"', html) for c in attr.split()}
+
+
+def browser_classes() -> set[str]:
+    """Classes the browser modules (ui/**/*.js: the live Tokenize view) set themselves: ``class: "…"`` in the
+    element builder, ``class="…"`` in markup, ``classList.add/remove/toggle("…")``."""
+    js = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "ui").rglob("*.js")))
+    found = re.findall(r'class(?:Name)?\s*[:=]\s*"([^"$]*)"', js) + re.findall(r'class=\\?"([^"\\$]*)', js)
+    found += re.findall(r'classList\.(?:add|remove|toggle)\(\s*"([^"]+)"', js)
+    return {c for attr in found for c in attr.split()}
 
 
 def styled_classes() -> set[str]:
@@ -72,11 +64,9 @@ def test_every_class_in_the_html_has_a_rule():
 
 
 def test_every_rule_is_for_a_class_the_html_uses():
-    assert styled_classes() - used_classes(every_kind_of_html()) - component_classes() == set()
-
-
-def test_the_components_classes_are_found():
-    assert {"bpe-pickable", "picked", "bpe-built-close", "bpe-built-slot"} <= component_classes()
+    assert styled_classes() - used_classes(every_kind_of_html()) - browser_classes() == set()
+    assert {"bpe-live", "picked", "hov"} <= browser_classes()  # the live view's, found in ui/web/tokenize.js
+    assert {"bpe-pickable", "picked", "bpe-built-close", "bpe-built-slot"} <= browser_classes()  # ui/compare/rows.js
 
 
 def test_no_css_in_python_strings():

@@ -132,3 +132,71 @@ def test_top_pairs_window_equals_the_models_frame_at_each_step():
             triples = list(zip(row[0::3], row[1::3]))
             assert triples[0] == tok.merge_list[start + i].pair
             assert [model.pair_label(tok, p).rstrip() for p in triples] == [s.rstrip() for s in frame["pair"]]
+
+
+# ----------------------------------------------------------------------------- training variants
+
+
+def test_tokens_across_words_replay_each_stage_as_it_cut_the_text():
+    """Before the transition the shown text is cut by stage 1's pattern, from it by the superword one."""
+    from tokenizer.bpe.superwords import train_superwords
+
+    text = "of the cat and of the dog, in the house of the king; " * 12
+    tok = train_superwords(text, 320, "gpt4", transition=290)
+    trace, t = tok.training, tok.training.stage1_merges
+    r = read(payload.training_payload(tok, trace, model.excerpt_trace(tok, text), corpus_chars=len(text)))
+    assert r.variant["stage1"] == t and r.stage1 is not None
+    for k in range(tok.num_merges + 1):
+        view = model.training_view(tok, trace, model.excerpt_trace(model.stage_tokenizer(tok, trace, k), text), k)
+        assert (r.spans(k), r.highlight(k), r.cuts(k), r.length_at(k)) == (view.spans, view.highlight, view.cuts, view.tokens), k
+    assert r.cuts(t - 1) != r.cuts(t)  # the chunks change at the transition: fewer, longer ones
+
+
+def test_parity_sends_the_language_each_merge_serves_and_every_languages_length():
+    from tokenizer.bpe.parity import join_parallel, train_parity
+
+    texts = {"en": "the cat and the dog " * 20, "de": "die Katze und der Hund " * 20, "<i>el</i>": "η γάτα και ο σκύλος " * 20}
+    tok = train_parity(texts, 330, pattern="gpt4")
+    trace = tok.training
+    corpus = join_parallel(texts)
+    r = read(payload.training_payload(tok, trace, model.excerpt_trace(tok, corpus[:500]), corpus_chars=len(corpus)))
+    assert r.variant["languages"] == list(texts)
+    served = []
+    for k in range(tok.num_merges + 1):
+        assert r.language_tokens(k) == trace.language_tokens_at(k)
+        g = trace.served_at(k)
+        assert r.served(k) == (None if g is None else list(texts)[g])
+        served.append(r.served(k))
+        assert r.length_at(k) == sum(trace.language_tokens_at(k).values())  # the training text: every language's
+    assert len(set(served) - {None}) >= 2  # more than one language was served
+
+
+def test_a_continued_gpt2_keeps_its_ids_in_the_payload():
+    """GPT-2's bytes have ids of their own and <|endoftext|> sits at 50256: new merges start at 50257."""
+    from tokenizer.bpe.continued import train_continued
+
+    gpt2 = load_encoding("r50k_base")
+    text = "def tokenize(text):\n    return [tok for tok in text.split()]\n" * 20
+    tok = train_continued(text, gpt2.n_vocab + 12, base=gpt2)
+    etrace = model.excerpt_trace(tok, text[:400])
+    r = read(payload.training_payload(tok, tok.training, etrace, corpus_chars=len(text)))
+    assert r.new_ids == [m.new_id for m in tok.merge_list]
+    assert r.variant["firstLearned"] == gpt2.num_merges
+    for k in (0, 1, 5000, gpt2.num_merges, tok.num_merges):
+        assert r.spans(k) == model.training_view(tok, tok.training, etrace, k).spans, k
+
+
+def test_a_variants_top_pairs_are_its_traces_counts():
+    """The pairs step k was chosen by: in the language it served, in the stage's chunks; the merge is the top one."""
+    from tokenizer.bpe.parity import train_parity
+    from tokenizer.bpe.superwords import train_superwords
+
+    texts = {"en": "the cat and the dog " * 20, "de": "die Katze und der Hund " * 20}
+    for tok in (train_parity(texts, 300, pattern="gpt4"), train_superwords(CORPUS, 330, "gpt4", transition=300)):
+        for start in (0, 20, tok.num_merges - 3):
+            w = payload.top_pairs_window(tok, tok.training, start)
+            assert len(w["pairs"]) == min(payload.VARIANT_WINDOW, tok.num_merges - start)
+            for i, row in enumerate(w["pairs"]):
+                want = tok.training.pair_counts(tok, start + i, model.TOP_PAIRS)
+                assert row == [x for pc in want for x in (*pc.pair, pc.count)]
+                assert tuple(row[:2]) == tok.merge_list[start + i].pair

@@ -1,4 +1,4 @@
-"""ui/vocabulary/odd.py: tokens that encoding their own bytes never gives back, and tokens that are not text alone."""
+"""ui/vocabulary/unreachable.py: tokens that encoding their own bytes never gives back, and tokens that are not text alone."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import tiktoken
 
 from tokenizer import Tokenizer, load_encoding, train
-from ui.vocabulary import odd
+from ui.vocabulary import unreachable
 
 
 def brute_force(tok: Tokenizer) -> tuple[set[int], set[int]]:
@@ -33,18 +33,18 @@ def test_a_token_across_a_chunk_boundary_is_unreachable_with_the_pattern_and_rea
     corpus = "hello world hello world hello world"
     plain = train(corpus, 270, pattern=None)
     split = Tokenizer(plain.merge_list, pattern="gpt2")  # the same merges, now behind GPT-2's split
-    assert odd.find_odd_tokens(plain).unreachable.empty
-    found = odd.find_odd_tokens(split).unreachable
+    assert unreachable.find_odd_tokens(plain).unreachable.empty
+    found = unreachable.find_odd_tokens(split).unreachable
     crossing = {t for t, b in split.vocab.items() if b.isascii() and len(split.split(b.decode())) > 1}  # GPT-2 cuts their text
     assert set(found["id"]) == crossing
     assert split.encode_single_token("hello ") in crossing  # GPT-2 gives the space to the next word
-    assert all(why.startswith(odd.SPLIT) for why in found["why"])
+    assert all(why.startswith(unreachable.SPLIT) for why in found["why"])
 
 
 def test_bpe_unreachable_and_partial_tokens():
     tok = Tokenizer({(97, 98): 256, (98, 99): 257, (97, 257): 258, (0xE4, 0xBD): 259})
-    found = odd.find_odd_tokens(tok)
-    assert found.unreachable.set_index("id").loc[258, "why"] == odd.BPE
+    found = unreachable.find_odd_tokens(tok)
+    assert found.unreachable.set_index("id").loc[258, "why"] == unreachable.BPE
     assert 259 in set(found.partial["id"]) and 259 not in set(found.unreachable["id"])  # reachable bytes, not text
     assert set(found.partial["id"]) == {b for b in range(128, 256)} | {259}
     assert found.checked == 260
@@ -55,7 +55,7 @@ def test_bpe_unreachable_and_partial_tokens():
 def test_official_encodings_agree_with_the_definition_and_with_tiktoken(name):
     tok = load_encoding(name)
     unreachable, partial = brute_force(tok)
-    found = odd.find_odd_tokens(tok)
+    found = unreachable.find_odd_tokens(tok)
     assert set(found.unreachable["id"]) == unreachable
     assert set(found.partial["id"]) == partial
     enc = tiktoken.get_encoding(name)
@@ -67,7 +67,7 @@ def test_official_encodings_agree_with_the_definition_and_with_tiktoken(name):
 @pytest.mark.slow
 def test_o200k_has_twelve_unreachable_tokens_and_tiktoken_agrees():
     tok = load_encoding("o200k_base")
-    found = odd.find_odd_tokens(tok)
+    found = unreachable.find_odd_tokens(tok)
     assert len(found.unreachable) == 12
     enc = tiktoken.get_encoding("o200k_base")
     for t in found.unreachable["id"]:
@@ -77,7 +77,7 @@ def test_o200k_has_twelve_unreachable_tokens_and_tiktoken_agrees():
 
 def test_progress_is_reported_up_to_the_total():
     calls = []
-    odd.find_odd_tokens(Tokenizer(), lambda done, total: calls.append((done, total)))
+    unreachable.find_odd_tokens(Tokenizer(), lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, 256) and calls[-1] == (256, 256)
 
 
@@ -92,7 +92,7 @@ def _by_their_package(name: str) -> tuple[set[int], set[int]]:
         enc, offset = tekkenizer()._model, tekkenizer().num_special_tokens
     else:
         enc, offset = package_reference(name), 0  # Qwen's package puts text in NFC first
-    unreachable, partial = set(), set()
+    missing, partial = set(), set()
     for data, rank in enc._mergeable_ranks.items():
         t = rank + offset
         try:
@@ -101,8 +101,8 @@ def _by_their_package(name: str) -> tuple[set[int], set[int]]:
             partial.add(t)
             got = _educational.bpe_encode(enc._mergeable_ranks, data, visualise=None)
         if [g + offset for g in got] != [t]:
-            unreachable.add(t)
-    return unreachable, partial
+            missing.add(t)
+    return missing, partial
 
 
 @pytest.mark.parametrize(
@@ -117,14 +117,14 @@ def _by_their_package(name: str) -> tuple[set[int], set[int]]:
 )
 def test_open_models_agree_with_their_own_packages(name):
     tok = load_encoding(name)
-    found = odd.find_odd_tokens(tok)
-    unreachable, partial = _by_their_package(name)
+    found = unreachable.find_odd_tokens(tok)
+    theirs, partial = _by_their_package(name)
     assert found.checked == len(tok.vocab) - len(tok.special_ids)
-    assert set(found.unreachable["id"]) == unreachable
+    assert set(found.unreachable["id"]) == theirs
     assert set(found.partial["id"]) == partial
     known = {"llama3": (0, 1352), "llama4": (7, 1828), "qwen2.5": (1909, 1448), "qwen3.6": (2, 944), "tekken": (0, 1435)}
-    assert (len(unreachable), len(partial)) == known[name]  # docs/pages.md's figures
-    normalized = found.unreachable[found.unreachable["why"].str.startswith(odd.NORMALIZED)]
+    assert (len(theirs), len(partial)) == known[name]  # docs/pages.md's figures
+    normalized = found.unreachable[found.unreachable["why"].str.startswith(unreachable.NORMALIZED)]
     texts = [tok.vocab[i].decode("utf-8") for i in normalized["id"]]
     assert not any(unicodedata.is_normalized(tok.normalizer or "NFC", t) for t in texts)
     # Qwen 2.5's tokens not in NFC (its package's encode never gives them); Qwen 3.6 has none, the others do not normalize

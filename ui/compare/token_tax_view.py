@@ -18,7 +18,7 @@ from ui.common import cache, errors, state, upload
 from ui.common import tokenizers as tk
 from ui.render import charts
 
-from . import code, coverage, languages, model, tax
+from . import code, coverage, languages, model, token_tax
 
 OURS, CODE, YOURS = "ours", "code", "yours"
 SOURCES = {
@@ -76,7 +76,7 @@ def _their_passages() -> dict[str, str] | None:
         key=STATE.key("paste"),
         height=160,
         persist_state="session",
-        help=tax.FORMAT_HELP,
+        help=token_tax.FORMAT_HELP,
         placeholder="English: The weather is nice today.\nGerman: Heute ist das Wetter schön.\nGreek: Σήμερα ο καιρός είναι ωραίος.",
     )
     f = c2.file_uploader(
@@ -84,7 +84,7 @@ def _their_passages() -> dict[str, str] | None:
         type=["txt", "tsv", "json"],
         key=STATE.key("file"),
         max_upload_size=upload.MAX_UPLOAD_MB,
-        help=tax.FORMAT_HELP,
+        help=token_tax.FORMAT_HELP,
     )
     raw = STATE["paste"]
     if f is not None:
@@ -95,13 +95,13 @@ def _their_passages() -> dict[str, str] | None:
             st.error(str(e), icon="⚠️")
             return None
     try:
-        passages = tax.parse_parallel(raw)
+        passages = token_tax.parse_parallel(raw)
     except ValueError as e:
         st.error(str(e), icon="⚠️")
         return None
     if len(passages) < 2:
         st.info(
-            "Give at least two languages, one per line (`English: …`), to compare their token counts. " + tax.FORMAT_HELP,
+            "Give at least two languages, one per line (`English: …`), to compare their token counts. " + token_tax.FORMAT_HELP,
             icon="🌍",
         )
         return None
@@ -125,7 +125,7 @@ def show_token_tax(keys: list[str]) -> None:
         return
     langs = list(passages)
     if STATE.get("reference") not in langs:
-        STATE["reference"] = tax.default_reference(langs)
+        STATE["reference"] = token_tax.default_reference(langs)
     reference = st.selectbox(
         "Relative to",
         langs,
@@ -160,10 +160,10 @@ def show_token_tax(keys: list[str]) -> None:
     scripts = {OURS: languages.scripts, CODE: code.files}.get(source, lambda: None)()
 
     def build():  # about 20 ms of pandas: kept for this session's last few choices, not redone at every rerun
-        frame = tax.tax_frame(
+        frame = token_tax.tax_frame(
             passages, [label for label, _ in counted], lambda i, lang: counted[i][1][lang], reference=reference, scripts=scripts
         )
-        return frame, tax.language_order(frame, reference), tax.tokens_table(frame)
+        return frame, token_tax.language_order(frame, reference), token_tax.tokens_table(frame)
 
     frame, order, table = cache.for_session("tax.frame", key, build, maxsize=4)
     spec = cache.for_session("tax.chart", key, lambda: charts.token_tax(frame, order, reference), maxsize=4)

@@ -1,4 +1,4 @@
-"""ui/compare/tax.py and languages.py: the token tax by language."""
+"""ui/compare/token_tax.py and languages.py: the token tax by language."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import tiktoken
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ui.compare import languages, tax
+from ui.compare import languages, token_tax
 
 
 def test_at_least_fifteen_languages_across_the_scripts_the_issue_names():
@@ -53,20 +53,20 @@ def test_each_passage_is_written_in_its_script(language):
 
 
 def test_parse_accepts_colons_tabs_json_and_names_bad_lines():
-    assert tax.parse_parallel("English: Hi: there\nGerman\tHallo") == {"English": "Hi: there", "German": "Hallo"}
+    assert token_tax.parse_parallel("English: Hi: there\nGerman\tHallo") == {"English": "Hi: there", "German": "Hallo"}
     with pytest.raises(ValueError, match="Line 2 has no language name"):
-        tax.parse_parallel("English: Hi\nno separator here")
+        token_tax.parse_parallel("English: Hi\nno separator here")
     with pytest.raises(ValueError, match="appears twice"):
-        tax.parse_parallel("English: a\nEnglish: b")
+        token_tax.parse_parallel("English: a\nEnglish: b")
     with pytest.raises(ValueError, match="no passage"):
-        tax.parse_parallel("English:   ")
+        token_tax.parse_parallel("English:   ")
     with pytest.raises(ValueError, match="JSON is not valid"):
-        tax.parse_parallel('{"English": ')
+        token_tax.parse_parallel('{"English": ')
     with pytest.raises(ValueError, match="not a passage"):
-        tax.parse_parallel('{"English": 3}')
+        token_tax.parse_parallel('{"English": 3}')
     with pytest.raises(ValueError, match="longer than"):
-        tax.parse_parallel("English: " + "a" * (tax.MAX_PASSAGE_CHARS + 1))
-    assert tax.parse_parallel("  \n") == {}
+        token_tax.parse_parallel("English: " + "a" * (token_tax.MAX_PASSAGE_CHARS + 1))
+    assert token_tax.parse_parallel("  \n") == {}
 
 
 # ----------------------------------------------------------------------------- parallel texts, every format
@@ -79,7 +79,7 @@ passage = (
     .filter(str.strip)
     .map(str.strip)
 )
-fields = {*tax.LANGUAGE_FIELDS, *tax.PASSAGE_FIELDS}
+fields = {*token_tax.LANGUAGE_FIELDS, *token_tax.PASSAGE_FIELDS}
 usable = names.filter(lambda n: n.strip() == n and n[0] not in "{[\"'" and n.lower() not in fields)
 parallel = st.dictionaries(usable, passage, min_size=1, max_size=6)
 
@@ -107,12 +107,12 @@ FORMATS = {
 @example(p={"English": "The weather is nice today.", "Ελληνικά": "Σήμερα ο καιρός είναι ωραίος."}, bom=True)
 def test_every_format_is_read_as_meant_with_or_without_a_byte_order_mark(fmt, p, bom):
     text = FORMATS[fmt](p)
-    assert tax.parse_parallel("\ufeff" * bom + text) == p
+    assert token_tax.parse_parallel("\ufeff" * bom + text) == p
     if bom:  # an upload saved with a mark, in UTF-8 or UTF-16
         from tokenizer.formats.json_input import decode_text
 
-        assert tax.parse_parallel(decode_text(text.encode("utf-8-sig"))) == p
-        assert tax.parse_parallel(decode_text(text.encode("utf-16"))) == p
+        assert token_tax.parse_parallel(decode_text(text.encode("utf-8-sig"))) == p
+        assert token_tax.parse_parallel(decode_text(text.encode("utf-16"))) == p
 
 
 json_values = st.recursive(
@@ -130,7 +130,7 @@ json_values = st.recursive(
 def test_any_json_is_read_as_meant_or_refused_never_as_lines(value):
     text = json.dumps(value)
     try:
-        out = tax.parse_parallel(text)
+        out = token_tax.parse_parallel(text)
     except ValueError as e:
         assert "JSON" in str(e) or "Item" in str(e) or "entry" in str(e) or "appears twice" in str(e) or "no passage" in str(e)
         return
@@ -166,7 +166,7 @@ def test_any_json_is_read_as_meant_or_refused_never_as_lines(value):
 )
 def test_a_language_given_twice_is_reported_not_overwritten(text):
     with pytest.raises(ValueError, match="twice"):
-        tax.parse_parallel(text)
+        token_tax.parse_parallel(text)
 
 
 @given(p=parallel, fmt=st.sampled_from(list(FORMATS)), data=st.data())
@@ -181,7 +181,7 @@ def test_a_repeated_language_is_reported_in_every_format(p, fmt, data):
     else:
         text = _render_pairs(fmt, twice)
     with pytest.raises(ValueError, match="twice"):
-        tax.parse_parallel(text)
+        token_tax.parse_parallel(text)
 
 
 def _render_pairs(fmt, pairs):
@@ -212,7 +212,7 @@ def _render_pairs(fmt, pairs):
 )
 def test_json_of_another_shape_is_refused_with_what_to_write(text, fix):
     with pytest.raises(ValueError, match=fix):
-        tax.parse_parallel(text)
+        token_tax.parse_parallel(text)
 
 
 def test_premiums_match_tiktoken_counts():
@@ -220,7 +220,9 @@ def test_premiums_match_tiktoken_counts():
     passages = languages.texts()
     names = ["r50k_base", "cl100k_base", "o200k_base"]
     encs = [tiktoken.get_encoding(n) for n in names]
-    frame = tax.tax_frame(passages, names, lambda i, lang: len(encs[i].encode_ordinary(passages[lang])), reference="English")
+    frame = token_tax.tax_frame(
+        passages, names, lambda i, lang: len(encs[i].encode_ordinary(passages[lang])), reference="English"
+    )
     assert len(frame) == len(names) * len(passages)
     for row in frame.itertuples():
         enc = encs[names.index(row.tokenizer)]
@@ -235,12 +237,12 @@ def test_premiums_match_tiktoken_counts():
 
 def test_an_unknown_reference_is_an_error_that_lists_the_choices():
     with pytest.raises(ValueError, match="pick one of English, German"):
-        tax.tax_frame({"English": "a", "German": "b"}, ["A"], lambda i, lang: 1, reference="Klingon")
+        token_tax.tax_frame({"English": "a", "German": "b"}, ["A"], lambda i, lang: 1, reference="Klingon")
 
 
 def test_table_has_a_tokens_column_per_tokenizer():
     passages = {"English": "Hello.", "Greek": "Γεια σου."}
-    frame = tax.tax_frame(passages, ["A", "B"], lambda i, lang: (i + 1) * len(passages[lang]), reference="Greek")
-    table = tax.tokens_table(frame)
+    frame = token_tax.tax_frame(passages, ["A", "B"], lambda i, lang: (i + 1) * len(passages[lang]), reference="Greek")
+    table = token_tax.tokens_table(frame)
     assert list(table.columns) == ["language", "script", "bytes", "A", "B"]
     assert table.set_index("language").loc["Greek", "B"] == 2 * len("Γεια σου.")

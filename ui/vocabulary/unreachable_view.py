@@ -2,7 +2,7 @@
 those that are not text on their own, with a click into a token's merge tree.
 
 ``pages/vocabulary.py`` calls ``section`` after the page's other sections. The check
-(``odd.find_odd_tokens``) runs once per tokenizer with a progress bar and is kept as
+(``unreachable.find_odd_tokens``) runs once per tokenizer with a progress bar and is kept as
 ``ui.common.cache`` says: for every session with an official encoding, in this session
 with one of yours.
 """
@@ -14,7 +14,7 @@ import streamlit as st
 from ui.common import cache, errors, state, tokenizers
 from ui.render import trees
 
-from . import odd
+from . import unreachable
 
 KINDS = {"unreachable": "Unreachable from their own text", "partial": "Not valid UTF-8 on their own"}
 EXPLANATION = (
@@ -29,16 +29,16 @@ EXPLANATION = (
 STATE = state.PageState("vocab_odd", {"kind": "unreachable", "picked": None}, widgets=("table",))
 
 
-def _find(tok) -> odd.OddTokens:
+def _find(tok) -> unreachable.OddTokens:
     """The check, once per tokenizer, with a progress bar while it runs."""
 
-    def compute() -> odd.OddTokens:
+    def compute() -> unreachable.OddTokens:
         bar = st.progress(0.0, text="Encoding every token's own bytes…")
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / total if total else 1.0, text=f"Checking tokens: {done:,} of {total:,}")
 
-        found = odd.find_odd_tokens(tok, progress)
+        found = unreachable.find_odd_tokens(tok, progress)
         bar.empty()
         return found
 

@@ -1,4 +1,4 @@
-"""ui/common/text.py: the limit, the two special-token modes and the counts every page shows."""
+"""ui/common/user_text.py: the limit, the two special-token modes and the counts every page shows."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import tiktoken
 
 import tokenizer
-from ui.common import text
+from ui.common import user_text as text
 
 
 def test_counts_of_hello_nihao():

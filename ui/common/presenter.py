@@ -13,7 +13,7 @@ While it is on:
 * secondary panels (the details under Tokenize, Compare's sample-set leaderboard, …)
   are folded into expanders (``fold``), one click away.
 
-The mode is kept in ``st.session_state`` (key ``present.on``): it is per browser
+The mode is kept in ``st.session_state`` (key ``presenter.on``): it is per browser
 session, like every other setting.
 """
 

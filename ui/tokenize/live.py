@@ -1,0 +1,205 @@
+"""The live Tokenize view: one ``st.components.v2`` component that owns the text box and tokenizes as the user types.
+
+Its browser half is ``ui/web/tokenize.js`` (see there); this half decides, on every
+run, how the text is tokenized and gives the component its data
+(``ui.web.payload``):
+
+* a rank-based tokenizer (OpenAI's, the open models', the user's own with a pattern
+  JavaScript can read) goes to the browser as a model file, written once to the
+  static folder (``ui.web.model``) and cached by the browser; the "Characters"
+  baseline is computed in the page;
+* anything else, a text longer than ``payload.LIVE_LIMIT`` and chat mode are
+  tokenized here, and the result goes with the data.
+
+The component sends the text back as a trigger value ``text`` (``{text, seq,
+full}``): the callback makes it the shared text (``ui.common.state``), so the link,
+the tables below and the other pages follow. The component lives in a fragment:
+``full`` (typing has stopped, the box was left) reruns the whole page; otherwise (the
+server tokenizes, the box wants this text's tokens) only the fragment reruns.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+from tokenizer import registry
+from ui.common import cache, errors, presenter, state, user_text
+from ui.common import tokenizers as tk
+from ui.render import trees
+from ui.web import model as web
+from ui.web import payload
+
+from . import model as page_model
+from . import view
+from .model import Input, Result
+from .view import STATE
+
+JS = Path(__file__).with_name("live.js")
+
+
+@functools.cache
+def _component():
+    """Registered once per process, on first use (never at import). Not isolated: the app's stylesheet styles it."""
+    return st.components.v2.component("bpe_lab_tokenize_live", js=JS.read_text(encoding="utf-8"), isolate_styles=False)
+
+
+def assets() -> str:
+    """The browser modules' folder in the static folder (written once per process and folder)."""
+    return _assets(str(web.static_dir()))
+
+
+@st.cache_resource(show_spinner=False)
+def _assets(static: str) -> str:
+    return web.publish_assets(Path(static))
+
+
+def official_model(name: str) -> dict:
+    """A registered encoding's model file: written to the static folder once, the same for every session."""
+    return _official_model(name, str(web.static_dir()))
+
+
+@st.cache_resource(show_spinner="Preparing the tokenizer for your browser (once per server)…", max_entries=32)
+def _official_model(name: str, static: str) -> dict:
+    data = web.model_file(tk.get(name), check_shortcuts=False)  # tests/ui/web/test_model.py: none needs them
+    return {"id": web.content_name(data, ""), "url": web.publish_model(data, Path(static)), "size": len(data)}
+
+
+@st.cache_resource(show_spinner=False)
+def _user_key() -> bytes:
+    """The key that names user model files: this process's, in memory (``payload.new_key``)."""
+    payload.prune()
+    return payload.new_key()
+
+
+def user_model(tok) -> dict:
+    """One of the user's tokenizers as a model file under a name nobody else can guess (this session's cache)."""
+
+    def build() -> dict:
+        data = web.model_file(tok)
+        url = payload.publish_user_model(data, _user_key())
+        return {"id": url.rsplit("/", 1)[1][:-4], "url": url, "size": len(data)}
+
+    return cache.for_tokenizer(tok, "live.model", "v1", build, maxsize=2)
+
+
+def how(key: str, tok) -> tuple[str, dict | None, str | None]:
+    """``(kind, model, reason)``: where this tokenizer's text is tokenized (see ``ui.web.payload``)."""
+    if key == "chars":
+        return "chars", None, None
+    reason = web.browser_reason(tok)
+    if reason is not None:
+        return "server", None, reason
+    if key in tk.OFFICIAL or key == "bytes":
+        return "bpe", official_model(key), None
+    return "bpe", user_model(tok), None
+
+
+def _on_text() -> None:
+    """The component's text came in: it becomes the shared text (a full rerun follows when the user stopped typing)."""
+    event = (st.session_state.get(STATE.key("live")) or {}).get("text")
+    if not isinstance(event, dict) or not isinstance(event.get("text"), str) or type(event.get("seq")) is not int:
+        return
+    state.set_text(event["text"])
+    STATE["synced"] = event["text"]
+    STATE["seq"] = event["seq"]
+    if event.get("full"):
+        STATE["full"] = True
+
+
+def _on_pick() -> None:
+    """A token was clicked: its merge tree shows under the view."""
+    event = (st.session_state.get(STATE.key("live")) or {}).get("pick")
+    if isinstance(event, dict) and type(event.get("id")) is int:
+        STATE["tree"] = event["id"]
+
+
+def _close_tree() -> None:
+    STATE["tree"] = None
+
+
+def tree_panel(tok) -> None:
+    """The clicked token's merge tree down to bytes, each merge with its rank (the Vocabulary page's drawing)."""
+    tid = STATE["tree"]
+    if tid is None or not hasattr(tok, "merge_tree"):
+        return  # nothing clicked, or the characters baseline (no merges)
+    if tid not in tok.vocab:
+        STATE["tree"] = None  # a token of another tokenizer: the menu changed
+        return
+    with st.container(border=True, key=STATE.key("tree_panel")):
+        head, close = st.columns([6, 1], vertical_alignment="center")
+        head.markdown(f"**How token {tid} was built**, from bytes up (click another token to see its own)")
+        close.button("Close", key=STATE.key("tree_close"), on_click=_close_tree, width="stretch")
+        st.html(trees.tree_html(tok.merge_tree(tid), tok.rank_of))
+        st.caption(trees.explain(tok, tid))
+
+
+def _version(text: str) -> int:
+    """The text's version: it changes when the text changed on the server (a sample, a link, another page)."""
+    if STATE["synced"] != text or not STATE["version"]:
+        STATE["version"] += 1
+        STATE["synced"] = text
+    return STATE["version"]
+
+
+def server_side(inp: Input, tok, text: str, seq: int) -> dict:
+    """The server's tokens for the box's text (cut at the page's limit), or the error the core gave."""
+    clipped, dropped = user_text.clip(text)
+    try:
+        ids = view.encode(inp.key, tok, clipped, inp.recognise)
+    except ValueError as e:
+        return payload.server_result(tok, [], "", seq=seq, error=str(e), send_text=True)
+    return payload.server_result(tok, ids, clipped, seq=seq, dropped=dropped, send_text=dropped > 0)
+
+
+def chat_side(res: Result | None, inp: Input) -> dict:
+    """The chat conversation's tokens (the page encoded them for its tables)."""
+    if res is None:
+        error = inp.problem or "The conversation could not be tokenized (see the message above)."
+        return payload.server_result(None, [], "", seq=0, error=error, send_text=True)
+    return payload.server_result(res.tok, res.ids, inp.text, seq=0, send_text=True)
+
+
+@st.fragment
+def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
+    """The component, in a fragment. ``get_input()`` reads the page's choices (fresh in a fragment-only rerun);
+    ``chat``: the conversation's tokens in chat mode."""
+    if STATE["full"]:
+        STATE["full"] = False
+        st.rerun()  # typing stopped: the whole page follows the text (link, tables)
+    inp = get_input()
+    with errors.shown():
+        tok = view.tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
+        kind, model_info, reason = how(inp.key, tok)
+        text = st.session_state[state.TEXT]
+        version = _version(text)
+        seq = STATE["seq"]
+        server = None
+        if inp.mode == "chat":
+            server = chat_side(chat, inp)
+        elif kind == "server" or len(text) > payload.LIVE_LIMIT:
+            server = server_side(inp, tok, text, seq)
+        names = [] if inp.recognise else list(page_model.named_specials(tok.special_tokens))[:64]
+        data = payload.payload(
+            assets=assets(),
+            label=registry.spec(inp.key).label if inp.key in tk.OFFICIAL else tk.options().get(inp.key, inp.key),
+            kind=kind,
+            text=text,
+            version=version,
+            seq=seq,
+            recognise=inp.recognise,
+            whitespace=bool(STATE["whitespace"]),
+            mode=inp.mode,
+            model_info=model_info,
+            reason=reason,
+            specials=dict(tok.special_tokens) if inp.recognise or inp.mode == "chat" else None,
+            special_names=names,
+            server=server,
+            present=presenter.on(),
+            span_limit=page_model.SPAN_LIMIT,
+        )
+        _component()(key=STATE.key("live"), data=data, on_text_change=_on_text, on_pick_change=_on_pick, height="content")
+        tree_panel(tok)

@@ -1,0 +1,147 @@
+"""What the live Tokenize view is given (``tokenize.js``): plain data, no Streamlit.
+
+Each rerun hands the component one JSON document (``payload``): where the browser
+modules are, how to tokenize (in the browser with a model file, or on the server),
+the text and its version, the switches, and, when the server tokenizes, its result
+for the text (``server_result``).
+
+Where the browser tokenizes: ``kind`` is ``"bpe"`` (a model file, ``browser_model``)
+or ``"chars"`` (the one-token-per-character baseline, computed in the page); else
+``"server"``, with the reason in words (``model.browser_reason``).
+
+Model files of the registry's encodings are named by their content's sha256 (the
+same for everyone, cached by browsers for good). A user's own tokenizer is named by
+a keyed hash (HMAC-SHA256 with a random key that each server process keeps in memory,
+``new_key``), so its address cannot be guessed, not even by someone who has the same
+merges: only the session that shows it learns it. (Behind ``make serve`` each app
+process names the file its own way; a restart renames it, and the browser fetches the
+small file once more.) Files stay in the static folder after a tokenizer is
+deleted (``prune`` removes user files nobody asked for in ``USER_DAYS`` days).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import time
+import unicodedata
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tokenizer import clean_text
+
+from . import model
+
+#: Longest text the browser tokenizes as the user types (characters): the page's limit for any
+#: tokenizer (ui.common.user_text.MAX_CHARS). Past it the server tokenizes the first part, as it always has.
+LIVE_LIMIT = 200_000
+#: User model files unused this long are removed (``prune``).
+USER_DAYS = 14
+
+
+def new_key() -> bytes:
+    """A key for naming user model files (one per server process, never written anywhere)."""
+    return secrets.token_bytes(32)
+
+
+def publish_user_model(data: bytes, key: bytes, static: Path | None = None) -> str:
+    """Put a user's model file in the static folder under a keyed name; its URL path (relative to the page)."""
+    name = hmac.new(key, data, hashlib.sha256).hexdigest()[:32] + ".bin"
+    path = (static or model.static_dir()) / model.FOLDER / "user" / name
+    model.write_once(path, data)
+    os.utime(path)  # last asked for now: prune keeps it
+    return model.URL + "user/" + name
+
+
+def prune(static: Path | None = None, days: float = USER_DAYS) -> int:
+    """Remove user model files nobody asked for in ``days`` days; how many went."""
+    folder = (static or model.static_dir()) / model.FOLDER / "user"
+    cutoff = time.time() - days * 86400
+    gone = 0
+    for path in folder.glob("*.bin") if folder.is_dir() else ():
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+                gone += 1
+        except OSError:
+            pass
+    return gone
+
+
+def server_result(
+    tok, ids: Sequence[int], text: str, *, seq: int, dropped: int = 0, error: str | None = None, send_text: bool = False
+) -> dict:
+    """The server's tokens for the view: ids, each token's byte length, which are special.
+
+    The view slices each token's bytes from the text's UTF-8 (they are the text's
+    bytes in order), so nothing but lengths travels. ``text`` is what was tokenized;
+    it goes along with ``send_text`` (the chat format's string, the first part of
+    a text cut at the limit) and when the model normalized it (Qwen's NFC: the tokens
+    are the normalized text's bytes), else it is the box's own. ``seq`` says which of the box's texts.
+
+    >>> from tokenizer import Tokenizer
+    >>> server_result(Tokenizer(special_tokens={"<x>": 256}), [104, 256], "h<x>", seq=3)["lens"]
+    [1, 3]
+    """
+    lens = [len(b) for b in tok.decode_tokens_bytes(ids)] if ids else []
+    special = [i for i, t in enumerate(ids) if t in tok.special_ids]
+    clean = clean_text(text)
+    out = {
+        "ids": list(ids),
+        "lens": lens,
+        "special": special,
+        "seq": seq,
+        "chars": len(clean),
+        "dropped": dropped,
+        "error": error,
+    }
+    form = getattr(tok, "normalizer", None)
+    view = unicodedata.normalize(form, clean) if form and not clean.isascii() else clean
+    if send_text or view != clean:
+        out["text"] = view
+    return out
+
+
+def payload(
+    *,
+    assets: str,
+    label: str,
+    kind: str,
+    text: str,
+    version: int,
+    seq: int,
+    recognise: bool,
+    whitespace: bool,
+    mode: str = "text",
+    model_info: Mapping | None = None,
+    reason: str | None = None,
+    specials: Mapping[str, int] | None = None,
+    special_names: Sequence[str] = (),
+    server: Mapping | None = None,
+    present: bool = False,
+    span_limit: int = 2_500,
+) -> dict:
+    """The component's data for one rerun (see the module)."""
+    if kind not in ("bpe", "chars", "server"):
+        raise ValueError(f"kind must be 'bpe', 'chars' or 'server', not {kind!r}")
+    return {
+        "assets": assets,
+        "label": label,
+        "kind": kind,
+        "model": dict(model_info) if model_info else None,
+        "reason": reason,
+        "text": text,
+        "version": version,
+        "seq": seq,
+        "recognise": recognise,
+        "specials": dict(specials) if specials is not None else None,
+        "specialsId": hashlib.sha256(repr(sorted(specials.items())).encode()).hexdigest()[:16] if specials else "",
+        "specialNames": list(special_names),
+        "whitespace": whitespace,
+        "mode": mode,
+        "server": dict(server) if server else None,
+        "present": present,
+        "limits": {"live": LIVE_LIMIT, "spans": span_limit},
+    }
