@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -48,8 +50,16 @@ def stats(at: AppTest):
     return df.set_index("tokenizer")
 
 
+def rows_sent(at: AppTest) -> dict:
+    """What the rows' component (ui/compare/rows.py) was given: ``{"sig", "tokens", "rows", "tree"}``."""
+    [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_compare_rows"]
+    return json.loads(el.proto.json)
+
+
 def rows_html(at: AppTest) -> str:
-    return "".join(h.proto.body for h in at.get("html"))
+    """The page's HTML: what st.html shows and the rows the component draws."""
+    found = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_compare_rows"]
+    return "".join(h.proto.body for h in at.get("html")) + "".join(json.loads(e.proto.json)["rows"] for e in found)
 
 
 @pytest.mark.slow
@@ -314,3 +324,111 @@ def test_the_menu_groups_by_family_and_marks_a_missing_model(tmp_path, monkeypat
     assert "Llama 3 (3.1, 3.2, 3.3) is not installed" in err and "python -m tokenizer provision llama3" in err
     assert any("Left out, not installed on this server: Llama 3" in c.value for c in at.caption)  # token tax: no second error
     assert rows_html(at).count('class="bpe-row"') == 1
+
+
+# ---------------------------------------------------------------- a click on a token: how it was built
+
+
+def pick(at: AppTest, row: int, index: int, tid: int, *, sig: str | None = None) -> dict | None:
+    """Report a click as the page does (rows.js sets the component's state; the callback copies it) and rerun."""
+    at.session_state["compare.picked"] = {"row": row, "index": index, "id": tid, "sig": sig or rows_sent(at)["tokens"]}
+    at.run()
+    assert not at.exception, at.exception
+    return rows_sent(at)["tree"]
+
+
+def tree_labels(html_text: str) -> tuple[list[str], list[str]]:
+    """The merged boxes' labels (id and merge number) and the leaves' (bytes) of a drawn tree, in order."""
+    nodes = re.findall(r'<div class="node( root)?( leaf)?"[^>]*>.*?<span class="meta">([^<]*)</span></div>', html_text, re.S)
+    return [m for _, leaf, m in nodes if not leaf], [m for _, leaf, m in nodes if leaf]
+
+
+def core_labels(tok, tid: int) -> tuple[list[str], list[str]]:
+    merged = []
+
+    def walk(t) -> None:
+        if t.children:
+            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
+            for c in t.children:
+                walk(c)
+
+    walk(tok.merge_tree(tid))
+    return merged, [f"byte {b:02X}" for b in tok.decode_single_token_bytes(tid)]
+
+
+def test_a_click_shows_how_the_token_was_built_for_every_kind_of_tokenizer(workspace):
+    """A click in each row, for OpenAI's, an open model, a tokenizer.json (DeepSeek V4) and one of yours: the tree's
+    leaves are the token's bytes and its merge numbers are the core's ranks + 1. (Every token of such texts is
+    checked against the core without the page in tests/ui/render/test_trees.py.)"""
+    from classroom.stores import FolderStore
+    from tokenizer import train
+
+    text = "Tokenization of internationalization: 你好世界, 🤚🏾, x = 1234567890;\n\tdef f(): return 'ok'"
+    mine = train(text * 5 + " internationalization" * 30, 400, name="mine")
+    key = "user:" + FolderStore(workspace).add(mine)
+    keys = ["r50k_base", "llama3", "deepseek_v4", key]
+    at = app(text, keys)
+    assert rows_sent(at)["tree"] is None  # nothing until a click
+    assert any("Click a token to see how it was built" in c.value for c in at.caption)
+    toks = [load_encoding(k) for k in keys[:3]] + [mine]
+    for row, tok in enumerate(toks):
+        ids = tok.encode(text)
+        by_length = sorted(range(len(ids)), key=lambda i: -len(tok.decode_single_token_bytes(ids[i])))
+        for index in [*by_length[:2], by_length[-1]]:  # the two longest tokens and a shortest
+            tid = ids[index]
+            tree = pick(at, row, index, tid)
+            assert (tree["row"], tree["index"], tree["id"]) == (row, index, tid)
+            merged, leaves = tree_labels(tree["html"])
+            assert (merged, leaves) == core_labels(tok, tid), (keys[row], tid)
+            assert f"id {tid} ·" in tree["html"]
+        assert len(core_labels(tok, ids[by_length[0]])[0]) >= 3  # a token with a real tree in each row
+
+
+def test_a_stale_or_wrong_click_shows_nothing():
+    at = app("Hello world, hello tokens", ["r50k_base", "o200k_base"])
+    ids = load_encoding("o200k_base").encode("Hello world, hello tokens")
+    assert pick(at, 1, 1, ids[1])["id"] == ids[1]
+    assert pick(at, 1, 1, ids[1] + 1) is None  # another id at that place
+    assert pick(at, 2, 0, ids[0]) is None  # no third row
+    assert pick(at, 1, len(ids), ids[0]) is None  # past the row's end
+    assert pick(at, 1, 1, ids[1], sig="from other rows") is None
+    sig = rows_sent(at)["tokens"]
+    at.text_area(key="compare.text").set_value("Another text entirely").run()  # the old click is about other tokens
+    assert rows_sent(at)["tokens"] != sig and rows_sent(at)["tree"] is None
+    at.session_state["compare.picked"] = {"row": "0", "index": None, "id": -1, "sig": rows_sent(at)["tokens"]}
+    at.run()
+    assert not at.exception and rows_sent(at)["tree"] is None
+
+
+def test_showing_whitespace_keeps_the_click():
+    at = app("Hello world", ["r50k_base"])
+    ids = load_encoding("r50k_base").encode("Hello world")
+    assert pick(at, 0, 1, ids[1]) is not None
+    at.toggle(key="compare.whitespace").set_value(True).run()
+    assert rows_sent(at)["tree"]["id"] == ids[1]
+
+
+def test_a_special_token_and_a_byte_say_why_they_have_no_merges():
+    text = "a<|endoftext|>\x00"
+    at = app(text, ["cl100k_base"])
+    at.toggle(key="compare.special").set_value(True).run()
+    tok = load_encoding("cl100k_base")
+    ids = tok.encode(text, allowed_special="all")
+    assert ids[1] == tok.eot_token
+    assert "A special token" in pick(at, 0, 1, ids[1])["html"]
+    tree = pick(at, 0, 2, ids[2])
+    assert "A single byte" in tree["html"] and tree_labels(tree["html"]) == ([], ["byte 00"])
+
+
+def test_the_tree_escapes_the_tokens_it_shows(workspace):
+    from classroom.stores import FolderStore
+    from tokenizer import train
+
+    text = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    mine = train(text * 20, 330, name="<b>mine</b>")
+    key = "user:" + FolderStore(workspace).add(mine)
+    at = app(text, [key])
+    ids = mine.encode(text)
+    for index, tid in enumerate(ids):
+        html_text = pick(at, 0, index, tid)["html"]
+        assert "<img" not in html_text and "<script" not in html_text and "<b>mine" not in html_text

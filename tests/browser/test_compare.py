@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from urllib.parse import urlencode
 
 import pytest
@@ -12,6 +13,7 @@ from classroom.stores import FolderStore
 from tokenizer import registry, train
 
 from .conftest import assert_no_exception, paste, screenshot, wait_idle
+from .test_a11y import violations
 
 pytestmark = pytest.mark.browser
 
@@ -66,7 +68,8 @@ def test_pasted_html_runs_nothing(page, server):
     page.wait_for_timeout(500)
     assert page.title() == title != "pwned"
     assert dialogs == []
-    rows = page.locator('[data-testid="stHtml"]').filter(has=page.locator(".bpe-row"))
+    rows = page.locator(".bpe-pickable")  # the rows' component (ui/compare/rows.js)
+    expect(rows.locator(".bpe-row")).to_have_count(3)
     assert rows.locator("img").count() == 0 and rows.locator("script").count() == 0
     assert "<img src=x onerror=" in row(page, LABELS["o200k_base"]).locator(".bpe-spans").inner_text()
     assert_no_exception(page)
@@ -103,3 +106,112 @@ def test_every_family_side_by_side(page, server):
     expect(chosen).to_contain_text("Yours · mine")
     assert_no_exception(page)
     screenshot(page, "compare-six-families", height=1500)
+
+
+def nodes(panel) -> tuple[list[str], list[str]]:
+    """The merge tree on the page: the merged boxes' labels (id and merge number) and the leaves' (bytes), in order."""
+    merged = [m.strip() for m in panel.locator(".bpe-tree .node:not(.leaf) .meta").all_inner_texts()]
+    leaves = [m.strip() for m in panel.locator(".bpe-tree .node.leaf .meta").all_inner_texts()]
+    return merged, leaves
+
+
+def core_nodes(tok, tid: int) -> tuple[list[str], list[str]]:
+    """The same from the core: every merged node in the tree's order (a node, then its left and right), and the bytes."""
+    merged = []
+
+    def walk(t) -> None:
+        if t.children:
+            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
+            for c in t.children:
+                walk(c)
+
+    tree = tok.merge_tree(tid)
+    walk(tree)
+    return merged, [f"byte {b:02X}" for b in tok.decode_single_token_bytes(tid)]
+
+
+def click_longest(page, label: str, tok, text: str):
+    """Click the longest token of ``label``'s row; returns its id."""
+    ids = tok.encode(text)
+    i = max(range(len(ids)), key=lambda j: len(tok.decode_single_token_bytes(ids[j])))
+    span = row(page, label).locator(".bpe-spans .t").nth(i)
+    expect(span).to_have_attribute("data-id", str(ids[i]))
+    span.click()
+    wait_idle(page)
+    return ids[i]
+
+
+def test_a_click_shows_how_a_token_was_built(page, server):
+    """Click a token in any row: its merge tree, down to its bytes, with the core's merge numbers, under its row;
+    for an OpenAI encoding, a tokenizer.json (DeepSeek V4) and a tokenizer of yours."""
+    from tokenizer import load_encoding
+
+    text = "Tokenization of internationalization, 你好世界 and emoji 🤚🏾"
+    mine = train(text * 6 + " internationalization tokenization" * 20, 420, name="mine")
+    key = "user:" + FolderStore(server.workspace).add(mine)
+    open_compare(page, server, tokenizers=f"o200k_base,deepseek_v4,{key}", text=text)
+    expect(page.locator(".bpe-row")).to_have_count(3)
+    expect(page.get_by_text("Click a token to see how it was built")).to_be_visible()
+    assert page.locator(".bpe-built").count() == 0  # nothing until a click
+    for label, tok in [
+        (LABELS["o200k_base"], load_encoding("o200k_base")),
+        (LABELS["deepseek_v4"], load_encoding("deepseek_v4")),
+        ("mine", mine),
+    ]:
+        tid = click_longest(page, label, tok, text)
+        panel = row(page, label).locator(".bpe-built")
+        expect(panel).to_be_visible()
+        expect(page.locator(".bpe-built")).to_have_count(1)  # one at a time: the last click's
+        expect(row(page, label).locator(".bpe-spans .t.picked")).to_have_attribute("data-id", str(tid))
+        expect(panel.locator(".bpe-built-head")).to_contain_text(f"id {tid}")
+        merged, leaves = nodes(panel)
+        assert (merged, leaves) == core_nodes(tok, tid), label
+        assert len(merged) == len(leaves) - 1 > 0
+    bad, _ = violations(page)  # axe-core with a tree open: its region, its close button, its colours
+    assert bad == []
+    screenshot(page, "compare-tree", height=2000)
+    page.get_by_role("button", name="Close the merge tree").click()
+    wait_idle(page)
+    expect(page.locator(".bpe-built")).to_have_count(0)
+    assert_no_exception(page)
+
+
+# Click the i-th token of the first row; resolves to the milliseconds until its tree's heading is in the page.
+CLICK_TO_TREE = """(i) => new Promise((resolve) => {
+  const span = document.querySelector('.bpe-row').querySelectorAll('.bpe-spans .t')[i];
+  const want = 'id ' + span.getAttribute('data-id') + ' ·';
+  const t0 = performance.now();
+  const seen = new MutationObserver(() => {
+    const head = document.querySelector('.bpe-built-head');
+    if (head && head.textContent.includes(want)) { seen.disconnect(); resolve(performance.now() - t0); }
+  });
+  seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+  span.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+})"""
+
+
+def test_the_tree_in_presenter_mode(page, server):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    text = "Tokenization, explained"
+    open_compare(page, server, tokenizers="r50k_base,o200k_base", text=text, present="1")
+    from tokenizer import load_encoding
+
+    tok = load_encoding("r50k_base")
+    tid = click_longest(page, LABELS["r50k_base"], tok, text)
+    panel = row(page, LABELS["r50k_base"]).locator(".bpe-built")
+    expect(panel).to_be_visible()
+    assert nodes(panel) == core_nodes(tok, tid)
+    box = panel.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 1280  # on the projector's screen, no sideways scrolling
+    assert violations(page)[0] == []
+    row(page, LABELS["r50k_base"]).evaluate("e => e.scrollIntoView({ block: 'start' })")  # the row, then its tree
+    screenshot(page, "present-compare-tree")
+    # a second click on the same token closes its tree
+    row(page, LABELS["r50k_base"]).locator(".bpe-spans .t.picked").click()
+    wait_idle(page)
+    expect(page.locator(".bpe-built")).to_have_count(0)
+    # how long a click takes to show its tree, timed in the page (printed, not asserted: README "How a token was built")
+    took = [page.evaluate(CLICK_TO_TREE, i) for i in [0, 2, 0, 2, 0, 2, 0]]
+    print(f"click to tree: median {statistics.median(took):.0f} ms of {len(took)}")
+    expect(panel).to_be_visible()
+    assert_no_exception(page)

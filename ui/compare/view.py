@@ -16,10 +16,11 @@ from tokenizer.models.provision import ESSENTIAL
 from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
-from ui.render import charts
+from ui.render import charts, trees
 from ui.render.spans import Row, render_rows
 
 from . import model
+from . import rows as pickable
 from .model import BoundaryDiff, Tokenized
 
 STATE = state.PageState(
@@ -33,8 +34,9 @@ STATE = state.PageState(
         "diff": True,
         "metric": "bytes/token",
         "board": "chosen",  # the leaderboard's tokenizers: "chosen" above, or "every" model too
+        "picked": None,  # the token clicked in the rows, as the page reported it (ui.compare.rows)
     },
-    widgets=("text", "sample"),
+    widgets=("text", "sample", "rows"),
 )
 URL = ("tokenizers", "text")
 
@@ -182,21 +184,46 @@ def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: Boun
         for r in results
     ]
     # the same rows come back on most reruns (a toggle below, the leaderboard's measure): drawn once per session
-    key = (tuple((r.key, r.label, tuple(r.ids)) for r in results), show_whitespace, diff is not None)
-    st.html(
-        cache.for_session(
-            "compare.rows_html",
-            key,
-            lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
-            maxsize=4,
-        )
+    tokens = tuple((r.key, r.label, tuple(r.ids)) for r in results)
+    rows_html = cache.for_session(
+        "compare.rows_html",
+        (tokens, show_whitespace, diff is not None),
+        lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
+        maxsize=4,
     )
-    note = "Hover a token for its id, bytes and text; a token's colour is the same on every page."
+    _pickable_rows(results, rows_html, pickable.signature(tokens))
+    note = (
+        "Click a token to see how it was built: its merge tree down to bytes, with each merge's number, under its row. "
+        "Hover a token for its id, bytes and text; a token's colour is the same on every page."
+    )
     if diff:
         note += " Faded: tokens every tokenizer shares. Red dashes: a cut that not every tokenizer makes."
     if any(len(r.spans) > model.SPAN_LIMIT for r in results):
         note += f" Each row draws at most {model.SPAN_LIMIT:,} tokens; the statistics count them all."
     st.caption(note)
+
+
+def _on_pick() -> None:
+    STATE["picked"] = pickable.reported(STATE.key("rows"))
+
+
+@st.fragment
+def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str) -> None:
+    """The rows, and under the clicked token's row how it was built; in a fragment, so a click reruns only this."""
+    pick = pickable.check_pick(pickable.parse_pick(STATE["picked"], tokens_sig), [r.spans for r in results], model.SPAN_LIMIT)
+    tree = None
+    if pick is not None:
+        r = results[pick.row]
+        with errors.shown(prefix=f"{r.label}: "):
+            tree = {"row": pick.row, "index": pick.index, "id": pick.id, "html": built_html(r, pick.index)}
+    pickable.show(rows_html, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick)
+
+
+def built_html(result: Tokenized, index: int) -> str:
+    """How the token at ``index`` in ``result`` was built (``trees.panel_html``), under that row's tokenizer."""
+    tok = tk.get(result.key)
+    span = result.spans[index]
+    return trees.panel_html(tok.merge_tree(span.id), tok.rank_of, where=result.label, special=span.special)
 
 
 def show_stats(text: str, results: Sequence[Tokenized]) -> None:

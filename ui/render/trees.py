@@ -90,6 +90,71 @@ def build_order(tree: MergeTree, rank_of: Mapping[int, int]) -> list[tuple[int, 
     return sorted(seen.values())
 
 
+def _chip(tid: int, data: bytes) -> str:
+    color = PALETTE[color_index(tid)]
+    return f'<span class="chip" style="background:{color}" title="id {tid}">{token_html(data, show_whitespace=True)}</span>'
+
+
+def _labels(tree: MergeTree) -> dict[int, bytes]:
+    """``{id: bytes}`` of every node in the tree."""
+    out = {tree.id: tree.bytes}
+    for c in tree.children:
+        out.update(_labels(c))
+    return out
+
+
+def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", special: bool = False) -> str:
+    """How one token was built, as a self-contained block: a line that says what it shows, the merge tree down to
+    bytes (``tree_html``, each merge's number and id on its box), and the merges in the order they were learned.
+
+    Pages call it with a tokenizer's ``merge_tree(id)`` and ``rank_of``: Compare under a clicked token, and any
+    page that shows spans. ``where`` names the tokenizer in the heading; ``special`` says the token is a special
+    token (it was added whole, not merged). A box's "merge n" is the merge's rank + 1 (merge 1 was learned first).
+
+    >>> from tokenizer import train
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> h = panel_html(tok.merge_tree(258), tok.rank_of, where="<mine>")
+    >>> h.count("node leaf"), h.count('class="step"'), "&lt;mine&gt;" in h, "merge 3" in h
+    (4, 3, True, True)
+    >>> "special token" in panel_html(MergeTree(5, b"<|x|>"), {}, special=True)
+    True
+    """
+    name = token_html(tree.bytes, show_whitespace=True)
+    under = f" under {html.escape(where)}" if where else ""
+    n = len(tree.bytes)
+    size = f"id {tree.id} · {n:,} byte{'s' if n != 1 else ''}"
+    head = f'<div class="bpe-built-head"><b>How <span class="tok">{name}</span> was built{under}</b><span class="meta">{size}</span></div>'
+    if special:
+        line = "A special token: the tokenizer adds it whole and never builds it from merges, so it has no tree."
+    elif not tree.children and n == 1:
+        line = "A single byte: every token is built up from bytes like this one, so there is nothing below it."
+    elif not tree.children:
+        line = "A whole token of the vocabulary: it is not built by any merge, so it has no tree of merges."
+    else:
+        order = build_order(tree, rank_of)
+        merges = f"{len(order)} merge{'s' if len(order) != 1 else ''}"
+        line = (
+            f"Its merge tree, down to its {n:,} bytes: {merges}, each box a token with its id and merge number "
+            "(the merge's rank + 1; merge 1 was learned first). Read it from the bottom up: "
+            "the tokenizer applied the lower merges first."
+        )
+    # a wide tree scrolls sideways in a box the keyboard can focus and scroll (axe: scrollable-region-focusable)
+    box = f'<div class="bpe-built-tree" tabindex="0" role="group" aria-label="Merge tree of id {tree.id}">{tree_html(tree, rank_of)}</div>'
+    out = [f'<div class="bpe-built">{head}<div class="bpe-built-line">{line}</div>', box]
+    if tree.children:
+        labels = _labels(tree)
+        steps = "".join(
+            f'<li class="step"><span class="rank">merge {rank + 1:,}</span>{_chip(a, labels[a])}<span class="op">+</span>'
+            f'{_chip(b, labels[b])}<span class="op">→</span>{_chip(new, labels[new])}</li>'
+            for rank, a, b, new in build_order(tree, rank_of)
+        )
+        out.append(
+            f'<details class="bpe-built-order"><summary>The merges in the order they were learned</summary><ol>{steps}</ol></details>'
+        )
+    out.append("</div>")
+    return "".join(out)
+
+
 def explain(tok, token_id: int) -> str:
     """One line under a token's tree: the merges that built it in the order they were learned, or why it has none.
 

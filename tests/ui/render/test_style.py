@@ -35,6 +35,8 @@ def every_kind_of_html() -> str:
             MARKER,  # presenter mode's marker (ui.common.presenter)
             spans.scroll_box("", height=100, label="x"),
             pieces.render_pieces([pieces.PieceRow("1", "a", sp), pieces.PieceRow("2", "b", sp, "😄")]),
+            trees.panel_html(tok.merge_tree(m.new_id), tok.rank_of, where="mine"),
+            trees.panel_html(MergeTree(4, b"<|x|>"), {}, special=True),
         ]
     )
 
@@ -64,6 +66,7 @@ def test_every_class_in_the_html_has_a_rule():
 def test_every_rule_is_for_a_class_the_html_uses():
     assert styled_classes() - used_classes(every_kind_of_html()) - browser_classes() == set()
     assert {"bpe-live", "picked", "hov"} <= browser_classes()  # the live view's, found in ui/web/tokenize.js
+    assert {"bpe-pickable", "picked", "bpe-built-close", "bpe-built-slot"} <= browser_classes()  # ui/compare/rows.js
 
 
 def test_no_css_in_python_strings():

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tier import examples
+
 from tokenizer import load_encoding, train
 from tokenizer.trace import MergeTree
 from ui.render import trees
@@ -40,3 +47,58 @@ def test_deep_trees_are_cut_with_a_note():
     html = trees.tree_html(level[0], {}, max_nodes=63)
     assert "showing the top 6" in html
     assert html.count('class="node') < 80
+
+
+def labels(html_text: str) -> tuple[list[str], list[str]]:
+    """The merged boxes' labels (id and merge number) and the leaves' (bytes) of a drawn tree, in order."""
+    nodes = re.findall(r'<div class="node( root)?( leaf)?"[^>]*>.*?<span class="meta">([^<]*)</span></div>', html_text, re.S)
+    return [m for _, leaf, m in nodes if not leaf], [m for _, leaf, m in nodes if leaf]
+
+
+def core_labels(tok, tid: int) -> tuple[list[str], list[str]]:
+    merged = []
+
+    def walk(t) -> None:
+        if t.children:
+            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
+            for c in t.children:
+                walk(c)
+
+    walk(tok.merge_tree(tid))
+    return merged, [f"byte {b:02X}" for b in tok.decode_single_token_bytes(tid)]
+
+
+TEXT = "Tokenization of internationalization: 你好世界, Привет, नमस्ते, 🤚🏾 x = 1234567890;\r\n\tdef f():  return 'ok'"
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "o200k_base", "llama3", "qwen2.5", "tekken", "deepseek_v4"])
+def test_the_panel_of_every_token_of_a_model(name):
+    """Each token of a multilingual text: the leaves are its bytes, the merge numbers the core's ranks + 1, and the
+    merges listed in the order learned are the tree's different merges (one merge can build two of its parts), by rank."""
+    tok = load_encoding(name)
+    for tid in set(tok.encode(TEXT)):
+        html = trees.panel_html(tok.merge_tree(tid), tok.rank_of, where=name)
+        merged, leaves = labels(html)
+        assert (merged, leaves) == core_labels(tok, tid), tid
+        ranks = [int(r.replace(",", "")) for r in re.findall(r'<span class="rank">merge ([\d,]+)</span>', html)]
+        assert ranks == sorted({tok.rank_of[int(m.split()[1])] + 1 for m in merged})
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(st.text(min_size=1, max_size=60))
+def test_the_panel_of_every_token_of_a_trained_tokenizer(text):
+    tok = train("the theory of the thermal thesis; 你好你好 " * 8, 300, pattern="gpt4")
+    for tid in set(tok.encode_ordinary(text)):
+        html = trees.panel_html(tok.merge_tree(tid), tok.rank_of)
+        assert labels(html) == core_labels(tok, tid)
+        assert html.count('class="step"') == len(set(labels(html)[0]))
+        if len(tok.decode_single_token_bytes(tid)) == 1:
+            assert "A single byte" in html
+
+
+def test_special_and_whole_tokens_say_why_they_have_no_tree():
+    tok = load_encoding("cl100k_base")
+    html = trees.panel_html(tok.merge_tree(tok.eot_token), tok.rank_of, special=True)
+    assert "A special token" in html and 'class="step"' not in html
+    whole = trees.panel_html(MergeTree(9, b"whole"), {})
+    assert "A whole token of the vocabulary" in whole
