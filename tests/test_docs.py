@@ -129,6 +129,10 @@ def folder(tmp_path):
     """A folder holding the small files the documents' examples name."""
     (tmp_path / "corpus.txt").write_text(CORPUS, encoding="utf-8")
     (tmp_path / "notes.txt").write_text("Notes: " + CORPUS[:500], encoding="utf-8")
+    parallel = tmp_path / "parallel"  # one text per language (train --method parity)
+    parallel.mkdir()
+    (parallel / "English.txt").write_text("The weather is nice today. I am going to the park.", encoding="utf-8")
+    (parallel / "German.txt").write_text("Das Wetter ist heute schön. Ich gehe in den Park.", encoding="utf-8")
     return tmp_path
 
 
