@@ -143,7 +143,15 @@ class HFPreTokenizer:
 
     def pieces(self, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[Piece]:
         tk, ours = self._instance(allowed)
-        enc = tk.encode(text, add_special_tokens=False)
+        try:
+            enc = tk.encode(text, add_special_tokens=False)
+        except BaseException as e:  # a broken pipeline can make tokenizers panic: pyo3's PanicException is a BaseException
+            if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
+                raise
+            raise ValueError(
+                f"Hugging Face tokenizers fails on this text with this tokenizer.json's text handling ({_short(e)}): "
+                "its normalizer, pre-tokenizer or added tokens are broken; tokenizers itself cannot encode with this file"
+            ) from None
         ids, words, offsets = enc.ids, enc.word_ids, enc.offsets
         if text.isascii():
             obyte: Sequence[int] = range(len(text) + 1)

@@ -533,11 +533,19 @@ def test_mutated_files_load_exactly_or_are_refused_naming_what_is_wrong(data):
     ref.no_truncation()
     ref.no_padding()
     for text in ("Hello world 12345 你好 <think>x</think> <|endoftext|>", "", " \n\t", MULTILINGUAL[:300]):
+        try:
+            expected = hf_ids(ref, text)
+        except BaseException as e:  # tokenizers itself panics on this file and text: BPE Lab says so, as a ValueError
+            if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
+                raise
+            with pytest.raises(ValueError, match="tokenizers fails on this text"):
+                ours.encode(text, allowed_special="all")
+            continue
         ids = ours.encode(text, allowed_special="all")
         ours.encode_ordinary(text)
         ours.encode_trace(text, allowed_special="all")
         ours.decode(ids)
-        assert ids == hf_ids(ref, text), text
+        assert ids == expected, text
 
 
 # ----------------------------------------------------------------------------- export
