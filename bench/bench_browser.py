@@ -41,7 +41,7 @@ from tokenizer import load_encoding, registry  # noqa: E402
 from ui.web import model as web  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
-from corpus import code_and_prose  # noqa: E402
+from texts import code_and_prose  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 

@@ -41,7 +41,7 @@ _FIRST_USE = """
 import json, sys, time
 sys.path.insert(0, {root!r}); sys.path.append({tests!r})
 import tokenizer
-from corpus import MULTILINGUAL
+from texts import MULTILINGUAL
 tokenizer.configure()
 name = {name!r}
 text = (MULTILINGUAL * 3)[:2000]
@@ -78,7 +78,7 @@ _MEMORY = """
 import gc, json, sys
 sys.path.insert(0, {root!r}); sys.path.append({tests!r})
 import tokenizer
-from corpus import MULTILINGUAL, stdlib_sample
+from texts import MULTILINGUAL, stdlib_sample
 from tokenizer import registry
 from tokenizer.models.provision import ESSENTIAL
 

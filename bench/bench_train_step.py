@@ -145,7 +145,7 @@ def bench_step_payload(runs: int, chars: int, key: str, largest: bool) -> None:
     print(f"  a window of top pairs ({payload.WINDOW} steps): {payload.size_label(int(statistics.median(w)))}")
     if largest:
         sys.path.insert(0, str(ROOT / "bench"))
-        from corpus import large
+        from corpora import large
 
         _, text = large()  # 10 MB: 3 MB of it runs out of pairs after about 33,500 merges
         t = time.perf_counter()

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 os.environ.setdefault("RAYON_NUM_THREADS", "1")  # HF on one thread, like our one process
 
-from corpus import large, small  # noqa: E402  (bench/corpus.py)
+from corpora import large, small  # noqa: E402  (bench/corpora.py)
 
 import tokenizer  # noqa: E402
 from tokenizer import GPT4_PATTERN, load_encoding, train  # noqa: E402

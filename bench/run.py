@@ -40,7 +40,7 @@ sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow th
 
 import hf_reference  # noqa: E402  (sets RAYON_NUM_THREADS=1 before tokenizers loads)
 import tiktoken  # noqa: E402
-from corpus import large, small, write_large  # noqa: E402  (bench/corpus.py)
+from corpora import large, small, write_large  # noqa: E402  (bench/corpora.py)
 
 import tokenizer  # noqa: E402
 from tokenizer.bpe.textbook import train as textbook_train  # noqa: E402
@@ -88,7 +88,7 @@ class HFAllThreads:
     SCRIPT = (
         "import sys, time\n"
         "sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench']\n"
-        "from corpus import large, small\n"
+        "from corpora import large, small\n"
         "from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers\n"
         "from tokenizer.formats.hf import hf_pattern\n"
         "from tokenizer.pretokenize.patterns import GPT4_PATTERN\n"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import json
 
-from corpus import MULTILINGUAL, stdlib_sample
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, stdlib_sample
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from tokenizer import formats

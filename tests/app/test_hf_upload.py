@@ -108,7 +108,7 @@ def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
 
 
 def _other(kind: str) -> str:
-    from corpus import MULTILINGUAL
+    from texts import MULTILINGUAL
 
     if kind == "damaged":
         doc = json.loads(_pipeline_file())

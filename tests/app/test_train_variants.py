@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from corpus import stdlib_sample
 from streamlit.testing.v1 import AppTest
+from texts import stdlib_sample
 
 from classroom.stores import FolderStore
 from tokenizer import formats, load_encoding, train

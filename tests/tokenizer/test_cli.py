@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from corpus import MULTILINGUAL, stdlib_sample
+from texts import MULTILINGUAL, stdlib_sample
 
 from tokenizer import cli, formats, load_encoding, train
 

@@ -6,9 +6,9 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from corpus import MULTILINGUAL, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, stdlib_sample
 
 from tests.tier import examples
 from tokenizer import Merge, Tokenizer, clean_text, formats, train

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from corpus import MULTILINGUAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL
 
 import tokenizer
 from tests.tier import examples

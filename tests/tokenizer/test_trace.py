@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from corpus import MULTILINGUAL, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, stdlib_sample
 
 from tokenizer import train
 from tokenizer.trace import make_spans

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.corpus import C_LIKE, MULTILINGUAL  # noqa: E402
+from tests.texts import C_LIKE, MULTILINGUAL  # noqa: E402
 from tokenizer import Tokenizer, train  # noqa: E402
 from tokenizer.bpe.merges import MergeTable  # noqa: E402
 from ui.web.model import model_file  # noqa: E402

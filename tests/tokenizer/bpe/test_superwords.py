@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from corpus import stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
+from texts import stdlib_sample
 
 from tests.tokenizer.bpe import naive
 from tokenizer import TrainingTrace, from_json, to_json, train

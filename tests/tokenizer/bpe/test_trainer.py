@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, code_and_prose, stdlib_sample
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, TrainingTrace, count_chunks, time_limit, train
 from tokenizer.bpe import textbook

@@ -6,9 +6,9 @@ import json
 
 import pytest
 import tiktoken
-from corpus import MULTILINGUAL, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, stdlib_sample
 
 from tests.tier import examples
 from tokenizer import Tokenizer, formats, load_encoding, train

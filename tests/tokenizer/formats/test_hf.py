@@ -12,10 +12,10 @@ import copy
 import json
 
 import pytest
-from corpus import MULTILINGUAL, stdlib_sample
 from hf_files import AddedToken, Regex, build, hf_ids, normalizers, pair, pre_tokenizers, texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, stdlib_sample
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, trainers
 

@@ -8,7 +8,6 @@ import random
 import unicodedata
 
 import pytest
-from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from model_packages import (
@@ -20,6 +19,7 @@ from model_packages import (
     tekkenizer,
     tiktoken_reference,
 )
+from texts import MULTILINGUAL, code_and_prose, stdlib_sample
 
 from tests.tier import examples
 from tokenizer import load_encoding, registry

@@ -6,9 +6,9 @@ import random
 
 import pytest
 import tiktoken
-from corpus import MULTILINGUAL, code_and_prose, stdlib_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, code_and_prose, stdlib_sample
 
 from tests.tier import examples
 from tokenizer import Tokenizer, load_encoding, load_gpt2_files

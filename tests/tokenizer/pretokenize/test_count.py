@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 import regex
-from corpus import OPEN_MODEL_PATTERNS, code_and_prose
+from texts import OPEN_MODEL_PATTERNS, code_and_prose
 
 from tokenizer import GPT4_PATTERN, count_chunks, train
 from tokenizer.bpe import textbook

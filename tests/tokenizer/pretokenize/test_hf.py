@@ -14,10 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import regex
-from corpus import MULTILINGUAL
 from hf_files import AddedToken, build, hf_ids, normalizers, pair, pre_tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL
 from tokenizers import Tokenizer, decoders, models
 
 from tests.tier import examples

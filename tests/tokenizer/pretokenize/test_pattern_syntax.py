@@ -10,9 +10,9 @@ from __future__ import annotations
 import itertools
 
 import regex
-from corpus import OPEN_MODEL_PATTERNS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from texts import OPEN_MODEL_PATTERNS
 
 from tests.tier import examples
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, Splitter, Tokenizer

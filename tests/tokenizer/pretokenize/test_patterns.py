@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import regex
 import tiktoken
-from corpus import code_and_prose
+from texts import code_and_prose
 
 from tokenizer import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, Splitter, registry, time_limit
 from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS, PATTERNS, pattern_name, resolve_pattern

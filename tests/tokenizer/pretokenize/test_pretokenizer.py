@@ -5,9 +5,9 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from corpus import MULTILINGUAL
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from texts import MULTILINGUAL
 
 from tests.tier import examples
 from tokenizer import Tokenizer, formats, train

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 import regex
-from corpus import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sample
 from hypothesis import given
 from hypothesis import strategies as st
+from texts import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sample
 
 from tokenizer import (
     PATTERNS,
