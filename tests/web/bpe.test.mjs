@@ -192,3 +192,34 @@ test("the live view counts code points as the server does (its limit is in the s
   assert.equal(codePoints(text, 200_000), 150_000);
   assert.ok(codePoints("x".repeat(300_000), 200_000) > 200_000);
 });
+
+test("the live view's id list holds every id once, in order, the first ones hoverable by their index", async () => {
+  const { idsHtml, IDS_BLOCK } = await import("../../ui/web/tokenize.js");
+  let seed = 7;
+  const rand = (n) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (const [length, hoverable] of [[0, 0], [1, 1], [5, 5], [5, 2], [3, 0], [IDS_BLOCK * 2 + 7, 100], [IDS_BLOCK, 0], [IDS_BLOCK + 1, IDS_BLOCK]]) {
+    const ids = Uint32Array.from({ length }, () => rand(300_000));
+    const html = idsHtml(ids, Math.min(hoverable, length));
+    // its text (tags removed) is a list of exactly the ids, in order, whatever the blocks
+    const text = html.replace(/<[^>]*>/g, "");
+    assert.deepEqual(JSON.parse(text), Array.from(ids), `${length}/${hoverable}`);
+    assert.ok(!text.includes(",,") && !/^\[,/.test(text), text.slice(0, 40));
+    const spans = [...html.matchAll(/<span data-i="(\d+)">(\d+)<\/span>/g)];
+    assert.deepEqual(spans.map((m) => Number(m[1])), Array.from({ length: Math.min(hoverable, length) }, (_, i) => i));
+    assert.deepEqual(spans.map((m) => Number(m[2])), Array.from(ids.subarray(0, Math.min(hoverable, length))));
+    const blocks = (html.match(/class="bpe-ids-more"/g) || []).length;
+    assert.equal(blocks, Math.ceil((length - Math.min(hoverable, length)) / IDS_BLOCK));
+  }
+});
+
+test("the screen readers' table filled a block at a time is the whole table", async () => {
+  const { srRows, srTable } = await import("../../ui/web/spans.js");
+  const bytes = new TextEncoder().encode("a<b>&\u00e9");
+  const spans = Array.from({ length: 23 }, (_, i) => ({ index: i, id: 1000 + i, bytes: bytes.subarray(i % 4, (i % 4) + 2), special: false }));
+  const whole = srTable(spans, { caption: "Tokens" });
+  for (const cut of [0, 1, 10, 23]) {
+    const first = srTable(spans.slice(0, cut), { caption: "Tokens", total: spans.length });
+    assert.equal(first.replace("</table>", srRows(spans.slice(cut)) + "</table>"), whole);
+  }
+  assert.ok(whole.includes("Tokens: 23 tokens") && whole.includes("a&lt;") && !whole.includes("<b>"));
+});

@@ -241,14 +241,19 @@ export function makeSpans(tokens, specialIds = new Set()) {
 }
 
 /** The tokens as a table for screen readers, visually hidden (spans.py sr_table). */
-export function srTable(spans, { caption = "Tokens" } = {}) {
+export function srTable(spans, { caption = "Tokens", total = spans.length } = {}) {
   const head = '<tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr>';
+  const n = total;
+  return `<table class="bpe-sr"><caption>${escapeHtml(caption)}: ${fmtInt(n)} token${n !== 1 ? "s" : ""}</caption>${head}${srRows(spans)}</table>`;
+}
+
+/** The screen-reader table's rows for ``spans`` (srTable's body: a long table can be filled a block at a time). */
+export function srRows(spans) {
   let rows = "";
   for (const s of spans) {
     rows += `<tr><td>${s.index + 1}</td><td>${s.id}</td><td>${escapeHtml(visible(s.bytes))}</td><td>${Array.from(s.bytes, hex2).join(" ")}</td></tr>`;
   }
-  const n = spans.length;
-  return `<table class="bpe-sr"><caption>${escapeHtml(caption)}: ${fmtInt(n)} token${n !== 1 ? "s" : ""}</caption>${head}${rows}</table>`;
+  return rows;
 }
 
 /** HTML for coloured spans: the same string as spans.py render_spans for the same arguments.

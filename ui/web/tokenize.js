@@ -12,7 +12,7 @@
 // Hovering a token links its three places: the span, its characters in the text box (a highlight drawn
 // behind the box) and its id in the list of ids.
 import { tokenOffsets } from "./bpe.js";
-import { colorsFor, escapeHtml, fmtInt, renderSpans } from "./spans.js";
+import { colorsFor, escapeHtml, fmtInt, renderSpans, srRows, srTable } from "./spans.js";
 
 export const COMMIT_DELAY = 1200;
 export const SERVER_DELAY = 200;
@@ -420,35 +420,46 @@ class LiveView {
     if (!r.ids.length) {
       this.spans.innerHTML = `<div class="bpe-empty">${escapeHtml(server && server.error ? "Nothing to show: see the message above." : "Nothing to tokenize yet. Type or paste some text, or load a sample text.")}</div>`;
       this.ids.textContent = "[]";
+      this.drawn = (this.drawn || 0) + 1;
+      this.clearBackdrop();
       this.hintShown(false);
       return;
     }
     const limit = d.limits.spans;
     const spans = spansOf(r, limit);
-    this.spans.innerHTML = renderSpans(spans, { showWhitespace: !!d.whitespace, limit: null, caption: "Tokens" });
+    // the screen readers' table of the tokens is filled SR_BLOCK rows at a time, one block a frame: 2,500 rows
+    // at once held the page still for a quarter of a second after every key
+    const first = spans.slice(0, SR_BLOCK);
+    this.spans.innerHTML = renderSpans(spans, { showWhitespace: !!d.whitespace, limit: null, srTableToo: false }) + srTable(first, { caption: "Tokens", total: spans.length });
+    this.fillTable(spans, SR_BLOCK);
     const tokens = this.spans.querySelectorAll(".bpe-spans .t");
     tokens.forEach((node, i) => (node.dataset.i = String(i)));
     if (r.ids.length > limit) {
       this.spans.append(el("div", { class: "bpe-more" }, `Showing the first ${fmtInt(limit)} of ${fmtInt(r.ids.length)} tokens.`));
     }
     this.hintShown(true, r.ids.length > limit);
-    // ids: the first ``limit`` can be hovered, the rest is plain text (all of them can be copied)
-    const frag = document.createDocumentFragment();
-    frag.append("[");
+    // ids: the first ``limit`` can be hovered, the rest is plain text (all of them are there, and can be copied)
     const n = Math.min(r.ids.length, limit);
-    for (let i = 0; i < n; i++) {
-      if (i) frag.append(", ");
-      frag.append(el("span", { "data-i": String(i) }, String(r.ids[i])));
-    }
-    if (r.ids.length > n) frag.append(", " + Array.from(r.ids.subarray(n)).join(", "));
-    frag.append("]");
-    this.ids.replaceChildren(frag);
+    this.ids.innerHTML = idsHtml(r.ids, n);
     this.hovered = -1;
+    this.clearBackdrop();
     if (this.picked >= 0 && this.picked < n && r.ids[this.picked] === this.pickedId) {
       for (const root of [this.spans, this.ids]) root.querySelector(`[data-i="${this.picked}"]`)?.classList.add("picked");
     } else {
       this.picked = -1;
     }
+  }
+
+  /** The rest of the screen readers' table, a block per animation frame (a new drawing stops the old one). */
+  fillTable(spans, from) {
+    const generation = (this.drawn = (this.drawn || 0) + 1);
+    const body = this.spans.querySelector("table.bpe-sr tbody");
+    const step = (at) => {
+      if (this.drawn !== generation || at >= spans.length || !body) return;
+      body.insertAdjacentHTML("beforeend", srRows(spans.slice(at, at + SR_BLOCK)));
+      requestAnimationFrame(() => step(at + SR_BLOCK));
+    };
+    requestAnimationFrame(() => step(from));
   }
 
   /** The token at ``i`` was clicked: marked, and its id sent to the server (which draws its merge tree). */
@@ -473,10 +484,49 @@ class LiveView {
     this.hint.textContent = text;
   }
 
+  /** A new text in the box: the backdrop is emptied (it is filled only while a token is hovered, and then only
+   * as far as the hoverable tokens reach: laying out a 200,000-character copy on every key froze the page). */
   syncBackdrop() {
     this.backdropText = this.textarea.value;
-    this.backdrop.textContent = this.backdropText + "\n";
+    this.clearBackdrop();
+  }
+
+  clearBackdrop() {
+    if (this.backdrop.firstChild) this.backdrop.replaceChildren();
+    this.backdropEnd = 0;
     this.marked = -1;
+  }
+
+  /** How far the backdrop's copy of the text goes: to the end of the line holding the last hoverable token's
+   * characters (the text after a line's end cannot move what comes before it), the whole text if shorter. */
+  backdropReach() {
+    const text = this.backdropText ?? "";
+    const offsets = this.offsetsOf();
+    if (!offsets || !offsets.end16.length) return text.length;
+    const last = Math.min(offsets.end16.length, this.data.limits.spans) - 1;
+    const nl = text.indexOf("\n", offsets.end16[last]);
+    return nl < 0 ? text.length : nl;
+  }
+
+  /** Draw the backdrop: the text up to its reach, token i's characters marked (-1: none). */
+  fillBackdrop(i) {
+    const text = this.backdropText ?? "";
+    const end = this.backdropReach();
+    const tail = end >= text.length ? "\n" : "";
+    if (i < 0) {
+      this.backdrop.textContent = text.slice(0, end) + tail;
+    } else {
+      const offsets = this.offsetsOf();
+      const a = Math.min(offsets.start16[i], end);
+      const b = Math.min(offsets.end16[i], end);
+      const mark = el("mark", {}, text.slice(a, b));
+      mark.style.background = colorsFor([this.result.ids[i]])[0];
+      this.backdrop.replaceChildren(text.slice(0, a), mark, text.slice(b, end) + tail);
+    }
+    this.backdropEnd = end;
+    this.marked = i;
+    this.backdrop.scrollTop = this.textarea.scrollTop;
+    this.backdrop.scrollLeft = this.textarea.scrollLeft;
   }
 
   offsetsOf() {
@@ -498,11 +548,21 @@ class LiveView {
     this.backdrop.style.pointerEvents = "auto";
     let offset = -1;
     try {
-      if (this.backdrop.firstChild === null || this.backdrop.childNodes.length !== 1) this.backdrop.textContent = this.backdropText + "\n";
-      const pos = document.caretPositionFromPoint ? document.caretPositionFromPoint(e.clientX, e.clientY) : null;
-      const range = !pos && document.caretRangeFromPoint ? document.caretRangeFromPoint(e.clientX, e.clientY) : null;
-      const node = pos ? pos.offsetNode : range ? range.startContainer : null;
-      if (node && this.backdrop.contains(node)) offset = pos ? pos.offset : range.startOffset;
+      if (!this.backdrop.firstChild) this.fillBackdrop(-1);
+      // past the backdrop's reach (scrolled beyond the hoverable tokens) no character is under the mouse
+      if (this.backdrop.scrollTop === this.textarea.scrollTop) {
+        const pos = document.caretPositionFromPoint ? document.caretPositionFromPoint(e.clientX, e.clientY) : null;
+        const range = !pos && document.caretRangeFromPoint ? document.caretRangeFromPoint(e.clientX, e.clientY) : null;
+        const node = pos ? pos.offsetNode : range ? range.startContainer : null;
+        if (node && this.backdrop.contains(node)) {
+          // the offset in the whole backdrop (a marked token splits its text into three nodes)
+          const upto = document.createRange();
+          upto.setStart(this.backdrop, 0);
+          upto.setEnd(node, pos ? pos.offset : range.startOffset);
+          offset = upto.toString().length;
+          if (offset >= this.backdropEnd) offset = -1;
+        }
+      }
     } finally {
       ta.style.pointerEvents = "";
       this.backdrop.style.pointerEvents = "";
@@ -526,21 +586,12 @@ class LiveView {
 
   /** The token's characters in the text box: a highlight in the backdrop, behind the transparent box. */
   markText(i) {
-    const text = this.backdropText ?? "";
     const offsets = this.offsetsOf();
     if (i < 0 || !offsets || this.source === "server" && this.data.mode === "chat") {
-      if (this.marked !== -1) {
-        this.backdrop.textContent = text + "\n";
-        this.marked = -1;
-      }
+      if (this.marked !== -1) this.clearBackdrop();
       return;
     }
-    const a = offsets.start16[i];
-    const b = offsets.end16[i];
-    const mark = el("mark", {}, text.slice(a, b));
-    mark.style.background = colorsFor([this.result.ids[i]])[0];
-    this.backdrop.replaceChildren(text.slice(0, a), mark, text.slice(b) + "\n");
-    this.marked = i;
+    this.fillBackdrop(i);
   }
 
   destroy() {
@@ -550,6 +601,27 @@ class LiveView {
     this.wrap.remove();
     delete this.root.__bpeLive;
   }
+}
+
+/** How many ids a block of the id list holds past the hoverable ones: the blocks are laid out only when
+ * scrolled to (content-visibility), so 70,000 ids cost the page no more than a screenful. */
+export const IDS_BLOCK = 2000;
+/** How many rows of the screen readers' token table are added in one animation frame. */
+export const SR_BLOCK = 250;
+
+/** The id list's HTML: ``[a, b, …]``, the first ``hoverable`` ids as spans with their index (data-i), the rest as
+ * plain text in blocks of IDS_BLOCK (one string: one parse, not 70,000 DOM calls). Ids are numbers: no escaping. */
+export function idsHtml(ids, hoverable) {
+  const parts = ["["];
+  for (let i = 0; i < hoverable; i++) parts.push(`${i ? ", " : ""}<span data-i="${i}">${ids[i]}</span>`);
+  if (ids.length > hoverable && hoverable) parts.push(",");
+  for (let at = hoverable; at < ids.length; at += IDS_BLOCK) {
+    const end = Math.min(at + IDS_BLOCK, ids.length);
+    const block = Array.from(ids.subarray(at, end)).join(", ");
+    parts.push(`<span class="bpe-ids-more">${block}${end < ids.length ? "," : ""}</span>`);
+  }
+  parts.push("]");
+  return parts.join("");
 }
 
 /** The number of code points in ``text`` (the server's len()), counted exactly up to ``limit`` + 1. */
