@@ -10,7 +10,6 @@ the user's is kept in that session only (``_kept``).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -111,10 +110,12 @@ class Chosen:
     vocab: model.Vocab
 
 
-# One computation at a time per result about official encodings: a class opening the page together on a fresh
-# server computes it once while the others wait for it, instead of all at once on two cores. Holds locks, no data.
-_FLIGHTS: dict[tuple, threading.Lock] = {}
-_FLIGHTS_LOCK = threading.Lock()
+@st.cache_resource(max_entries=16, show_spinner="Computing this once for every session of this server…")
+def _for_everyone(kind: str, keys: tuple[str, ...], key: tuple, _compute: Callable[[], object]) -> object:
+    """``_compute()`` once per server process for official encodings: Streamlit's own cache, keyed by their menu keys
+    (each is one object per process, ``ui.common.tokenizers``). A class opening the page together on a fresh server
+    computes it once while the others wait for it (Streamlit's compute lock), instead of all at once on two cores."""
+    return _compute()
 
 
 def _kept(kind: str, chosen: Sequence[Chosen], key: tuple, compute: Callable[[], object], *, maxsize: int = 2):
@@ -123,15 +124,7 @@ def _kept(kind: str, chosen: Sequence[Chosen], key: tuple, compute: Callable[[],
     toks = [c.tok for c in chosen]
     keys = tuple(c.key for c in chosen)
     if all(cache.is_shared(t) for t in toks):
-        with _FLIGHTS_LOCK:
-            flight = _FLIGHTS.setdefault((kind, keys, key), threading.Lock())
-        if not flight.acquire(blocking=False):
-            with st.spinner("Another session is computing this right now; it is kept for everyone once done…"):
-                flight.acquire()
-        try:
-            return cache.for_tokenizer(toks[0], kind, (keys, key), compute, maxsize=maxsize)
-        finally:
-            flight.release()
+        return _for_everyone(kind, keys, key, compute)
     # a user's tokenizer object stands for its content: the same key with another object is another tokenizer
     return cache.for_session(kind, (keys, tuple(map(id, toks)), key), compute, owner=toks[0], maxsize=maxsize)
 
