@@ -675,19 +675,20 @@ def _has_assertion(node) -> bool:
     return False
 
 
-def _nullable(node) -> bool:
+def nullable(node) -> bool:
+    """Whether a parsed node can match the empty string (assertions and ``empty`` do)."""
     kind = node[0]
     if kind == "atom":
         return False
     if kind == "seq":
-        return all(_nullable(c) for c in node[1])
+        return all(nullable(c) for c in node[1])
     if kind == "alt":
-        return any(_nullable(c) for c in node[1])
+        return any(nullable(c) for c in node[1])
     if kind == "rep":
-        return node[2] == 0 or _nullable(node[1])
+        return node[2] == 0 or nullable(node[1])
     if kind == "group":
-        return _nullable(node[1])
-    return True  # empty (assertions are ruled out before this is asked)
+        return nullable(node[1])
+    return True  # look, end, endz, empty
 
 
 def _first_atoms(nodes) -> set[int]:
@@ -704,7 +705,7 @@ def _first_atoms(nodes) -> set[int]:
                 out |= _first_atoms([c])
         elif kind in ("rep", "group"):
             out |= _first_atoms([node[1]])
-        if not _nullable(node):
+        if not nullable(node):
             break
     return out
 
@@ -742,7 +743,7 @@ def _possessive_where_safe(alternative, ranges):
         rest = items[i + 1 :]
         if any(_has_assertion(r) for r in rest):
             continue
-        if all(_nullable(r) for r in rest) or not any(_overlap(ranges[node[1][1]], ranges[k]) for k in _first_atoms(rest)):
+        if all(nullable(r) for r in rest) or not any(_overlap(ranges[node[1][1]], ranges[k]) for k in _first_atoms(rest)):
             items[i] = (*node[:4], "+")
     return ("seq", tuple(items))
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import re
 
-from tokenizer.pretokenize.pattern_syntax import Unsupported, class_ranges, parse
+from tokenizer.pretokenize.pattern_syntax import Unsupported, class_ranges, nullable, parse
 
 #: The flags the browser compiles the RegExp with.
 FLAGS = "gu"
@@ -92,22 +92,6 @@ def js_class(ranges: Ranges) -> str:
     if len(ranges) == 1 and ranges[0][0] == ranges[0][1]:
         return _char(ranges[0][0])
     return "[" + class_body(ranges) + "]"
-
-
-def _nullable(node) -> bool:
-    """Whether the node can match the empty string (assertions match it)."""
-    kind = node[0]
-    if kind == "atom":
-        return False
-    if kind == "seq":
-        return all(_nullable(c) for c in node[1])
-    if kind == "alt":
-        return any(_nullable(c) for c in node[1])
-    if kind == "rep":
-        return node[2] == 0 or _nullable(node[1])
-    if kind == "group":
-        return _nullable(node[1])
-    return True  # look, end, endz, empty
 
 
 def _union(*sets: Ranges) -> Ranges:
@@ -226,7 +210,7 @@ class _Writer:
 
     def repeat(self, node) -> None:
         _, child, lo, hi, mode = node
-        if _nullable(child):
+        if nullable(child):
             raise Unsupported("a repetition of something that can match the empty string")
         quantifier = {(0, None): "*", (1, None): "+", (0, 1): "?"}.get((lo, hi))
         if quantifier is None:
@@ -256,7 +240,7 @@ def pattern_spec(pattern: str | None) -> dict | None:
         return None
     try:
         parsed = parse(pattern)
-        if _nullable(parsed.tree):
+        if nullable(parsed.tree):
             raise Unsupported("the pattern can match the empty string")
         tree = parsed.tree
         writer = _Writer()

@@ -92,12 +92,10 @@ def browser_reason(tok) -> str | None:
 
 
 def _nullable_hint(pattern: str) -> bool:
-    from tokenizer.pretokenize.pattern_syntax import Unsupported, parse
-
-    from .jsregex import _nullable
+    from tokenizer.pretokenize.pattern_syntax import Unsupported, nullable, parse
 
     try:
-        return _nullable(parse(pattern).tree)
+        return nullable(parse(pattern).tree)
     except Unsupported:
         return False
 
