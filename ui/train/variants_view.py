@@ -492,25 +492,13 @@ def _superword_results(tok, store, key: str) -> None:
             tok, "across_excerpt", 0, lambda: variants.busiest_excerpt(tok, corpus, variants.across_spans), maxsize=1
         )
         st.caption("The same lines under both, where this text has the most tokens that cross words:")
-        left, right = st.columns(2, gap="large")
-        with left:
-            st.markdown("**Plain BPE, the same size**")
-            if plain is not None:
-                spans = plain.encode_spans(excerpt, disallowed_special=())
-                st.html(render_spans(spans, show_whitespace=True, caption="The text under plain BPE"))
-                st.caption(f"{len(spans):,} tokens.")
-        with right:
-            st.markdown("**Tokens across words**")
-            spans = tok.encode_spans(excerpt, disallowed_special=())
-            st.html(
-                render_spans(
-                    spans,
-                    show_whitespace=True,
-                    highlight=variants.across_spans(spans),
-                    caption="The text with tokens across words",
-                )
-            )
-            st.caption(f"{len(spans):,} tokens; outlined: tokens that hold more than one word.")
+        _side_by_side(
+            excerpt,
+            (plain, "Plain BPE, the same size", "The text under plain BPE"),
+            (tok, "Tokens across words", "The text with tokens across words"),
+            variants.across_spans,
+            "tokens that hold more than one word",
+        )
     with presenter.fold("The tokens that cross words"):
         if across.empty:
             st.info("No token crosses words yet: give stage 2 more merges, or a longer text.", icon="ℹ️")
@@ -547,23 +535,26 @@ def _continued_results(tok, store, key: str) -> None:
             maxsize=1,
         )
         st.caption("The same lines under both, where this text has the most new tokens:")
-        left, right = st.columns(2, gap="large")
-        with left:
-            st.markdown(f"**{base_name}**")
-            spans = base.encode_spans(excerpt, disallowed_special=())
-            st.html(render_spans(spans, show_whitespace=True, caption=f"The text under {record['base']}"))
-            st.caption(f"{len(spans):,} tokens.")
-        with right:
-            st.markdown("**Continued on your text**")
-            spans = tok.encode_spans(excerpt, disallowed_special=())
-            st.html(
-                render_spans(
-                    spans,
-                    show_whitespace=True,
-                    highlight=variants.new_spans(spans, first_new),
-                    caption="The text with the new tokens",
-                )
-            )
-            st.caption(f"{len(spans):,} tokens; outlined: new tokens (ids from {first_new:,}).")
+        _side_by_side(
+            excerpt,
+            (base, base_name, f"The text under {record['base']}"),
+            (tok, "Continued on your text", "The text with the new tokens"),
+            lambda spans: variants.new_spans(spans, first_new),
+            f"new tokens (ids from {first_new:,})",
+        )
     with presenter.fold("The new tokens, in the order learned"):
         st.dataframe(variants.new_tokens_table(tok, rows=200), hide_index=True, width="stretch", key=STATE.key("new_table"))
+
+
+def _side_by_side(excerpt: str, before: tuple, after: tuple, outlined, what: str) -> None:
+    """The same lines under two tokenizers, ``(tokenizer or None, title, screen-reader caption)`` each; the second's
+    spans that ``outlined(spans)`` picks are outlined, and the caption under it says they are ``what``."""
+    for column, (tok, title, caption), last in zip(st.columns(2, gap="large"), (before, after), (False, True)):
+        with column:
+            st.markdown(f"**{title}**")
+            if tok is None:
+                continue
+            spans = tok.encode_spans(excerpt, disallowed_special=())
+            highlight = outlined(spans) if last else ()
+            st.html(render_spans(spans, show_whitespace=True, highlight=highlight, caption=caption))
+            st.caption(f"{len(spans):,} tokens; outlined: {what}." if last else f"{len(spans):,} tokens.")
