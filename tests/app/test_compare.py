@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 import tiktoken
 from live_view import payload, type_text
+from merge_trees import core_labels, tree_labels
 from model_packages import package_reference, reference_encode
 from streamlit.testing.v1 import AppTest
 
@@ -335,25 +335,6 @@ def pick(at: AppTest, row: int, index: int, tid: int, *, sig: str | None = None)
     at.run()
     assert not at.exception, at.exception
     return rows_sent(at)["tree"]
-
-
-def tree_labels(html_text: str) -> tuple[list[str], list[str]]:
-    """The merged boxes' labels (id and merge number) and the leaves' (bytes) of a drawn tree, in order."""
-    nodes = re.findall(r'<div class="node( root)?( leaf)?"[^>]*>.*?<span class="meta">([^<]*)</span></div>', html_text, re.S)
-    return [m for _, leaf, m in nodes if not leaf], [m for _, leaf, m in nodes if leaf]
-
-
-def core_labels(tok, tid: int) -> tuple[list[str], list[str]]:
-    merged = []
-
-    def walk(t) -> None:
-        if t.children:
-            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
-            for c in t.children:
-                walk(c)
-
-    walk(tok.merge_tree(tid))
-    return merged, [f"byte {b:02X}" for b in tok.decode_single_token_bytes(tid)]
 
 
 def test_a_click_shows_how_the_token_was_built_for_every_kind_of_tokenizer(workspace):

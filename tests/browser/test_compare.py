@@ -6,6 +6,7 @@ import statistics
 from urllib.parse import urlencode
 
 import pytest
+from merge_trees import core_labels
 from model_packages import reference_encode, tiktoken_reference
 from playwright.sync_api import expect
 
@@ -115,21 +116,6 @@ def nodes(panel) -> tuple[list[str], list[str]]:
     return merged, leaves
 
 
-def core_nodes(tok, tid: int) -> tuple[list[str], list[str]]:
-    """The same from the core: every merged node in the tree's order (a node, then its left and right), and the bytes."""
-    merged = []
-
-    def walk(t) -> None:
-        if t.children:
-            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
-            for c in t.children:
-                walk(c)
-
-    tree = tok.merge_tree(tid)
-    walk(tree)
-    return merged, [f"byte {b:02X}" for b in tok.decode_single_token_bytes(tid)]
-
-
 def click_longest(page, label: str, tok, text: str):
     """Click the longest token of ``label``'s row; returns its id."""
     ids = tok.encode(text)
@@ -165,7 +151,7 @@ def test_a_click_shows_how_a_token_was_built(page, server):
         expect(row(page, label).locator(".bpe-spans .t.picked")).to_have_attribute("data-id", str(tid))
         expect(panel.locator(".bpe-built-head")).to_contain_text(f"id {tid}")
         merged, leaves = nodes(panel)
-        assert (merged, leaves) == core_nodes(tok, tid), label
+        assert (merged, leaves) == core_labels(tok, tid), label
         assert len(merged) == len(leaves) - 1 > 0
     bad, _ = violations(page)  # axe-core with a tree open: its region, its close button, its colours
     assert bad == []
@@ -200,7 +186,7 @@ def test_the_tree_in_presenter_mode(page, server):
     tid = click_longest(page, LABELS["r50k_base"], tok, text)
     panel = row(page, LABELS["r50k_base"]).locator(".bpe-built")
     expect(panel).to_be_visible()
-    assert nodes(panel) == core_nodes(tok, tid)
+    assert nodes(panel) == core_labels(tok, tid)
     box = panel.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 1280  # on the projector's screen, no sideways scrolling
     assert violations(page)[0] == []

@@ -7,6 +7,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from merge_trees import core_labels, tree_labels
 from tier import examples
 
 from tokenizer import load_encoding, train
@@ -49,25 +50,6 @@ def test_deep_trees_are_cut_with_a_note():
     assert html.count('class="node') < 80
 
 
-def labels(html_text: str) -> tuple[list[str], list[str]]:
-    """The merged boxes' labels (id and merge number) and the leaves' (bytes) of a drawn tree, in order."""
-    nodes = re.findall(r'<div class="node( root)?( leaf)?"[^>]*>.*?<span class="meta">([^<]*)</span></div>', html_text, re.S)
-    return [m for _, leaf, m in nodes if not leaf], [m for _, leaf, m in nodes if leaf]
-
-
-def core_labels(tok, tid: int) -> tuple[list[str], list[str]]:
-    merged = []
-
-    def walk(t) -> None:
-        if t.children:
-            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
-            for c in t.children:
-                walk(c)
-
-    walk(tok.merge_tree(tid))
-    return merged, [f"byte {b:02X}" for b in tok.decode_single_token_bytes(tid)]
-
-
 TEXT = "Tokenization of internationalization: 你好世界, Привет, नमस्ते, 🤚🏾 x = 1234567890;\r\n\tdef f():  return 'ok'"
 
 
@@ -78,7 +60,7 @@ def test_the_panel_of_every_token_of_a_model(name):
     tok = load_encoding(name)
     for tid in set(tok.encode(TEXT)):
         html = trees.panel_html(tok.merge_tree(tid), tok.rank_of, where=name)
-        merged, leaves = labels(html)
+        merged, leaves = tree_labels(html)
         assert (merged, leaves) == core_labels(tok, tid), tid
         ranks = [int(r.replace(",", "")) for r in re.findall(r'<span class="rank">merge ([\d,]+)</span>', html)]
         assert ranks == sorted({tok.rank_of[int(m.split()[1])] + 1 for m in merged})
@@ -90,8 +72,8 @@ def test_the_panel_of_every_token_of_a_trained_tokenizer(text):
     tok = train("the theory of the thermal thesis; 你好你好 " * 8, 300, pattern="gpt4")
     for tid in set(tok.encode_ordinary(text)):
         html = trees.panel_html(tok.merge_tree(tid), tok.rank_of)
-        assert labels(html) == core_labels(tok, tid)
-        assert html.count('class="step"') == len(set(labels(html)[0]))
+        assert tree_labels(html) == core_labels(tok, tid)
+        assert html.count('class="step"') == len(set(tree_labels(html)[0]))
         if len(tok.decode_single_token_bytes(tid)) == 1:
             assert "A single byte" in html
 
