@@ -129,6 +129,16 @@ def page(browser, server):
     context.close()
 
 
+@pytest.fixture
+def projector(browser, server):
+    """A page the size of a classroom projector (1280x720), where presenter mode is checked."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
 def wait_idle(page, timeout: float = 30_000) -> None:
     """Wait until the app is rendered and no rerun is running.
 

@@ -65,23 +65,18 @@ def test_a_link_with_three_tokenizers_and_the_pieces_filter(page, server):
     assert_no_exception(page)
 
 
-def test_presenter_mode(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(server.url + "/overlap?present=1")
-        page.locator(".bpe-present").wait_for(state="attached")
-        expect(page.get_by_text("How many pieces each token becomes")).to_be_attached(timeout=180_000)
-        wait_idle(page, timeout=180_000)
-        assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "22px"
-        folded = page.locator('[data-testid="stExpander"]', has_text="Every token, searchable")
-        expect(folded).to_be_visible()  # the big table is one click away
-        heading = page.get_by_text("One tokenizer's tokens as another's pieces").first
-        heading.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
-        expect(page.get_by_text("How many pieces each token becomes")).to_be_visible()
-        assert_no_exception(page)
-        screenshot(page, "present-overlap-pieces")
-    finally:
-        context.close()
+def test_presenter_mode(projector, server):
+    page = projector
+    page.goto(server.url + "/overlap?present=1")
+    page.locator(".bpe-present").wait_for(state="attached")
+    expect(page.get_by_text("How many pieces each token becomes")).to_be_attached(timeout=180_000)
+    wait_idle(page, timeout=180_000)
+    assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "22px"
+    folded = page.locator('[data-testid="stExpander"]', has_text="Every token, searchable")
+    expect(folded).to_be_visible()  # the big table is one click away
+    heading = page.get_by_text("One tokenizer's tokens as another's pieces").first
+    heading.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    expect(page.get_by_text("How many pieces each token becomes")).to_be_visible()
+    assert_no_exception(page)
+    screenshot(page, "present-overlap-pieces")

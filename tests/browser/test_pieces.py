@@ -47,22 +47,17 @@ def test_pieces_the_broken_emoji_and_the_download(page, server):
     assert_no_exception(page)
 
 
-def test_presenter_mode(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(server.url + "/?present=1&tokenizer=cl100k_base")
-        page.locator(".bpe-present").wait_for(state="attached")
-        wait_idle(page)
-        page.get_by_text("Cut into pieces of N tokens").first.scroll_into_view_if_needed()
-        band = page.locator(".bpe-piece").nth(1)  # pieces 2 and 3, with the broken emoji between them, at the top
-        band.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(400)
-        expect(band).to_be_visible()
-        size = float(page.locator(".bpe-piece .t").first.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
-        assert size >= 28  # the spans' presenter size, as everywhere
-        assert_no_exception(page)
-        screenshot(page, "present-tokenize-pieces")
-    finally:
-        context.close()
+def test_presenter_mode(projector, server):
+    page = projector
+    page.goto(server.url + "/?present=1&tokenizer=cl100k_base")
+    page.locator(".bpe-present").wait_for(state="attached")
+    wait_idle(page)
+    page.get_by_text("Cut into pieces of N tokens").first.scroll_into_view_if_needed()
+    band = page.locator(".bpe-piece").nth(1)  # pieces 2 and 3, with the broken emoji between them, at the top
+    band.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(400)
+    expect(band).to_be_visible()
+    size = float(page.locator(".bpe-piece .t").first.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+    assert size >= 28  # the spans' presenter size, as everywhere
+    assert_no_exception(page)
+    screenshot(page, "present-tokenize-pieces")

@@ -18,15 +18,6 @@ PAGES = [
 ]
 
 
-@pytest.fixture
-def projector(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
-
-
 def with_present(path: str) -> str:
     return path + ("&" if "?" in path else "?") + "present=1"
 

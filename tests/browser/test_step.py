@@ -329,32 +329,24 @@ def test_a_link_steps_through_qwens_own_merges(page, server):
     assert_no_exception(page)
 
 
-def test_presenter_mode_puts_the_step_on_the_first_screen_of_a_projector(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        open_step(page, server.url + "/step?mode=encoding&tokenizer=cl100k_base&step=40&present=1")
-        page.locator(".bpe-present").wait_for(state="attached")
+def test_presenter_mode_puts_the_step_on_the_first_screen_of_a_projector(projector, server):
+    page = projector
+    open_step(page, server.url + "/step?mode=encoding&tokenizer=cl100k_base&step=40&present=1")
+    page.locator(".bpe-present").wait_for(state="attached")
 
-        def on_screen(locator, whole: bool = True) -> None:
-            box = locator.bounding_box()
-            assert box is not None and box["y"] >= 0 and box["x"] >= 0
-            assert (box["y"] + box["height"] if whole else box["y"] + 40) <= 720, box
-            assert box["x"] + box["width"] <= 1280, box
+    def on_screen(locator, whole: bool = True) -> None:
+        box = locator.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["x"] >= 0
+        assert (box["y"] + box["height"] if whole else box["y"] + 40) <= 720, box
+        assert box["x"] + box["width"] <= 1280, box
 
-        on_screen(page.get_by_role("button", name="Next ▶"))
-        on_screen(page.locator(".bpe-st-cards .bpe-card").first)  # the merge just made
-        on_screen(page.locator(".bpe-stepper .bpe-spans .t").first)  # the text, token by token
-        on_screen(page.locator(".bpe-stepper .bpe-spans"), whole=False)
-        on_screen(page.locator(STEP))
-        screenshot(page, "present-step-first-screen")
-        assert (
-            float(page.locator(".bpe-stepper .bpe-spans .t").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
-            >= 28
-        )
-    finally:
-        context.close()
+    on_screen(page.get_by_role("button", name="Next ▶"))
+    on_screen(page.locator(".bpe-st-cards .bpe-card").first)  # the merge just made
+    on_screen(page.locator(".bpe-stepper .bpe-spans .t").first)  # the text, token by token
+    on_screen(page.locator(".bpe-stepper .bpe-spans"), whole=False)
+    on_screen(page.locator(STEP))
+    screenshot(page, "present-step-first-screen")
+    assert float(page.locator(".bpe-stepper .bpe-spans .t").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 28
 
 
 def test_a_trace_too_big_to_send_is_refused(page, server):

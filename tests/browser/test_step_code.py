@@ -73,31 +73,26 @@ def test_encoding_the_code_is_encode_and_its_values_the_step_just_made(page, ser
     assert_no_exception(page)
 
 
-def test_on_a_projector_the_code_is_folded_and_opens_readable(browser, server, trained):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        open_step(page, server.url + f"/step?mode=training&tokenizer={trained}&step=30&present=1")
-        page.locator(".bpe-present").wait_for(state="attached")
-        box = page.locator(".bpe-st-code")
-        expect(box).not_to_have_attribute("open", "")  # the step itself comes first
-        box.locator("summary").click()
-        expect(box).to_have_attribute("open", "")
-        box.locator("summary").scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
-        wait_idle(page)
-        fill = page.locator(f"{PRE} .fill[data-fill=pair_count]")
-        expect(fill).to_be_visible()
-        # opened, the listing shows the loop's filled-in lines, not only the helpers above them
-        inside = fill.evaluate(
-            "f => { const p = f.closest('pre').getBoundingClientRect(), r = f.getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom; }"
-        )
-        assert inside
-        bad, _ = violations(page)
-        assert bad == []
-        page.locator(PRE).evaluate("p => p.scrollIntoView({block: 'end'})")
-        page.wait_for_timeout(300)
-        screenshot(page, "present-step-code")
-    finally:
-        context.close()
+def test_on_a_projector_the_code_is_folded_and_opens_readable(projector, server, trained):
+    page = projector
+    open_step(page, server.url + f"/step?mode=training&tokenizer={trained}&step=30&present=1")
+    page.locator(".bpe-present").wait_for(state="attached")
+    box = page.locator(".bpe-st-code")
+    expect(box).not_to_have_attribute("open", "")  # the step itself comes first
+    box.locator("summary").click()
+    expect(box).to_have_attribute("open", "")
+    box.locator("summary").scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    wait_idle(page)
+    fill = page.locator(f"{PRE} .fill[data-fill=pair_count]")
+    expect(fill).to_be_visible()
+    # opened, the listing shows the loop's filled-in lines, not only the helpers above them
+    inside = fill.evaluate(
+        "f => { const p = f.closest('pre').getBoundingClientRect(), r = f.getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom; }"
+    )
+    assert inside
+    bad, _ = violations(page)
+    assert bad == []
+    page.locator(PRE).evaluate("p => p.scrollIntoView({block: 'end'})")
+    page.wait_for_timeout(300)
+    screenshot(page, "present-step-code")

@@ -13,12 +13,9 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def projector(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = context.new_page()
-    pg.set_default_timeout(120_000)
-    yield pg
-    context.close()
+def projector(projector):
+    projector.set_default_timeout(120_000)  # a training runs inside some steps
+    return projector
 
 
 @pytest.fixture
