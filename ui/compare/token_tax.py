@@ -35,7 +35,9 @@ _SHAPE = (
 )
 
 
-def parse_parallel(text: str) -> dict[str, str]:
+def parse_parallel(
+    text: str, *, max_languages: int | None = MAX_LANGUAGES, max_passage_chars: int | None = MAX_PASSAGE_CHARS
+) -> dict[str, str]:
     """``{language: passage}`` from pasted lines (``name: passage`` or ``name<TAB>passage``) or JSON.
 
     Blank lines and lines starting with ``#`` are skipped, and so is a TSV header
@@ -44,7 +46,8 @@ def parse_parallel(text: str) -> dict[str, str]:
     an object of passages, a list of ``{"language": …, "text": …}`` objects or of
     ``[language, passage]`` pairs; any other JSON is refused, never read as lines. A bad
     line, an empty passage or a language given twice (also once with spaces around it) is a
-    ValueError that names it.
+    ValueError that names it. The token tax's limits apply unless given as None (parity-aware
+    training reads whole texts, ``ui.train.variants``).
 
     >>> parse_parallel("English: Hello.\\n# a note\\nGerman\\tHallo.\\n")
     {'English': 'Hello.', 'German': 'Hallo.'}
@@ -77,12 +80,12 @@ def parse_parallel(text: str) -> dict[str, str]:
             same = f" (as {written[key]!r} and {name!r})" if written[key] != name else ""
             raise ValueError(f"{key} appears twice{same}, the second time in {where.lower()}: give each language one passage.")
         out[key], written[key] = passage.strip(), name
-    if len(out) > MAX_LANGUAGES:
-        raise ValueError(f"{len(out)} languages: the token tax takes at most {MAX_LANGUAGES}.")
-    long = [k for k, v in out.items() if len(v) > MAX_PASSAGE_CHARS]
+    if max_languages is not None and len(out) > max_languages:
+        raise ValueError(f"{len(out)} languages: the token tax takes at most {max_languages}.")
+    long = [k for k, v in out.items() if max_passage_chars is not None and len(v) > max_passage_chars]
     if long:
         raise ValueError(
-            f"The passage for {long[0]} is longer than {MAX_PASSAGE_CHARS:,} characters: parallel passages should be short."
+            f"The passage for {long[0]} is longer than {max_passage_chars:,} characters: parallel passages should be short."
         )
     return out
 

@@ -8,7 +8,6 @@ texts a user gives, and the tables and frames their results draw.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
@@ -84,27 +83,16 @@ def builtin_parallel(chosen: Sequence[str]) -> dict[str, str]:
 
 
 def parse_parallel(text: str) -> dict[str, str]:
-    """Parallel texts a user pasted or uploaded: a JSON object ``{language: text}`` (any length), or one
-    ``Language: passage`` line per language (the token tax's format, short passages); ValueError naming the fix.
+    """Parallel texts a user pasted or uploaded, in the token tax's formats (a JSON object ``{language: text}`` or
+    list, or one ``Language: passage`` line per language), of any length; ValueError naming the fix.
 
     >>> parse_parallel('{"English": "Hi there.", "German": "Hallo."}')
     {'English': 'Hi there.', 'German': 'Hallo.'}
     >>> parse_parallel("English: Hi.\\nGerman: Hallo.")
     {'English': 'Hi.', 'German': 'Hallo.'}
     """
-    stripped = text.strip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as e:
-            raise ValueError(
-                f'The JSON is not valid ({e.msg}, line {e.lineno}): give one object such as {{"English": "…", "German": "…"}}.'
-            ) from None
-        if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-            raise ValueError('The JSON must be one object of language names and texts, such as {"English": "…"}.')
-        out = {k.strip(): v for k, v in data.items() if k.strip() and v.strip()}
-    else:
-        out = token_tax.parse_parallel(stripped)
+    # the token tax's reader (lines or JSON, read by tokenizer.formats.json_input), without its short-passage limits
+    out = token_tax.parse_parallel(text, max_languages=None, max_passage_chars=None)
     check_parallel_texts(out)
     return out
 
