@@ -13,7 +13,7 @@ from ui.vocabulary import unreachable
 
 def brute_force(tok: Tokenizer) -> tuple[set[int], set[int]]:
     """The definition, token by token: encode(decode_bytes([t])) != [t] (bytes alone when not UTF-8)."""
-    unreachable, partial = set(), set()
+    missing, partial = set(), set()
     for t, data in tok.vocab.items():
         if t in tok.special_ids:
             continue
@@ -22,11 +22,11 @@ def brute_force(tok: Tokenizer) -> tuple[set[int], set[int]]:
         except UnicodeDecodeError:
             partial.add(t)
             if tok.encode_bytes(data) != [t]:
-                unreachable.add(t)
+                missing.add(t)
             continue
         if tok.encode_ordinary(text) != [t] or tok.encode_bytes(data) != [t]:
-            unreachable.add(t)
-    return unreachable, partial
+            missing.add(t)
+    return missing, partial
 
 
 def test_a_token_across_a_chunk_boundary_is_unreachable_with_the_pattern_and_reachable_without():
@@ -54,12 +54,12 @@ def test_bpe_unreachable_and_partial_tokens():
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
 def test_official_encodings_agree_with_the_definition_and_with_tiktoken(name):
     tok = load_encoding(name)
-    unreachable, partial = brute_force(tok)
+    expected_unreachable, expected_partial = brute_force(tok)
     found = unreachable.find_odd_tokens(tok)
-    assert set(found.unreachable["id"]) == unreachable
-    assert set(found.partial["id"]) == partial
+    assert set(found.unreachable["id"]) == expected_unreachable
+    assert set(found.partial["id"]) == expected_partial
     enc = tiktoken.get_encoding(name)
-    for t in list(partial)[:50]:
+    for t in list(expected_partial)[:50]:
         with pytest.raises(UnicodeDecodeError):
             enc.decode_single_token_bytes(t).decode("utf-8")
 
