@@ -107,7 +107,9 @@ def spans_cases(seed: int) -> dict:
     cases = []
     for _ in range(40):
         n = rng.randint(0, 60)
-        toks = [(rng.randrange(300_000), rng.choice(tokens)) for _ in range(n)]
+        # an id has one byte string, as in a real vocabulary (the renderers may keep a token's body by id)
+        by_id: dict[int, bytes] = {}
+        toks = [(t, by_id.setdefault(t, rng.choice(tokens))) for t in (rng.randrange(300_000) for _ in range(n))]
         special = {t for t, _ in toks if rng.random() < 0.05}
         sp = make_spans(toks, special)
         opts = {
