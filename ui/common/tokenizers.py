@@ -16,9 +16,12 @@ model name in the menu's search finds it.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+
 import streamlit as st
 
-from tokenizer import Tokenizer, load_encoding, registry
+from tokenizer import EncodingSpec, Tokenizer, load_encoding, registry
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
 from tokenizer.models import fetch
 from tokenizer.models.provision import retry_command
@@ -141,6 +144,56 @@ def get(key: str):
     if key.startswith(USER):
         return workspace.store().get(key[len(USER) :])
     raise ValueError(f"unknown tokenizer {key!r}: pick one from the list")
+
+
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """The tokenizer a page's menu names, resolved once per run: what every section of the page reads.
+
+    A page calls ``choose(key)`` once, where its menu is, and hands this record on: the
+    sections read the tokenizer, its label and its registry record here instead of
+    looking the key up again.
+    """
+
+    key: str
+    label: str  # as the menu shows it, without the family: "GPT-4 (cl100k_base)", "mine (yours, 600 tokens)"
+    tok: object  # a Tokenizer, or a baseline (tokenizer.baselines)
+    spec: EncodingSpec | None = None  # the registry's record of a registered encoding; None for the others
+
+    @property
+    def chat_capable(self) -> bool:
+        """Whether the registry knows the chat format of the encoding's models (``chat_capable``)."""
+        return self.spec is not None and self.spec.chat is not None
+
+    @property
+    def browser_model(self) -> bool:
+        """Whether its model file is the same for every session (an official encoding or the bytes baseline)."""
+        return self.spec is not None or self.key == "bytes"
+
+    @functools.cached_property
+    def with_chat(self):
+        """The tokenizer that also knows its chat format's tokens (``chat``): Tiktokenizer's gpt-4/gpt-4o for
+        cl100k/o200k; the encoding itself for the open models (their chat tokens are among their special tokens)."""
+        return chat(self.key) if self.chat_capable else self.tok
+
+    def tokenizer(self, *, with_chat: bool):
+        """``with_chat`` when the page recognises special tokens or is in chat mode, else the tokenizer itself."""
+        return self.with_chat if with_chat else self.tok
+
+
+def choose(key: str, *, label: str | None = None) -> Choice:
+    """The record of the tokenizer a key names (``get``'s ValueError when it is gone or not installed).
+
+    >>> c = choose("r50k_base")
+    >>> c.label, c.spec.family, c.chat_capable, c.tok.n_vocab
+    ('GPT-2 (r50k_base)', 'OpenAI', False, 50257)
+    """
+    tok = get(key)
+    if key in OFFICIAL:
+        return Choice(key, OFFICIAL[key], tok, registry.spec(key))
+    if label is None:
+        label = BASELINES[key] if key in BASELINES else user_options().get(key, key)
+    return Choice(key, label, tok)
 
 
 def latest_user_key() -> str | None:

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from tokenizer import registry
 from ui.common import cache, errors, presenter, state, user_text
 from ui.common import tokenizers as tk
 from ui.render import trees
@@ -86,15 +85,15 @@ def user_model(tok) -> dict:
     return cache.for_tokenizer(tok, "live.model", "v1", build, maxsize=2)
 
 
-def how(key: str, tok) -> tuple[str, dict | None, str | None]:
+def how(choice: tk.Choice, tok) -> tuple[str, dict | None, str | None]:
     """``(kind, model, reason)``: where this tokenizer's text is tokenized (see ``ui.web.payload``)."""
-    if key == "chars":
+    if choice.key == "chars":
         return "chars", None, None
     reason = web.browser_reason(tok)
     if reason is not None:
         return "server", None, reason
-    if key in tk.OFFICIAL or key == "bytes":
-        return "bpe", official_model(key), None
+    if choice.browser_model:
+        return "bpe", official_model(choice.key), None
     return "bpe", user_model(tok), None
 
 
@@ -172,8 +171,9 @@ def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
         st.rerun()  # typing stopped: the whole page follows the text (link, tables)
     inp = get_input()
     with errors.shown():
-        tok = view.tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
-        kind, model_info, reason = how(inp.key, tok)
+        choice = inp.chosen()
+        tok = inp.tokenizer()
+        kind, model_info, reason = how(choice, tok)
         text = st.session_state[state.TEXT]
         version = _version(text)
         seq = STATE["seq"]
@@ -185,7 +185,7 @@ def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
         names = [] if inp.recognise else list(page_model.named_specials(tok.special_tokens))[:64]
         data = payload.payload(
             assets=assets(),
-            label=registry.spec(inp.key).label if inp.key in tk.OFFICIAL else tk.options().get(inp.key, inp.key),
+            label=choice.label,
             kind=kind,
             text=text,
             version=version,

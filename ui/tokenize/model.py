@@ -19,15 +19,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from tokenizer import clean_text, registry, visible
+from tokenizer import EncodingSpec, clean_text, registry, visible
 from tokenizer.models import chat
-from tokenizer.models.chat import ChatFormat
 from tokenizer.special import special_regex
 from tokenizer.trace import Span
 from ui.common.user_text import Counts, encode
+
+if TYPE_CHECKING:
+    from ui.common.tokenizers import Choice
 
 #: Spans drawn as HTML; counts, ids and tables cover every token.
 SPAN_LIMIT = 2_500
@@ -50,13 +53,26 @@ Message = Mapping[str, str]
 class Input:
     """What the user asked for on this run."""
 
-    key: str
+    key: str  # the menu's choice, as the link holds it
     mode: str  # "text" or "chat"
     text: str  # the text box, or the chat rendered into one string
     recognise: bool
     messages: list[dict] | None = None
     dropped: int = 0  # characters cut off above ui.common.user_text.MAX_CHARS
     problem: str | None = None  # why the chat cannot be laid out (a list the model's own package refuses)
+    choice: Choice | None = None  # the chosen tokenizer, resolved once this run (None: it cannot be loaded, see why)
+    why: str = ""  # why it cannot be loaded, with what to do (ui.common.tokenizers.get's message)
+
+    def chosen(self) -> Choice:
+        """The chosen tokenizer's record, or the ValueError that says why it cannot be loaded (for errors.shown)."""
+        if self.choice is None:
+            raise ValueError(self.why or f"unknown tokenizer {self.key!r}: pick one from the list")
+        return self.choice
+
+    def tokenizer(self):
+        """The tokenizer this input is encoded with: with the chat format's tokens when specials are recognised or
+        in chat mode (``Choice.tokenizer``)."""
+        return self.chosen().tokenizer(with_chat=self.recognise or self.mode == "chat")
 
 
 @dataclass
@@ -73,31 +89,22 @@ class Result:
 # ---------------------------------------------------------------- chat
 
 
-def chat_format(key: str) -> ChatFormat | None:
-    """The chat format of a registered encoding (None for the others).
-
-    >>> chat_format("llama3").label, chat_format("r50k_base"), chat_format("user:x")
-    ('Llama 3 header tokens', None, None)
-    """
-    names = set(registry.names())
-    return registry.spec(key).chat if key in names else None
+def _spec(encoding: str | EncodingSpec) -> EncodingSpec:
+    return encoding if isinstance(encoding, EncodingSpec) else registry.spec(encoding)
 
 
-def _format_tokens(key: str) -> dict[str, int]:
-    s = registry.spec(key)
-    return {**s.special_tokens, **s.chat_tokens}
-
-
-def chat_pieces(messages: Sequence[Message], key: str = "cl100k_base") -> list[tuple[str, bool]]:
-    """The chat format of encoding ``key`` as ``(text, is_special)`` pieces, ending with the assistant's turn.
+def chat_pieces(messages: Sequence[Message], encoding: str | EncodingSpec = "cl100k_base") -> list[tuple[str, bool]]:
+    """The chat format of an encoding (its name, or the registry's record a page already holds) as
+    ``(text, is_special)`` pieces, ending with the assistant's turn.
 
     >>> chat_pieces([{"role": "user", "content": "Hi"}])[:4]
     [('<|im_start|>', True), ('user', False), ('<|im_sep|>', True), ('Hi', False)]
     """
-    return chat.pieces(messages, registry.spec(key).chat, _format_tokens(key))
+    s = _spec(encoding)
+    return chat.pieces(messages, s.chat, {**s.special_tokens, **s.chat_tokens})
 
 
-def chat_text(messages: Sequence[Message], key: str = "cl100k_base") -> str:
+def chat_text(messages: Sequence[Message], encoding: str | EncodingSpec = "cl100k_base") -> str:
     """The whole conversation as one string (what the model reads, specials spelled out).
 
     >>> chat_text([])
@@ -105,10 +112,12 @@ def chat_text(messages: Sequence[Message], key: str = "cl100k_base") -> str:
     >>> chat_text([{"role": "user", "content": "Hi"}], "tekken")
     '<s>[INST]Hi[/INST]'
     """
-    return "".join(text for text, _ in chat_pieces(messages, key))
+    return "".join(text for text, _ in chat_pieces(messages, encoding))
 
 
-def encode_chat(tok, messages: Sequence[Message], *, key: str = "cl100k_base", recognise_special: bool = False) -> list[int]:
+def encode_chat(
+    tok, messages: Sequence[Message], *, encoding: str | EncodingSpec = "cl100k_base", recognise_special: bool = False
+) -> list[int]:
     """Ids of the conversation: framing tokens by id, role names and contents as text.
 
     ``tok`` must know the format's tokens (``ui.common.tokenizers.chat``). Each text
@@ -117,7 +126,7 @@ def encode_chat(tok, messages: Sequence[Message], *, key: str = "cl100k_base", r
     contents hold no special-token strings.
     """
     return chat.encode(
-        tok, messages, registry.spec(key).chat, encode_text=lambda t: encode(tok, t, recognise_special=recognise_special)
+        tok, messages, _spec(encoding).chat, encode_text=lambda t: encode(tok, t, recognise_special=recognise_special)
     )
 
 

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui.common import cache, errors, state, urlstate, user_text
@@ -75,6 +77,7 @@ def controls() -> Input:
     top = st.columns([5, 6], vertical_alignment="bottom")
     with top[0]:
         key = choose_tokenizer()
+    choice, why = _choose(key)
     with top[1]:
         st.segmented_control(
             "Special tokens",
@@ -83,9 +86,9 @@ def controls() -> Input:
             key=STATE.key("special"),
             required=True,
             persist_state="session",
-            help=_special_help(key),
+            help=_special_help(choice),
         )
-    chat_capable = tk.chat_capable(key)
+    chat_capable = choice is not None and choice.chat_capable
     row = st.columns([2, 5, 4] if chat_capable else [7, 4], vertical_alignment="center")
     mode = "text"
     if chat_capable:
@@ -105,61 +108,62 @@ def controls() -> Input:
     recognise = STATE["special"] == "recognise"
     messages = None
     if mode == "chat":
-        st.caption(_special_note(key, recognise, mode))
+        st.caption(_special_note(choice, recognise, mode))
         text = ""
     else:
         with row[-2]:
             state.sample_menu(STATE, samples.SAMPLES)
-        st.caption(_special_note(key, recognise, mode))
+        st.caption(_special_note(choice, recognise, mode))
         text = st.session_state[state.TEXT]
-    inp = Input(key, mode, text, recognise, messages)
     if mode == "chat":
-        return inp
+        return Input(key, mode, text, recognise, messages, choice=choice, why=why)
     text, dropped = user_text.clip(text)
-    return Input(key, mode, text, recognise, messages, dropped)
+    return Input(key, mode, text, recognise, messages, dropped, choice=choice, why=why)
+
+
+def _choose(key: str) -> tuple[tk.Choice | None, str]:
+    """The chosen tokenizer's record, resolved once per run; or None and why it cannot be loaded."""
+    try:
+        return tk.choose(key), ""
+    except ValueError as e:
+        return None, str(e)
 
 
 def controls_again() -> Input:
     """What ``controls`` chose, read from the session (no widgets): for the live view's fragment-only reruns."""
     key = st.session_state.get(STATE.key("tokenizer")) or st.session_state[state.TOKENIZER]
-    mode = (STATE["mode"] or "text") if tk.chat_capable(key) else "text"
+    choice, why = _choose(key)
+    mode = (STATE["mode"] or "text") if choice is not None and choice.chat_capable else "text"
     text, dropped = user_text.clip(st.session_state[state.TEXT])
-    return Input(key, mode, text, STATE["special"] == "recognise", None, dropped)
+    return Input(key, mode, text, STATE["special"] == "recognise", None, dropped, choice=choice, why=why)
 
 
 def chat_input(inp: Input) -> Input:
     """The chat editor (in the current column) and the conversation rendered in the model's format."""
-    fmt = model.chat_format(inp.key)
+    spec = inp.chosen().spec  # chat mode is offered for a registered encoding with a chat format only
+    fmt = spec.chat
     st.caption(
         f"Messages are rendered in the model's chat format, {fmt.label} (as in {fmt.reference}); the framing tokens are special tokens."
     )
     messages = chat_editor(fmt.roles)
     try:
-        text = model.chat_text(messages, inp.key)
+        text = model.chat_text(messages, spec)
     except ValueError as e:  # a list the model's own package refuses: the page says what to change
         st.error(str(e), icon="⚠️")
-        return Input(inp.key, inp.mode, "", inp.recognise, messages, 0, str(e))
+        return replace(inp, text="", messages=messages, dropped=0, problem=str(e))
     text, dropped = user_text.clip(text)
-    return Input(inp.key, inp.mode, text, inp.recognise, messages, dropped)
+    return replace(inp, text=text, messages=messages, dropped=dropped)
 
 
-def _special_names(key: str, with_chat: bool) -> dict[str, int]:
-    try:
-        return dict(tokenizer_for(key, with_chat).special_tokens)
-    except ValueError:
-        return {}
-
-
-def _special_help(key: str) -> str:
-    try:
-        names = tokenizer_for(key, True).special_tokens
-    except ValueError:
+def _special_help(choice: tk.Choice | None) -> str:
+    if choice is None:
         return "This tokenizer cannot be loaded."
-    return model.special_help(names)
+    return model.special_help(choice.with_chat.special_tokens)
 
 
-def _special_note(key: str, recognise: bool, mode: str) -> str:
-    return model.special_note(_special_names(key, recognise or mode == "chat"), recognise=recognise, mode=mode)
+def _special_note(choice: tk.Choice | None, recognise: bool, mode: str) -> str:
+    names = {} if choice is None else dict(choice.tokenizer(with_chat=recognise or mode == "chat").special_tokens)
+    return model.special_note(names, recognise=recognise, mode=mode)
 
 
 # ---------------------------------------------------------------- chat editor
@@ -208,14 +212,6 @@ def chat_editor(roles: tuple[str, ...] = model.ROLES) -> list[dict]:
 # ---------------------------------------------------------------- tokenizing
 
 
-def tokenizer_for(key: str, with_chat: bool):
-    """The tokenizer a key names; cl100k/o200k also know the chat tokens when specials are recognised or in chat
-    mode (Tiktokenizer's gpt-4/gpt-4o); the open models define theirs among their special tokens."""
-    if with_chat and tk.chat_capable(key):
-        return tk.chat(key)
-    return tk.get(key)
-
-
 def encode(key: str, tok, text: str, recognise: bool) -> list[int]:
     """The server's ids for a text (this session's cache: the live view and the tables ask for the same)."""
     return cache.for_session(
@@ -226,9 +222,9 @@ def encode(key: str, tok, text: str, recognise: bool) -> list[int]:
 def tokenize(inp: Input) -> Result | None:
     """Encode the input on the server (for the tables, and the chat mode's view); a core error is shown with st.error."""
     with errors.shown():
-        tok = tokenizer_for(inp.key, inp.recognise or inp.mode == "chat")
+        tok = inp.tokenizer()
         if inp.mode == "chat":
-            ids = model.encode_chat(tok, inp.messages or [], key=inp.key, recognise_special=inp.recognise)
+            ids = model.encode_chat(tok, inp.messages or [], encoding=inp.chosen().spec, recognise_special=inp.recognise)
         else:
             ids = encode(inp.key, tok, inp.text, inp.recognise)
         found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []
