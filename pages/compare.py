@@ -17,6 +17,7 @@ text, dropped = view.input_panel()
 keys = view.choose_tokenizers()
 recognise, ws, highlight = view.options_row()
 view.publish_link(keys, text, dropped)
+chosen = view.resolve(keys)  # once per run: every section below reads these records
 
 if dropped:
     view.show_too_long(len(text) + dropped)
@@ -26,15 +27,15 @@ if not keys:
 if not text:
     st.info("Nothing to compare yet. Type or paste some text above, or load a sample text.", icon="✍️")
 else:
-    results = view.tokenize_all(keys, text, recognise=recognise)
+    results = view.tokenize_all(chosen, text, recognise=recognise)
     diff = view.boundary_diff(results)
     view.show_rows(results, show_whitespace=ws, diff=diff if highlight else None)
     view.show_stats(text, results)
     if diff is not None:
         view.show_diff(diff, results)
 
-token_tax_view.show_token_tax(keys)
+token_tax_view.show_token_tax(chosen)
 
 with presenter.fold("Sample set: compression per tokenizer"):  # secondary: folded away in presenter mode
-    view.show_leaderboard(keys)
+    view.show_leaderboard(chosen)
     view.show_samples_preview()

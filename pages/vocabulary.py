@@ -11,6 +11,6 @@ st.caption(
     "Every token of a byte-level BPE vocabulary is either one of the 256 bytes, a merge of two earlier tokens, or a special token. "
     "Filter the table, click a token to see its merge tree, and find the tokens a text never uses."
 )
-view.page()
+choice = view.page()
 st.divider()
-unreachable_view.section(view.STATE["tokenizer"])
+unreachable_view.section(choice)

@@ -182,18 +182,17 @@ class Choice:
 
 
 def choose(key: str, *, label: str | None = None) -> Choice:
-    """The record of the tokenizer a key names (``get``'s ValueError when it is gone or not installed).
+    """The record of the tokenizer a key names (``get``'s ValueError when it is gone or not installed); ``label``
+    instead of the menu's (a page that shows two of yours with the same name numbers them).
 
     >>> c = choose("r50k_base")
     >>> c.label, c.spec.family, c.chat_capable, c.tok.n_vocab
     ('GPT-2 (r50k_base)', 'OpenAI', False, 50257)
     """
     tok = get(key)
-    if key in OFFICIAL:
-        return Choice(key, OFFICIAL[key], tok, registry.spec(key))
     if label is None:
-        label = BASELINES[key] if key in BASELINES else user_options().get(key, key)
-    return Choice(key, label, tok)
+        label = OFFICIAL.get(key) or BASELINES.get(key) or user_options().get(key, key)
+    return Choice(key, label, tok, registry.spec(key) if key in OFFICIAL else None)
 
 
 def latest_user_key() -> str | None:

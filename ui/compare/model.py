@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -42,6 +42,7 @@ class Tokenized:
     label: str
     ids: list[int]
     spans: list[Span]
+    tok: object = field(default=None, repr=False, compare=False)  # the tokenizer that made them (its merge trees)
 
 
 def default_keys(latest_user_key: str | None, available: Callable[[str], bool] = lambda name: True) -> list[str]:

@@ -1,7 +1,7 @@
 """Compare's token-tax section: the same passage in many languages (or one program in many programming languages)
 under every chosen tokenizer, and how much of each vocabulary they use.
 
-``pages/compare.py`` calls ``show_token_tax(keys)``. The passages are ours
+``pages/compare.py`` calls ``show_token_tax(chosen)``. The passages are ours
 (``languages``), our programs (``code``) or the user's own (pasted or uploaded);
 computing lives in ``tax`` and ``coverage``, the charts in ``ui.render.charts``
 (``token_tax``, ``vocabulary_used``). The ids of an official encoding on our passages
@@ -11,14 +11,18 @@ anything with the user's texts or tokenizers stays in this session.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from tokenizer.formats.json_input import decode_text
 from ui.common import cache, errors, state, upload
-from ui.common import tokenizers as tk
 from ui.render import charts
 
-from . import code, coverage, languages, model, token_tax
+from . import code, coverage, languages, token_tax
+
+if TYPE_CHECKING:
+    from .view import Chosen
 
 OURS, CODE, YOURS = "ours", "code", "yours"
 SOURCES = {
@@ -112,7 +116,7 @@ def _their_passages() -> dict[str, str] | None:
 TABLE_HEIGHT = 420
 
 
-def show_token_tax(keys: list[str]) -> None:
+def show_token_tax(chosen: Chosen) -> None:
     """The section: passages (or programs), the reference language, the chart and the table, then the vocabulary used."""
     STATE.init()
     st.subheader("Token tax by language")
@@ -133,21 +137,21 @@ def show_token_tax(keys: list[str]) -> None:
         help="The language every premium is measured against (1× = as many tokens as this one).",
     )
     st.markdown((CODE_EXPLANATION if source == CODE else EXPLANATION).format(n=len(passages), ref=reference))
-    if not keys:
+    if not chosen.labels:
         st.info("Choose one or more tokenizers above to see their token tax.", icon="⚖️")
         return
-    labels = model.unique_labels(keys, tk.options())
     # a model whose file is missing: the rows above already say so and how to install it
-    missing = [k for k in keys if k in tk.OFFICIAL and not tk.available(k)]
+    missing = chosen.not_installed
     if missing:
-        st.caption(f"Left out, not installed on this server: {', '.join(labels[k] for k in missing)}.")
-        keys = [k for k in keys if k not in missing]
+        st.caption(f"Left out, not installed on this server: {', '.join(chosen.labels[k] for k in missing)}.")
+    for key, why in chosen.problems.items():
+        if key not in missing:
+            st.error(f"{chosen.labels[key]}: {why}", icon="⚠️")
     encoded: list[tuple[str, object, dict[str, tuple[int, ...]]]] = []
-    for key in keys:
-        with errors.shown(prefix=f"{labels[key]}: "):
-            tok = tk.get(key)
-            with st.spinner(f"Counting the tokens under {labels[key]}…", show_time=True):
-                encoded.append((labels[key], tok, _ids(key, tok, passages, source)))
+    for c in chosen.records:
+        with errors.shown(prefix=f"{c.label}: "):
+            with st.spinner(f"Counting the tokens under {c.label}…", show_time=True):
+                encoded.append((c.label, c.tok, _ids(c.key, c.tok, passages, source)))
     if not encoded:
         return
     counted = [(label, {lang: len(ids) for lang, ids in by_lang.items()}) for label, _, by_lang in encoded]

@@ -8,6 +8,7 @@ diff, and the built-in sample set's compression leaderboard.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -111,16 +112,42 @@ def publish_link(keys: Sequence[str], text: str, dropped: int) -> None:
 # ---------------------------------------------------------------- computing
 
 
-def tokenize_all(keys: Sequence[str], text: str, *, recognise: bool) -> list[Tokenized]:
-    """Encode the text with each tokenizer; a failing one shows its error and is left out."""
+@dataclass
+class Chosen:
+    """The tokenizers chosen on this run, resolved once (``resolve``): what every section of the page reads."""
+
+    labels: dict[str, str]  # key -> label, numbered when two of yours share a name (model.unique_labels)
+    records: list[tk.Choice]  # those that load, in the menu's order
+    problems: dict[str, str]  # key -> why it cannot be loaded (gone, or its file not installed), with what to do
+
+    @property
+    def not_installed(self) -> list[str]:
+        """Keys of the chosen models whose file set-up did not provision."""
+        return [k for k in self.problems if k in tk.OFFICIAL and not tk.available(k)]
+
+
+def resolve(keys: Sequence[str]) -> Chosen:
+    """Each chosen tokenizer's record, once per run (a model's first load says so: ``tk.get``'s spinner)."""
     labels = model.unique_labels(keys, tk.options())
-    out = []
+    records, problems = [], {}
     for key in keys:
-        with errors.shown(prefix=f"{labels[key]}: "):
-            tok = tk.get(key)
-            with st.spinner(f"Encoding the text with {labels[key]}…", show_time=True):  # shown after half a second
-                ids = user_text.encode(tok, text, recognise_special=recognise)
-                out.append(Tokenized(key, labels[key], ids, tok.spans(ids)))
+        try:
+            records.append(tk.choose(key, label=labels[key]))
+        except ValueError as e:
+            problems[key] = str(e)
+    return Chosen(labels, records, problems)
+
+
+def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenized]:
+    """Encode the text with each tokenizer; one that cannot be loaded or fails shows its error and is left out."""
+    for key, why in chosen.problems.items():
+        st.error(f"{chosen.labels[key]}: {why}", icon="⚠️")
+    out = []
+    for c in chosen.records:
+        with errors.shown(prefix=f"{c.label}: "):
+            with st.spinner(f"Encoding the text with {c.label}…", show_time=True):  # shown after half a second
+                ids = user_text.encode(c.tok, text, recognise_special=recognise)
+                out.append(Tokenized(c.key, c.label, ids, c.tok.spans(ids), c.tok))
     return out
 
 
@@ -137,18 +164,24 @@ def board_keys(keys: Sequence[str], every: bool) -> list[str]:
     return [k for k in chosen if k not in tk.OFFICIAL or tk.available(k)]
 
 
-def leaderboard(keys: Sequence[str]) -> pd.DataFrame:
+def board_records(chosen: Chosen, every: bool) -> list[tk.Choice]:
+    """The leaderboard's tokenizers as records: the chosen ones that load, then (``every``) each installed model
+    not chosen (loaded the first time it is needed, once per server)."""
+    held = {c.key: c for c in chosen.records}
+    keys = [k for k in board_keys(list(chosen.labels), every) if k in held or k not in chosen.problems]
+    return [held.get(k) or tk.choose(k) for k in keys]
+
+
+def leaderboard(records: Sequence[tk.Choice]) -> pd.DataFrame:
     """The built-in samples under each tokenizer (``model.leaderboard``).
 
     An official encoding's counts on the built-in samples are the same for every
     session, so they are kept for all; a tokenizer of yours, for this session.
     """
-    labels = model.unique_labels(keys, tk.options())
-    toks = []
-    for k in keys:
-        toks.append(tk.get(k))  # a model's first load says so (tk.get)
-    with st.spinner(f"Counting the samples' tokens under {len(keys)} tokenizers…", show_time=True):
-        return model.leaderboard([labels[k] for k in keys], samples.names(), lambda i, sample: _sample_counts(toks[i], sample))
+    with st.spinner(f"Counting the samples' tokens under {len(records)} tokenizers…", show_time=True):
+        return model.leaderboard(
+            [c.label for c in records], samples.names(), lambda i, sample: _sample_counts(records[i].tok, sample)
+        )
 
 
 def _sample_counts(tok, sample: str):
@@ -221,7 +254,7 @@ def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str
 
 def built_html(result: Tokenized, index: int) -> str:
     """How the token at ``index`` in ``result`` was built (``trees.panel_html``), under that row's tokenizer."""
-    tok = tk.get(result.key)
+    tok = result.tok
     span = result.spans[index]
     return trees.panel_html(tok.merge_tree(span.id), tok.rank_of, where=result.label, special=span.special)
 
@@ -264,7 +297,7 @@ def show_diff(diff: BoundaryDiff, results: Sequence[Tokenized]) -> None:
             st.caption(f"Showing the first {len(diff.table):,} of {diff.n_differing:,} differing stretches.")
 
 
-def show_leaderboard(keys: Sequence[str]) -> None:
+def show_leaderboard(chosen: Chosen) -> None:
     st.subheader("Sample set: compression per tokenizer")
     st.caption(
         "Our built-in samples (prose, code, numbers, CJK, Cyrillic and Devanagari, emoji, whitespace) under each chosen "
@@ -284,11 +317,11 @@ def show_leaderboard(keys: Sequence[str]) -> None:
         == "every"
     )
     board = None
-    missing = [tk.OFFICIAL[k] for k in keys if k in tk.OFFICIAL and not tk.available(k)]
+    missing = [tk.OFFICIAL[k] for k in chosen.not_installed]
     if missing:
         st.caption(f"Left out, not installed on this server: {', '.join(missing)}.")
     with errors.shown():
-        board = leaderboard(board_keys(keys, every))
+        board = leaderboard(board_records(chosen, every))
     if board is None or board.empty:
         return
     metric = (

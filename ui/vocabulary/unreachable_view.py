@@ -45,13 +45,13 @@ def _find(tok) -> unreachable.OddTokens:
     return cache.for_content(tok, "odd_tokens", 0, compute, maxsize=1)
 
 
-def section(key: str) -> None:
-    """The section for the tokenizer chosen at the top of the page (its menu key)."""
+def section(choice: tokenizers.Choice) -> None:
+    """The section for the tokenizer chosen at the top of the page."""
     STATE.init()
     st.subheader("Unreachable and odd tokens")
     st.markdown(EXPLANATION)
     with errors.shown():
-        tok = tokenizers.get(key)
+        key, tok = choice.key, choice.tok
         found = _find(tok)
         m = st.columns(4)
         m[0].metric("Tokens checked", f"{found.checked:,}", border=True, help="Every token but the special ones")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from tokenizer import registry
 from tokenizer.display import visible
 from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
@@ -61,8 +60,8 @@ def _reset() -> None:
         STATE[name] = value
 
 
-def pick_tokenizer():
-    """The tokenizer picker and its headline numbers; returns ``(key, tokenizer)``."""
+def pick_tokenizer() -> tuple[tokenizers.Choice, pd.DataFrame]:
+    """The tokenizer picker and its headline numbers; returns the choice (resolved once per run) and its table."""
     choices = tokenizers.options(baselines=False)
     choices["bytes"] = tokenizers.BASELINES["bytes"]
     c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="bottom")
@@ -78,7 +77,8 @@ def pick_tokenizer():
     )
     c3.button("Reset filters", key=STATE.key("reset"), on_click=_reset, width="stretch")
     with errors.shown(stop=True):
-        tok = tokenizers.get(key)
+        choice = tokenizers.choose(key, label=choices.get(key))
+    tok = choice.tok
     with st.spinner("Building the vocabulary table (once per tokenizer)…"):
         df = _frame(tok)
     m = st.columns(4)
@@ -92,14 +92,15 @@ def pick_tokenizer():
             f"{len(tok.whole_tokens):,} tokens are built by no merge of this vocabulary (kind *whole*): like tiktoken, the "
             "encoder gives one only for a regex chunk equal to it, before merging anything."
         )
-    return key, tok, df
+    return choice, df
 
 
-def special_tokens(key: str, tok) -> None:
+def special_tokens(choice: tokenizers.Choice) -> None:
     """Every special token of the tokenizer, with the chat format's marked."""
+    tok = choice.tok
     if not tok.special_tokens:
         return
-    fmt = registry.spec(key).chat if key in tokenizers.OFFICIAL else None
+    fmt = choice.spec.chat if choice.spec is not None else None
     chat_tokens = set(fmt.tokens()) if fmt is not None else set()
     table = cache.for_content(tok, "special_table", 0, lambda: model.special_table(tok, chat_tokens), maxsize=1)
     n = len(table)
@@ -359,12 +360,15 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
             )
 
 
-def page() -> None:
-    key, tok, df = pick_tokenizer()
+def page() -> tokenizers.Choice:
+    """The page above the unreachable tokens' section; returns the choice, for that section."""
+    choice, df = pick_tokenizer()
+    tok = choice.tok
     browse(tok, df)
-    special_tokens(key, tok)
+    special_tokens(choice)
     merge_tree(tok, df)
     st.divider()
     longest_tokens(tok, df)
     st.divider()
-    never_produced(key, tok, df)
+    never_produced(choice.key, tok, df)
+    return choice

@@ -35,7 +35,7 @@ def test_after_warm_up_opening_compare_computes_no_leaderboard_count(monkeypatch
         raise AssertionError("counted again: the warm-up missed a model Compare opens with")
 
     monkeypatch.setattr(model, "sample_counts", not_again)
-    board = compare.leaderboard(keys)
+    board = compare.leaderboard([tk.choose(k) for k in keys])
     assert board["tokenizer"].nunique() == len(keys)  # a row per sample for each of the three
 
 
@@ -46,7 +46,7 @@ def test_a_model_outside_the_warm_up_is_counted_on_first_use(monkeypatch):
     calls = []
     real = model.sample_counts
     monkeypatch.setattr(model, "sample_counts", lambda tok, text: calls.append(tok) or real(tok, text))
-    compare.leaderboard(["p50k_base"])
+    compare.leaderboard([tk.choose("p50k_base")])
     assert calls, "p50k_base was never warmed, so its counts must be computed here"
 
 
