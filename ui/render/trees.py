@@ -123,6 +123,7 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
     under = f" under {html.escape(where)}" if where else ""
     n = len(tree.bytes)
     size = f"id {tree.id} · {n:,} byte{'s' if n != 1 else ''}"
+    order = build_order(tree, rank_of) if tree.children else []
     head = f'<div class="bpe-built-head"><b>How <span class="tok">{name}</span> was built{under}</b><span class="meta">{size}</span></div>'
     if special:
         line = "A special token: the tokenizer adds it whole and never builds it from merges, so it has no tree."
@@ -131,7 +132,6 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
     elif not tree.children:
         line = "A whole token of the vocabulary: it is not built by any merge, so it has no tree of merges."
     else:
-        order = build_order(tree, rank_of)
         merges = f"{len(order)} merge{'s' if len(order) != 1 else ''}"
         line = (
             f"Its merge tree, down to its {n:,} bytes: {merges}, each box a token with its id and merge number "
@@ -146,7 +146,7 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
         steps = "".join(
             f'<li class="step"><span class="rank">merge {rank + 1:,}</span>{_chip(a, labels[a])}<span class="op">+</span>'
             f'{_chip(b, labels[b])}<span class="op">→</span>{_chip(new, labels[new])}</li>'
-            for rank, a, b, new in build_order(tree, rank_of)
+            for rank, a, b, new in order
         )
         out.append(
             f'<details class="bpe-built-order"><summary>The merges in the order they were learned</summary><ol>{steps}</ol></details>'
