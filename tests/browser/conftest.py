@@ -120,23 +120,24 @@ def server(tmp_path_factory):
     srv.stop()
 
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def _page(browser, width: int, height: int, timeout: float):
+    """A page of its own browser context (cookies and storage of its own), closed after the test."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(timeout)
     yield pg
     context.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    yield from _page(browser, 1400, 1000, 30_000)
 
 
 @pytest.fixture
 def projector(browser, server):
     """A page the size of a classroom projector (1280x720), where presenter mode is checked."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
+    yield from _page(browser, 1280, 720, 60_000)
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:
