@@ -129,6 +129,22 @@ def test_special_tokens_switch(name):
     assert table_ids(at) == enc(name).encode(text, allowed_special="all")
 
 
+def test_an_old_address_from_a_rerun_asked_for_before_the_last_write_does_not_undo_the_text():
+    """Every rerun brings the browser's address; one asked for before the browser heard the page drop the text from
+    the link still carries the link's text. It is not a new link: the long text the user pasted stays."""
+    at = app(query={"tokenizer": "o200k_base", "text": "x"})
+    long = "The quick brown fox. " * 300
+    type_text(at, long).run()
+    assert at.query_params == {"tokenizer": "o200k_base"}
+    at.query_params.update({"tokenizer": "o200k_base", "text": "x"})  # the stale address
+    at.run()
+    assert not at.exception, at.exception
+    assert payload(at)["text"] == long and at.query_params == {"tokenizer": "o200k_base"}
+    at.query_params.update({"tokenizer": "r50k_base", "text": "A new link"})  # an address the page never wrote
+    at.run()
+    assert payload(at)["text"] == "A new link" and at.selectbox(key="tokenize.tokenizer").value == "r50k_base"
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_recognised_chat_tokens_count_as_in_tiktokenizer(name):
     text = "<|im_start|>user<|im_sep|>Hi there<|im_end|>"

@@ -11,7 +11,11 @@ Every page uses it the same way:
    of a session included; a link from another page, such as Train's
    ``st.page_link`` to Step through; an edited address bar). The page applies
    them to its state. What the page wrote itself never comes back as new, so a
-   user's next change is not undone by the old address.
+   user's next change is not undone by the old address; nor does the address the
+   page wrote before that: a rerun the browser asked for before it heard the page's
+   last write carries the old address (every rerun brings the browser's address),
+   and taking it as a link would undo the user's text (a long paste back to the
+   short text of the link that opened the page).
 2. ``publish(page, names, wanted)``, after the widgets: writes the page's current
    choice (only what changed), so the address bar is always a link to this view.
 
@@ -38,12 +42,12 @@ def _written_key(page: str) -> str:
 
 
 def incoming(page: str, names: Sequence[str]) -> dict[str, str]:
-    """The URL's parameters among ``names`` when they differ from what ``page`` last wrote there, else ``{}``."""
+    """The URL's parameters among ``names`` when they differ from the last two ``page`` wrote there, else ``{}``."""
     qp = st.query_params
     asked = {k: qp[k] for k in names if k in qp}
-    if not asked or asked == st.session_state.get(_written_key(page)):
+    if not asked or asked in st.session_state.get(_written_key(page), ()):
         return {}
-    st.session_state[_written_key(page)] = asked
+    st.session_state[_written_key(page)] = (asked,)
     return asked
 
 
@@ -55,7 +59,10 @@ def publish(page: str, names: Iterable[str], wanted: Mapping[str, str]) -> None:
     for k, v in wanted.items():
         if qp.get(k) != v:
             qp[k] = v
-    st.session_state[_written_key(page)] = dict(wanted)
+    written = st.session_state.get(_written_key(page), ())
+    if not written or written[-1] != wanted:
+        # the last two writes: the browser may still send the one before the last (see the module's docstring)
+        st.session_state[_written_key(page)] = (*written[-1:], dict(wanted))
 
 
 def params(text: str | None = None, **values: str) -> dict[str, str]:
