@@ -99,9 +99,17 @@ class StreamlitServer:
         self._logf.close()
 
 
+#: How long an ``expect(...)`` waits for the page by default (Playwright's own default is 5 s). `make test` runs the
+#: browser tests beside a second worker's scans, where a component's first drawing can take longer than 5 s; what
+#: must be fast is held to its budget by the `latency` tests, which measure it and run alone.
+EXPECT_TIMEOUT = 20_000
+
+
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=EXPECT_TIMEOUT)
 
     if not Path(CHROMIUM).exists():
         pytest.fail(

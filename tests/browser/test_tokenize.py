@@ -86,6 +86,7 @@ def key_latencies(page, keys: str, pause_ms: int = 150) -> list[float]:
     return out
 
 
+@pytest.mark.latency
 def test_typing_updates_the_view_without_a_server_message(page, server):
     frames = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(payload)))
@@ -107,6 +108,7 @@ def test_typing_updates_the_view_without_a_server_message(page, server):
     assert_no_exception(page)
 
 
+@pytest.mark.latency
 @pytest.mark.parametrize("name", [*RANK_BASED, "bytes", "chars", "trained"])
 def test_every_rank_based_tokenizer_follows_typing_within_half_a_second(page, server, trained, name):
     key = trained if name == "trained" else name
@@ -407,6 +409,7 @@ def test_the_counts_are_never_cut_off(browser, server, size, present):
         context.close()
 
 
+@pytest.mark.latency
 def test_a_long_paste_never_freezes_the_tab(page, server):
     """A text just under the live limit is encoded in the worker while the page stays responsive; a 3 MB one goes
     to the server (which tokenizes the first 200,000 characters) and the page says so."""
