@@ -234,3 +234,31 @@ def test_any_accepted_pattern_keeps_the_text_and_cuts_exactly(pattern, text, win
     assert "".join(whole) == text
     assert pieces == whole
     assert tok.decode(ids) == text
+
+
+# patterns that each rewrite of the re twin applies to, in every mode and position
+TWIN_REWRITES = [
+    r"[ac]?c|c",
+    r"[ac]?[a-c]+|\s",
+    r"\d{1,3}|\d{2,4}?|a{1,2}+|.",
+    r"\s*[\r\n]+|\s+",
+    r"a\s*\n|\s*\n+?|\s",
+    r"[ \n]*\n*|x",
+    r"(?:ab)?a|(?:ab)??b|(?:a\n)?+\n|.",
+    r"\p{L}+(?:'s|'t)?|[^\r\n\p{L}\p{N}]?\p{Lu}*\p{Ll}+|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
+short_texts = st.lists(
+    st.sampled_from(["a", "b", "c", "ab", " ", "\n", "\r\n", "1", "12345", "'s", "É", "é", ".", "\t"]), max_size=10
+)
+
+
+@settings(max_examples=examples(300))
+@given(st.one_of(st.sampled_from(TWIN_REWRITES), generated), short_texts.map("".join))
+def test_the_re_twin_finds_the_chunks_of_regex(pattern, text):
+    import re
+
+    from tokenizer.pretokenize.pattern_syntax import bmp_twin
+
+    twin = bmp_twin(pattern)
+    assume(twin is not None)
+    assert re.findall(twin, text) == [m.group() for m in regex.finditer(pattern, text)]

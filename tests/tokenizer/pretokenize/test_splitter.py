@@ -181,3 +181,10 @@ def test_reverse_patterns_are_refused_with_the_reason():
             Tokenizer(pattern=pattern)
         with pytest.raises(ValueError, match="reverse"):
             train("ab cd", 260, pattern=pattern)
+
+
+@given(st.lists(st.one_of(st.characters(), st.sampled_from(["\ud800", "\udfff", "\U00010000", "\uffff"]))).map("".join))
+def test_has_astral_says_whether_a_character_is_above_u_ffff(text):
+    from tokenizer.pretokenize.splitter import has_astral
+
+    assert has_astral(text) == any(ord(c) > 0xFFFF for c in text)
