@@ -260,7 +260,7 @@ def show_details(inp: Input, res: Result) -> None:
 
 
 def show_bytes_view(text: str) -> None:
-    # the same for every tokenizer: kept for this session's last few texts
+    # the same for every tokenizer: kept for this session's last few texts (an Arrow table, sent as it is at every rerun)
     summary, df = cache.for_session(
         "tokenize.bytes_view", text, lambda: (model.bytes_summary(text), model.bytes_table(text)), maxsize=4
     )
