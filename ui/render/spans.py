@@ -154,7 +154,7 @@ def render_spans(
     ct = set(cuts)
     memo = {} if memo is None else memo  # one drawing shows the same tokens many times; nothing outlives it
     bodies: dict[bytes, str] = memo.setdefault(("body", show_whitespace), {})
-    tails: dict[tuple, str] = {}
+    tails: dict[tuple, str] = memo.setdefault("tail", {})
     parts = ['<div class="bpe-spans" aria-hidden="true">']
     for s, color in zip(shown, colors):
         if s.index in ct and s.index:
@@ -170,10 +170,10 @@ def render_spans(
         if body is None:
             body = bodies[s.bytes] = token_html(s.bytes, show_whitespace=show_whitespace)
         if tooltips:
-            key = (s.id, s.bytes, s.special, s.partial)
+            key = (s.id, s.bytes, s.special)
             tail = tails.get(key)
             if tail is None:
-                tail = tails[key] = _tooltip_tail(*key)
+                tail = tails[key] = _tooltip_tail(*key, s.partial)
             title = f"#{s.index} · {tail}"
         else:
             title = f"id {s.id}"
@@ -242,11 +242,16 @@ def render_rows(rows: Sequence[Row], *, show_whitespace: bool = False, limit: in
     (2, True, True)
     """
     parts = []
+    memo: dict = {}  # a token in several rows is escaped once
     for r in rows:
         parts.append('<div class="bpe-row">')
         parts.append(
             f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{len(r.spans):,} tokens</span></div>'
         )
-        parts.append(render_spans(r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit, caption=r.label))
+        parts.append(
+            render_spans(
+                r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit, caption=r.label, memo=memo
+            )
+        )
         parts.append("</div>")
     return "".join(parts)

@@ -204,3 +204,13 @@ def test_a_shared_memo_draws_what_separate_calls_draw(text, ws):
     joined = render_pieces(rows, show_whitespace=ws, tooltips=False)
     for r in rows:
         assert render_spans(r.spans, show_whitespace=ws, caption=r.label, tooltips=False) in joined
+
+
+@given(st.text(max_size=40), st.booleans())
+def test_rows_share_a_memo_and_draw_what_each_row_alone_draws(text, ws):
+    """render_rows hands one memo to every row (tooltips included): each row's spans are drawn as alone."""
+    one = make_spans([(i, text[k : k + 2].encode()) for i, k in enumerate(range(0, len(text), 2))])
+    two = make_spans([(i + 1, text[k : k + 1].encode()) for i, k in enumerate(range(len(text)))])
+    joined = render_rows([Row("A", one), Row("B", two)], show_whitespace=ws)
+    for label, spans in (("A", one), ("B", two)):
+        assert render_spans(spans, show_whitespace=ws, caption=label) in joined
