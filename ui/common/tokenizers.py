@@ -77,6 +77,10 @@ def menu_label(key: str, label: str) -> str:
     return out
 
 
+#: The official encodings ``get`` has had from ``official`` in this process (names only, the same for everyone)
+_LOADED: set[str] = set()
+
+
 @st.cache_resource(show_spinner=False)  # get() says which model is loading, and for how long
 def official(name: str) -> Tokenizer:
     """An official encoding, loaded once per server process and shared by every session."""
@@ -136,9 +140,13 @@ def get(key: str):
     if key in OFFICIAL:
         if not available(key):
             raise ValueError(unavailable_message(key))
+        if key in _LOADED:  # loaded in this process: at once, so no spinner (each one starts a timer thread)
+            return official(key)
         # shown only if it takes more than half a second: a model's first load (1-3 s), once per server
         with st.spinner(f"Loading {OFFICIAL[key]}: reading its file and building its tables, once per server…", show_time=True):
-            return official(key)
+            tok = official(key)
+        _LOADED.add(key)
+        return tok
     if key in BASELINES:
         return _baseline(key)
     if key.startswith(USER):
