@@ -63,7 +63,8 @@ Kept per session (in ``st.session_state``: gone with the session, never seen by
 another one):
 
 * anything derived from what a user typed, pasted or uploaded, or from a tokenizer
-  they trained or uploaded: encode traces, filtered tables, statistics and their
+  they trained or uploaded: a text's ids and spans (``tokenizers.encoded``, which
+  Tokenize and Compare share), encode traces, filtered tables, statistics and their
   chart specs, custom-regex checks, downloads (``for_session``, and
   ``for_tokenizer`` with one of their tokenizers).
 

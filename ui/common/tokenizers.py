@@ -26,7 +26,7 @@ from tokenizer.baselines import CharTokenizer, bytes_tokenizer
 from tokenizer.models import fetch
 from tokenizer.models.provision import retry_command
 
-from . import cache, state, workspace
+from . import cache, state, user_text, workspace
 
 #: ``{name: label}`` of the registry's encodings, in menu order (each family together)
 OFFICIAL = {s.name: s.label for s in registry.specs()}
@@ -152,6 +152,19 @@ def get(key: str):
     if key.startswith(USER):
         return workspace.store().get(key[len(USER) :])
     raise ValueError(f"unknown tokenizer {key!r}: pick one from the list")
+
+
+def encoded(tok, text: str, *, recognise: bool) -> tuple[list, list]:
+    """``text``'s ids under ``tok`` (``user_text.encode``) and their spans, kept in this session only (the text is the
+    user's) for the last two texts per tokenizer object: Tokenize's reruns and then Compare ask for the same ones (a
+    student's text under GPT-2, cl100k and o200k on Tokenize, then all of them at once on Compare). Shared by the
+    pages that read them, never changed by them."""
+
+    def compute() -> tuple[list, list]:
+        ids = user_text.encode(tok, text, recognise_special=recognise)
+        return ids, tok.spans(ids)
+
+    return cache.for_session("tokenizers.encoded", (recognise, text), compute, owner=tok, maxsize=2)
 
 
 @dataclass(frozen=True, eq=False)

@@ -146,8 +146,8 @@ def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenize
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):
             with st.spinner(f"Encoding the text with {c.label}…", show_time=True):  # shown after half a second
-                ids = user_text.encode(c.tok, text, recognise_special=recognise)
-                out.append(Tokenized(c.key, c.label, ids, c.tok.spans(ids), c.tok))
+                ids, spans = tk.encoded(c.tok, text, recognise=recognise)  # Tokenize's, when it had this text
+                out.append(Tokenized(c.key, c.label, ids, spans, c.tok))
     return out
 
 
