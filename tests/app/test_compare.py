@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
 from ui.common.user_text import MAX_CHARS
-from ui.compare import model
+from ui.compare import model, rows
 from ui.content import samples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -374,8 +374,11 @@ def test_a_stale_or_wrong_click_shows_nothing():
     assert pick(at, 1, len(ids), ids[0]) is None  # past the row's end
     assert pick(at, 1, 1, ids[1], sig="from other rows") is None
     sig = rows_sent(at)["tokens"]
+    sent = rows_sent(at)  # the rows' signature, kept with their HTML in the session's cache: that of the HTML sent
+    assert sent["sig"] == rows.signature(sent["rows"])
     at.text_area(key="compare.text").set_value("Another text entirely").run()  # the old click is about other tokens
     assert rows_sent(at)["tokens"] != sig and rows_sent(at)["tree"] is None
+    assert rows_sent(at)["sig"] == rows.signature(rows_sent(at)["rows"]) != sent["sig"]
     at.session_state["compare.picked"] = {"row": "0", "index": None, "id": -1, "sig": rows_sent(at)["tokens"]}
     at.run()
     assert not at.exception and rows_sent(at)["tree"] is None

@@ -4,11 +4,12 @@ Which tool (four, each where it fits; nothing else keeps results between reruns)
 
 * ``st.cache_resource`` (Streamlit's own) for objects one per server process, shared by
   reference: the official encodings and the baselines (``ui.common.tokenizers``, each
-  marked with ``share``), the start-up (``ui.common.shell``), and results about official
-  encodings only, keyed by their names (Overlap's ``ui.overlap.view._for_everyone``).
-  Streamlit's compute lock makes sessions that ask at once compute once.
-* ``st.cache_data`` (Streamlit's own) for built-in data handed out as copies (the Train
-  page's sample texts, ``ui.train.view``).
+  marked with ``share``), the start-up (``ui.common.shell``), results about official
+  encodings only, keyed by their names (Overlap's ``ui.overlap.view._for_everyone``), and
+  the Train page's built-in sample texts (``ui.train.view``: strings, which no reader can
+  change). Streamlit's compute lock makes sessions that ask at once compute once.
+* ``st.cache_data`` (Streamlit's own) for built-in data that must be handed out as copies
+  (a mutable value; none at the moment).
 * ``functools.cache`` / ``lru_cache`` only in plain-Python modules (``tokenizer/``,
   ``ui/content``, ``model.py`` files: no Streamlit there) for pure functions of constants
   and small arguments (compiled patterns, the standard-library corpora).
@@ -63,7 +64,8 @@ Kept per session (in ``st.session_state``: gone with the session, never seen by
 another one):
 
 * anything derived from what a user typed, pasted or uploaded, or from a tokenizer
-  they trained or uploaded: encode traces, filtered tables, statistics and their
+  they trained or uploaded: a text's ids and spans (``tokenizers.encoded``, which
+  Tokenize and Compare share), encode traces, filtered tables, statistics and their
   chart specs, custom-regex checks, downloads (``for_session``, and
   ``for_tokenizer`` with one of their tokenizers).
 

@@ -26,7 +26,7 @@ from tokenizer.baselines import CharTokenizer, bytes_tokenizer
 from tokenizer.models import fetch
 from tokenizer.models.provision import retry_command
 
-from . import cache, state, workspace
+from . import cache, state, user_text, workspace
 
 #: ``{name: label}`` of the registry's encodings, in menu order (each family together)
 OFFICIAL = {s.name: s.label for s in registry.specs()}
@@ -75,6 +75,10 @@ def menu_label(key: str, label: str) -> str:
     if key in OFFICIAL and not available(key):
         out += " (not installed)"
     return out
+
+
+#: The official encodings ``get`` has had from ``official`` in this process (names only, the same for everyone)
+_LOADED: set[str] = set()
 
 
 @st.cache_resource(show_spinner=False)  # get() says which model is loading, and for how long
@@ -136,14 +140,31 @@ def get(key: str):
     if key in OFFICIAL:
         if not available(key):
             raise ValueError(unavailable_message(key))
+        if key in _LOADED:  # loaded in this process: at once, so no spinner (each one starts a timer thread)
+            return official(key)
         # shown only if it takes more than half a second: a model's first load (1-3 s), once per server
         with st.spinner(f"Loading {OFFICIAL[key]}: reading its file and building its tables, once per server…", show_time=True):
-            return official(key)
+            tok = official(key)
+        _LOADED.add(key)
+        return tok
     if key in BASELINES:
         return _baseline(key)
     if key.startswith(USER):
         return workspace.store().get(key[len(USER) :])
     raise ValueError(f"unknown tokenizer {key!r}: pick one from the list")
+
+
+def encoded(tok, text: str, *, recognise: bool) -> tuple[list, list]:
+    """``text``'s ids under ``tok`` (``user_text.encode``) and their spans, kept in this session only (the text is the
+    user's) for the last two texts per tokenizer object: Tokenize's reruns and then Compare ask for the same ones (a
+    student's text under GPT-2, cl100k and o200k on Tokenize, then all of them at once on Compare). Shared by the
+    pages that read them, never changed by them."""
+
+    def compute() -> tuple[list, list]:
+        ids = user_text.encode(tok, text, recognise_special=recognise)
+        return ids, tok.spans(ids)
+
+    return cache.for_session("tokenizers.encoded", (recognise, text), compute, owner=tok, maxsize=2)
 
 
 @dataclass(frozen=True, eq=False)

@@ -146,8 +146,8 @@ def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenize
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):
             with st.spinner(f"Encoding the text with {c.label}…", show_time=True):  # shown after half a second
-                ids = user_text.encode(c.tok, text, recognise_special=recognise)
-                out.append(Tokenized(c.key, c.label, ids, c.tok.spans(ids), c.tok))
+                ids, spans = tk.encoded(c.tok, text, recognise=recognise)  # Tokenize's, when it had this text
+                out.append(Tokenized(c.key, c.label, ids, spans, c.tok))
     return out
 
 
@@ -218,13 +218,13 @@ def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: Boun
     ]
     # the same rows come back on most reruns (a toggle below, the leaderboard's measure): drawn once per session
     tokens = tuple((r.key, r.label, tuple(r.ids)) for r in results)
-    rows_html = cache.for_session(
-        "compare.rows_html",
-        (tokens, show_whitespace, diff is not None),
-        lambda: render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT),
-        maxsize=4,
-    )
-    _pickable_rows(results, rows_html, pickable.signature(tokens))
+
+    def draw() -> tuple[str, str]:  # the HTML and its signature (a hash of a few hundred kB: once, with it)
+        html_text = render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT)
+        return html_text, pickable.signature(html_text)
+
+    rows_html, html_sig = cache.for_session("compare.rows_html", (tokens, show_whitespace, diff is not None), draw, maxsize=4)
+    _pickable_rows(results, rows_html, pickable.signature(tokens), html_sig)
     note = (
         "Click a token to see how it was built: its merge tree down to bytes, with each merge's number, under its row. "
         "Hover a token for its id, bytes and text; a token's colour is the same on every page."
@@ -241,7 +241,7 @@ def _on_pick() -> None:
 
 
 @st.fragment
-def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str) -> None:
+def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str, html_sig: str | None = None) -> None:
     """The rows, and under the clicked token's row how it was built; in a fragment, so a click reruns only this."""
     pick = pickable.check_pick(pickable.parse_pick(STATE["picked"], tokens_sig), [r.spans for r in results], model.SPAN_LIMIT)
     tree = None
@@ -249,7 +249,7 @@ def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str
         r = results[pick.row]
         with errors.shown(prefix=f"{r.label}: "):
             tree = {"row": pick.row, "index": pick.index, "id": pick.id, "html": built_html(r, pick.index)}
-    pickable.show(rows_html, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick)
+    pickable.show(rows_html, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick, html_sig=html_sig)
 
 
 def built_html(result: Tokenized, index: int) -> str:

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ACCENT = "#7c3aed"  # the theme's primary colour
 NEXT = "#f97316"  # the pair merged next (the span highlight's orange)
@@ -753,10 +757,11 @@ def vocabulary_used(usage: pd.DataFrame) -> dict:
 # ----------------------------------------------------------------------------- Tokenize: pieces of N tokens
 
 
-def piece_sizes(table: pd.DataFrame, n: int) -> dict:
-    """How much text each piece of ``n`` tokens holds: one bar per piece (``ui.tokenize.pieces.table``: piece, tokens,
-    characters, bytes, …). One mark, so Streamlit fits the title, axes and bars into the height."""
-    data = table[["piece", "tokens", "characters", "bytes"]]
+def piece_sizes(table: pa.Table, n: int) -> dict:
+    """How much text each piece of ``n`` tokens holds: one bar per piece (``ui.tokenize.pieces.table``, an Arrow table:
+    piece, tokens, characters, bytes, …). One mark, so Streamlit fits the title, axes and bars into the height. The
+    values stay an Arrow table, which ``st.vega_lite_chart`` sends as it is (a DataFrame it converts at every rerun)."""
+    data = table.select(["piece", "tokens", "characters", "bytes"])
     return {
         "data": {"values": data},
         "mark": {"type": "bar", "color": ACCENT, "cornerRadiusEnd": 2},

@@ -40,6 +40,7 @@ def render_pieces(
     True
     """
     parts = []
+    memo: dict = {}  # a token in several pieces is escaped once
     drawn = 0
     shown = 0
     for k, row in enumerate(rows):
@@ -52,7 +53,9 @@ def render_pieces(
         if row.broken:
             head += f'<span class="split">✂ the cut before it falls inside {html.escape(row.broken)}</span>'
         parts.append(f'<div class="bpe-piece{" alt" if k % 2 else ""}"><div class="bpe-piece-head">{head}</div>')
-        parts.append(render_spans(row.spans, show_whitespace=show_whitespace, limit=room, caption=row.label, tooltips=tooltips))
+        parts.append(
+            render_spans(row.spans, show_whitespace=show_whitespace, limit=room, caption=row.label, tooltips=tooltips, memo=memo)
+        )
         parts.append("</div>")
         drawn += len(row.spans) if room is None else min(len(row.spans), room)
         shown += 1

@@ -121,6 +121,7 @@ def render_spans(
     empty: str = "Nothing to show yet: type or paste some text.",
     tooltips: bool = True,
     caption: str = "Tokens",
+    memo: dict | None = None,
 ) -> str:
     """HTML for coloured spans.
 
@@ -133,6 +134,10 @@ def render_spans(
 
     The coloured spans are hidden from screen readers, which read the same tokens
     from a visually hidden table instead (``sr_table``, under ``caption``).
+
+    ``memo``: a dict a caller drawing several lots of spans at once hands to each call
+    (``render_pieces``), so a token met again is escaped once for all of them; nothing in
+    it outlives that drawing.
 
     >>> from tokenizer.trace import make_spans
     >>> print(render_spans(make_spans([(72, b"Hi")]), tooltips=False).split("<table")[0])
@@ -147,8 +152,9 @@ def render_spans(
     hl = set(highlight)
     dm = set(dim)
     ct = set(cuts)
-    bodies: dict[bytes, str] = {}  # one call draws the same tokens many times; nothing outlives the call
-    tails: dict[tuple, str] = {}
+    memo = {} if memo is None else memo  # one drawing shows the same tokens many times; nothing outlives it
+    bodies: dict[bytes, str] = memo.setdefault(("body", show_whitespace), {})
+    tails: dict[tuple, str] = memo.setdefault("tail", {})
     parts = ['<div class="bpe-spans" aria-hidden="true">']
     for s, color in zip(shown, colors):
         if s.index in ct and s.index:
@@ -164,16 +170,16 @@ def render_spans(
         if body is None:
             body = bodies[s.bytes] = token_html(s.bytes, show_whitespace=show_whitespace)
         if tooltips:
-            key = (s.id, s.bytes, s.special, s.partial)
+            key = (s.id, s.bytes, s.special)
             tail = tails.get(key)
             if tail is None:
-                tail = tails[key] = _tooltip_tail(*key)
+                tail = tails[key] = _tooltip_tail(*key, s.partial)
             title = f"#{s.index} · {tail}"
         else:
             title = f"id {s.id}"
         parts.append(f'<span class="{cls}" style="background:{color}" data-id="{s.id}" title="{title}">{body}</span>')
     parts.append("</div>")
-    parts.append(sr_table(shown, caption=caption))
+    parts.append(sr_table(shown, caption=caption, memo=memo))
     if limit is not None and len(spans) > limit:
         parts.append(f'<div class="bpe-more">Showing the first {limit:,} of {len(spans):,} tokens.</div>')
     return "".join(parts)
@@ -193,18 +199,24 @@ def scroll_box(inner: str, *, height: int | None, label: str) -> str:
     return f'<div class="bpe-scroll" tabindex="0" role="region" aria-label="{html.escape(label, quote=True)}" style="max-height:{int(height)}px">{inner}</div>'
 
 
-def sr_table(spans: Sequence[Span], *, caption: str = "Tokens") -> str:
+def sr_table(spans: Sequence[Span], *, caption: str = "Tokens", memo: dict | None = None) -> str:
     """The tokens as a table for screen readers (visually hidden, ``.bpe-sr``): position, id, text and bytes.
+
+    Each distinct token's text and bytes cells are made once (``memo``: as in ``render_spans``).
 
     >>> from tokenizer.trace import make_spans
     >>> sr_table(make_spans([(9906, b"Hi"), (220, b" ")]), caption="<GPT>")
     '<table class="bpe-sr"><caption>&lt;GPT&gt;: 2 tokens</caption><tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr><tr><td>1</td><td>9906</td><td>Hi</td><td>48 69</td></tr><tr><td>2</td><td>220</td><td>·</td><td>20</td></tr></table>'
     """
     head = '<tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr>'
-    rows = "".join(
-        f"<tr><td>{s.index + 1}</td><td>{s.id}</td><td>{html.escape(visible(s.bytes))}</td><td>{s.bytes.hex(' ').upper()}</td></tr>"
-        for s in spans
-    )
+    cells: dict[bytes, str] = ({} if memo is None else memo).setdefault("sr", {})
+    out = []
+    for s in spans:
+        cell = cells.get(s.bytes)
+        if cell is None:
+            cell = cells[s.bytes] = f"<td>{html.escape(visible(s.bytes))}</td><td>{s.bytes.hex(' ').upper()}</td></tr>"
+        out.append(f"<tr><td>{s.index + 1}</td><td>{s.id}</td>{cell}")
+    rows = "".join(out)
     return f'<table class="bpe-sr"><caption>{html.escape(caption)}: {len(spans):,} token{"s" if len(spans) != 1 else ""}</caption>{head}{rows}</table>'
 
 
@@ -230,11 +242,16 @@ def render_rows(rows: Sequence[Row], *, show_whitespace: bool = False, limit: in
     (2, True, True)
     """
     parts = []
+    memo: dict = {}  # a token in several rows is escaped once
     for r in rows:
         parts.append('<div class="bpe-row">')
         parts.append(
             f'<div class="bpe-row-head"><b>{html.escape(r.label)}</b><span class="n">{len(r.spans):,} tokens</span></div>'
         )
-        parts.append(render_spans(r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit, caption=r.label))
+        parts.append(
+            render_spans(
+                r.spans, show_whitespace=show_whitespace, dim=r.dim, cuts=r.cuts, limit=limit, caption=r.label, memo=memo
+            )
+        )
         parts.append("</div>")
     return "".join(parts)

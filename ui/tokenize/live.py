@@ -148,7 +148,7 @@ def server_side(inp: Input, tok, text: str, seq: int) -> dict:
     """The server's tokens for the box's text (cut at the page's limit), or the error the core gave."""
     clipped, dropped = user_text.clip(text)
     try:
-        ids = view.encode(inp.key, tok, clipped, inp.recognise)
+        ids = view.encode(tok, clipped, inp.recognise)
     except ValueError as e:
         return payload.server_result(tok, [], "", seq=seq, error=str(e), send_text=True)
     return payload.server_result(tok, ids, clipped, seq=seq, dropped=dropped, send_text=dropped > 0)

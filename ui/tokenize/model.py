@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import pandas as pd
+import pyarrow as pa
 
 from tokenizer import EncodingSpec, clean_text, registry, visible
+from tokenizer.display import is_partial
 from tokenizer.models import chat
 from tokenizer.special import special_regex
 from tokenizer.trace import Span
@@ -220,42 +221,64 @@ def spaced_hex(data: bytes, limit: int = 64) -> str:
     return out + (" …" if len(data) > limit else "")
 
 
-def token_table(spans: Sequence[Span]) -> pd.DataFrame:
+def token_table(spans: Sequence[Span]) -> pa.Table:
     """One row per token: index, id, visible text, bytes (hex), and what kind it is.
 
+    An Arrow table, which ``st.dataframe`` sends as it is (a DataFrame would be converted to
+    Arrow on every rerun); each distinct token's text and hex are worked out once.
+
     >>> from tokenizer.trace import make_spans
-    >>> token_table(make_spans([(1, b" hi"), (2, b"<|x|>")], {2})).to_dict("records")[1]
+    >>> token_table(make_spans([(1, b" hi"), (2, b"<|x|>")], {2})).to_pylist()[1]
     {'index': 1, 'id': 2, 'text': '<|x|>', 'bytes': '3C 7C 78 7C 3E', 'kind': 'special'}
     """
-    return pd.DataFrame(
+    seen: dict[bytes, tuple[str, str, bool]] = {}
+    texts, hexes, kinds = [], [], []
+    for s in spans:
+        row = seen.get(s.bytes)
+        if row is None:
+            row = seen[s.bytes] = (visible(s.bytes), spaced_hex(s.bytes), is_partial(s.bytes))
+        texts.append(row[0])
+        hexes.append(row[1])
+        kinds.append("special" if s.special else ("part of a character" if row[2] else ""))
+    return pa.table(
         {
-            "index": [s.index for s in spans],
-            "id": [s.id for s in spans],
-            "text": [visible(s.bytes) for s in spans],
-            "bytes": [spaced_hex(s.bytes) for s in spans],
-            "kind": ["special" if s.special else ("part of a character" if s.partial else "") for s in spans],
+            "index": pa.array([s.index for s in spans], pa.int64()),
+            "id": pa.array([s.id for s in spans], pa.int64()),
+            "text": pa.array(texts, pa.large_string()),
+            "bytes": pa.array(hexes, pa.large_string()),
+            "kind": pa.array(kinds, pa.large_string()),
         }
     )
 
 
-def bytes_table(text: str, limit: int = BYTES_ROWS) -> pd.DataFrame:
-    """One row per character (code point): what it is and its UTF-8 bytes.
+def bytes_table(text: str, limit: int = BYTES_ROWS) -> pa.Table:
+    """One row per character (code point): what it is and its UTF-8 bytes (an Arrow table, as ``token_table``).
 
-    >>> bytes_table("a你").to_dict("list")["utf-8 bytes"]
+    >>> bytes_table("a你").column("utf-8 bytes").to_pylist()
     ['61', 'E4 BD A0']
     """
-    rows = {"char": [], "code point": [], "utf-8 bytes": [], "n bytes": [], "byte offset": []}
+    text = clean_text(text)
+    seen: dict[str, tuple[str, str, str, int]] = {}
+    rows: tuple[list, ...] = ([], [], [], [], [])
     offset = 0
-    for i, ch in enumerate(clean_text(text)):
-        data = ch.encode("utf-8")
-        if i < limit:
-            rows["char"].append(visible(data))
-            rows["code point"].append(f"U+{ord(ch):04X}")
-            rows["utf-8 bytes"].append(spaced_hex(data))
-            rows["n bytes"].append(len(data))
-            rows["byte offset"].append(offset)
-        offset += len(data)
-    return pd.DataFrame(rows)
+    for ch in text[:limit]:
+        row = seen.get(ch)
+        if row is None:
+            data = ch.encode("utf-8")
+            row = seen[ch] = (visible(data), f"U+{ord(ch):04X}", spaced_hex(data), len(data))
+        for col, value in zip(rows, row):
+            col.append(value)
+        rows[4].append(offset)
+        offset += row[3]
+    return pa.table(
+        {
+            "char": pa.array(rows[0], pa.large_string()),
+            "code point": pa.array(rows[1], pa.large_string()),
+            "utf-8 bytes": pa.array(rows[2], pa.large_string()),
+            "n bytes": pa.array(rows[3], pa.int64()),
+            "byte offset": pa.array(rows[4], pa.int64()),
+        }
+    )
 
 
 def byte_histogram(text: str) -> dict[int, int]:

@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pandas as pd
+import pyarrow as pa
 
 from tokenizer.display import visible
 from tokenizer.trace import Span
@@ -126,23 +126,26 @@ def broken_characters(pieces: Sequence[Piece]) -> list[tuple[int, str]]:
     return out
 
 
-def table(pieces: Sequence[Piece], limit: int = ROWS) -> pd.DataFrame:
+def table(pieces: Sequence[Piece], limit: int = ROWS) -> pa.Table:
     """One row per piece: its number (from 1), first token, tokens, characters, bytes, its start, whole characters.
 
+    An Arrow table (``st.dataframe`` sends it as it is; a DataFrame is converted at every rerun).
+
     >>> from tokenizer.trace import make_spans
-    >>> table(cut(make_spans([(1, b"ab"), (2, b" c"), (3, b"d")]), 2)).to_dict("records")[0]
+    >>> table(cut(make_spans([(1, b"ab"), (2, b" c"), (3, b"d")]), 2)).to_pylist()[0]
     {'piece': 1, 'first token': 0, 'tokens': 2, 'characters': 4, 'bytes': 4, 'starts with': 'ab·c', 'whole characters': True}
     """
     shown = pieces[:limit]
-    return pd.DataFrame(
+    data = [p.data for p in shown]
+    return pa.table(
         {
-            "piece": [p.index + 1 for p in shown],
-            "first token": [p.first for p in shown],
-            "tokens": [len(p.spans) for p in shown],
-            "characters": [p.characters for p in shown],
-            "bytes": [len(p.data) for p in shown],
-            "starts with": [_preview(p.data) for p in shown],
-            "whole characters": [p.whole_characters for p in shown],
+            "piece": pa.array([p.index + 1 for p in shown], pa.int64()),
+            "first token": pa.array([p.first for p in shown], pa.int64()),
+            "tokens": pa.array([len(p.spans) for p in shown], pa.int64()),
+            "characters": pa.array([p.characters for p in shown], pa.int64()),
+            "bytes": pa.array([len(d) for d in data], pa.int64()),
+            "starts with": pa.array([_preview(d) for d in data], pa.large_string()),
+            "whole characters": pa.array([p.whole_characters for p in shown], pa.bool_()),
         }
     )
 

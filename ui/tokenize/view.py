@@ -212,11 +212,10 @@ def chat_editor(roles: tuple[str, ...] = model.ROLES) -> list[dict]:
 # ---------------------------------------------------------------- tokenizing
 
 
-def encode(key: str, tok, text: str, recognise: bool) -> list[int]:
-    """The server's ids for a text (this session's cache: the live view and the tables ask for the same)."""
-    return cache.for_session(
-        "tokenize.encode", (key, recognise, text), lambda: user_text.encode(tok, text, recognise_special=recognise), maxsize=4
-    )
+def encode(tok, text: str, recognise: bool) -> list[int]:
+    """The server's ids for a text (this session's cache, ``tokenizers.encoded``: the live view, the tables and
+    Compare ask for the same)."""
+    return tk.encoded(tok, text, recognise=recognise)[0]
 
 
 def tokenize(inp: Input) -> Result | None:
@@ -225,10 +224,11 @@ def tokenize(inp: Input) -> Result | None:
         tok = inp.tokenizer()
         if inp.mode == "chat":
             ids = model.encode_chat(tok, inp.messages or [], encoding=inp.chosen().spec, recognise_special=inp.recognise)
+            spans = tok.spans(ids)
         else:
-            ids = encode(inp.key, tok, inp.text, inp.recognise)
+            ids, spans = tk.encoded(tok, inp.text, recognise=inp.recognise)
         found = model.specials_in_text(tok.special_tokens, inp.text) if not inp.recognise and inp.mode == "text" else []
-        return Result(tok, ids, tok.spans(ids), user_text.counts(inp.text, ids), found)
+        return Result(tok, ids, spans, user_text.counts(inp.text, ids), found)
     return None
 
 
@@ -260,7 +260,7 @@ def show_details(inp: Input, res: Result) -> None:
 
 
 def show_bytes_view(text: str) -> None:
-    # the same for every tokenizer: kept for this session's last few texts
+    # the same for every tokenizer: kept for this session's last few texts (an Arrow table, sent as it is at every rerun)
     summary, df = cache.for_session(
         "tokenize.bytes_view", text, lambda: (model.bytes_summary(text), model.bytes_table(text)), maxsize=4
     )

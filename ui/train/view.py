@@ -63,9 +63,10 @@ STATE = state.PageState(
 # ----------------------------------------------------------------------------- corpus
 
 
-@st.cache_data(show_spinner="Reading the Python standard library…", max_entries=8)
+@st.cache_resource(show_spinner="Reading the Python standard library…", max_entries=8)
 def _sample_text(key: str) -> str:
-    """A built-in corpus (the same for every session)."""
+    """A built-in corpus (the same for every session): a string, which nobody can change, so every session reads
+    the one object (``st.cache_data`` unpickled a copy of up to a few hundred kB at every run of the page)."""
     return corpora.text(key)
 
 

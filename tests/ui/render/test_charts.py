@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from tokenizer import train
@@ -82,6 +83,8 @@ def as_json(spec):
     """The spec with its DataFrames as records: what the browser gets (Streamlit sends the DataFrames as Arrow)."""
     if isinstance(spec, pd.DataFrame):
         return json.loads(spec.to_json(orient="records"))
+    if isinstance(spec, pa.Table):
+        return spec.to_pylist()
     if isinstance(spec, dict):
         return {k: as_json(v) for k, v in spec.items()}
     if isinstance(spec, list):
@@ -118,7 +121,8 @@ def fields(node) -> set[str]:
 
 
 def test_only_the_top_level_data_is_a_dataframe():
-    """st.vega_lite_chart turns the top-level data.values into Arrow; anything deeper must be JSON already."""
+    """st.vega_lite_chart turns the top-level data.values into Arrow (a DataFrame, records, or an Arrow table already);
+    anything deeper must be JSON already."""
     for name, spec in specs().items():
         inner = {k: v for k, v in spec.items() if k != "data"}
         try:
@@ -130,7 +134,11 @@ def test_only_the_top_level_data_is_a_dataframe():
 def test_every_encoded_field_is_in_the_data():
     for name, spec in specs().items():
         values = spec["data"]["values"]
-        columns = set(values.columns) if isinstance(values, pd.DataFrame) else set(values[0])
+        columns = (
+            set(values.column_names if isinstance(values, pa.Table) else values.columns)
+            if hasattr(values, "columns")
+            else set(values[0])
+        )
         inner = [
             spec.get("encoding", {}),
             *[layer.get("encoding", {}) for layer in spec.get("layer", []) if "data" not in layer],

@@ -188,3 +188,29 @@ def test_each_compare_row_has_its_own_table_named_after_the_tokenizer():
     out = render_rows([Row("GPT-2 <x>", spans_of(b"a", b"b")), Row("B", spans_of(b"ab"))])
     assert out.count('<table class="bpe-sr">') == 2
     assert "<caption>GPT-2 &lt;x&gt;: 2 tokens</caption>" in out and "<caption>B: 1 token</caption>" in out
+
+
+@given(st.text(max_size=60), st.booleans())
+def test_a_shared_memo_draws_what_separate_calls_draw(text, ws):
+    """render_pieces hands one memo to every piece's render_spans: the HTML is what each piece drawn alone gives."""
+    from ui.render.pieces import PieceRow, render_pieces
+
+    spans = make_spans([(i, text[k : k + 2].encode()) for i, k in enumerate(range(0, len(text), 2))])
+    rows = [PieceRow(f"P{k}", "", spans[k : k + 3]) for k in range(0, len(spans), 3)]
+    memo: dict = {}
+    for r in rows:
+        alone = render_spans(r.spans, show_whitespace=ws, caption=r.label, tooltips=False)
+        assert render_spans(r.spans, show_whitespace=ws, caption=r.label, tooltips=False, memo=memo) == alone
+    joined = render_pieces(rows, show_whitespace=ws, tooltips=False)
+    for r in rows:
+        assert render_spans(r.spans, show_whitespace=ws, caption=r.label, tooltips=False) in joined
+
+
+@given(st.text(max_size=40), st.booleans())
+def test_rows_share_a_memo_and_draw_what_each_row_alone_draws(text, ws):
+    """render_rows hands one memo to every row (tooltips included): each row's spans are drawn as alone."""
+    one = make_spans([(i, text[k : k + 2].encode()) for i, k in enumerate(range(0, len(text), 2))])
+    two = make_spans([(i + 1, text[k : k + 1].encode()) for i, k in enumerate(range(len(text)))])
+    joined = render_rows([Row("A", one), Row("B", two)], show_whitespace=ws)
+    for label, spans in (("A", one), ("B", two)):
+        assert render_spans(spans, show_whitespace=ws, caption=label) in joined

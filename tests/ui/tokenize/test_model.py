@@ -23,7 +23,7 @@ def chat_encodings():
 
 def test_bytes_table_of_an_emoji():
     df = model.bytes_table("a😄")
-    assert df.to_dict("list") == {
+    assert df.to_pydict() == {
         "char": ["a", "😄"],
         "code point": ["U+0061", "U+1F604"],
         "utf-8 bytes": ["61", "F0 9F 98 84"],
@@ -36,9 +36,26 @@ def test_bytes_table_of_an_emoji():
 def test_token_table_marks_partial_and_special_tokens():
     emoji = "😄".encode()
     df = model.token_table(make_spans([(1, b" hi"), (2, emoji[:2]), (3, emoji[2:]), (4, b"<|endoftext|>")], {4}))
-    assert list(df["text"]) == ["·hi", "<F0 9F>", "<98 84>", "<|endoftext|>"]
-    assert list(df["kind"]) == ["", "part of a character", "part of a character", "special"]
-    assert list(df["bytes"])[0] == "20 68 69"
+    assert df.column("text").to_pylist() == ["·hi", "<F0 9F>", "<98 84>", "<|endoftext|>"]
+    assert df.column("kind").to_pylist() == ["", "part of a character", "part of a character", "special"]
+    assert df.column("bytes").to_pylist()[0] == "20 68 69"
+
+
+def test_tables_work_out_each_distinct_token_and_character_once_and_keep_every_row():
+    """token_table and bytes_table reuse a repeated token's (character's) cells: the rows are those of one per token."""
+    emoji = "😄".encode()
+    tokens = [(1, b" hi"), (2, emoji[:2]), (1, b" hi"), (3, emoji[2:]), (2, emoji[:2]), (4, b"<|endoftext|>"), (1, b" hi")]
+    spans = make_spans(tokens, {4})
+    rows = model.token_table(spans).to_pylist()
+    assert [r["index"] for r in rows] == list(range(7)) and [r["id"] for r in rows] == [t for t, _ in tokens]
+    assert [r["text"] for r in rows] == [tokenizer.visible(b) for _, b in tokens]
+    assert [r["bytes"] for r in rows] == [model.spaced_hex(b) for _, b in tokens]
+    assert [r["kind"] for r in rows][:3] == ["", "part of a character", ""]
+    text = "aé a😄é"
+    table = model.bytes_table(text).to_pydict()
+    assert table["char"] == ["a", "é", "·", "a", "😄", "é"]
+    assert table["byte offset"] == [0, 1, 3, 4, 5, 9] and table["n bytes"] == [1, 2, 1, 1, 4, 2]
+    assert model.bytes_table(text, limit=3).to_pydict()["byte offset"] == [0, 1, 3]
 
 
 def test_byte_histogram_and_summary():

@@ -116,7 +116,7 @@ def test_n_larger_than_the_text_gives_one_piece_and_bad_n_says_what_to_give():
 def test_the_table_counts_every_piece():
     spans = GPT4.spans(GPT4.encode("Hello 你好 😄 world " * 10))
     cut = pieces.cut(spans, 7)
-    table = pieces.table(cut)
+    table = pieces.table(cut).to_pandas()
     assert table["tokens"].sum() == len(spans)
     assert table["bytes"].sum() == len(("Hello 你好 😄 world " * 10).encode())
     assert table["piece"].tolist() == list(range(1, len(cut) + 1))
