@@ -8,8 +8,7 @@ Which tool (four, each where it fits; nothing else keeps results between reruns)
   encodings only, keyed by their names (Overlap's ``ui.overlap.view._for_everyone``), and
   the Train page's built-in sample texts (``ui.train.view``: strings, which no reader can
   change). Streamlit's compute lock makes sessions that ask at once compute once.
-* ``st.cache_data`` (Streamlit's own) for built-in data that must be handed out as copies
-  (a mutable value; none at the moment).
+* ``st.cache_data`` (Streamlit's own) for built-in mutable data handed out as copies (none at the moment).
 * ``functools.cache`` / ``lru_cache`` only in plain-Python modules (``tokenizer/``,
   ``ui/content``, ``model.py`` files: no Streamlit there) for pure functions of constants
   and small arguments (compiled patterns, the standard-library corpora).
@@ -25,8 +24,7 @@ Which tool (four, each where it fits; nothing else keeps results between reruns)
     the training draws the page's progress bar, created outside the computation, and
     ``st.cache_data`` refuses that (``CacheReplayClosureError``: it replays a cached
     function's elements; ``tests/ui/common/test_cache.py`` checks that this still holds).
-  - ``for_content``: a result about a copy of such a training, kept for every session
-    (below), else as ``for_tokenizer``.
+  - ``for_content``: a result about a copy of such a training, kept for every session (below), else as ``for_tokenizer``.
 
 Kept for every session (process-wide):
 
@@ -69,17 +67,9 @@ another one):
   chart specs, custom-regex checks, downloads (``for_session``, and
   ``for_tokenizer`` with one of their tokenizers).
 
-Where the user's tokenizers live is ``ui.common.workspace``'s business: local mode
-keeps them in a folder of the machine the server runs on, shared by every tab by
-design; shared mode keeps each browser's in a database (``classroom.database``),
-read through a store object kept in the session's state (its parsed tokenizers and
-training texts are that session's). The one process-wide object there is the
-database's connection pool, which holds no user data.
-
-One cached value is changed by its reader, on purpose: Step through's
-``PairCounter`` (the training text's pair counts, carried from one step to the
-next), kept per session and tokenizer; a session runs one script at a time, so
-nobody else reads it while it moves.
+Where the user's tokenizers live (a folder, a database per browser) is ``ui.common.workspace``'s business; the
+one process-wide object there is the database's connection pool, which holds no user data. One cached value is
+changed by its reader, on purpose: Step through's ``PairCounter`` (per session and tokenizer; nobody else reads it).
 
 Bounds: every cache here keeps the ``maxsize`` most recent keys per kind and owner
 (default 8); Streamlit's have ``max_entries``. A shared entry goes away with its owner

@@ -155,14 +155,11 @@ def get(key: str):
 
 
 def encoded(tok, text: str, *, recognise: bool) -> tuple[list, list]:
-    """``text``'s ids under ``tok`` (``user_text.encode``) and their spans, kept in this session only (the text is the
-    user's) for the last two texts per tokenizer object: Tokenize's reruns and then Compare ask for the same ones (a
-    student's text under GPT-2, cl100k and o200k on Tokenize, then all of them at once on Compare). Shared by the
-    pages that read them, never changed by them."""
+    """``text``'s ids under ``tok`` and their spans, kept in this session only (the text is the user's), the last two
+    texts per tokenizer: Tokenize's reruns, then Compare, ask for the same ones. Never changed by their readers."""
 
     def compute() -> tuple[list, list]:
-        ids = user_text.encode(tok, text, recognise_special=recognise)
-        return ids, tok.spans(ids)
+        return (ids := user_text.encode(tok, text, recognise_special=recognise)), tok.spans(ids)
 
     return cache.for_session("tokenizers.encoded", (recognise, text), compute, owner=tok, maxsize=2)
 
