@@ -59,6 +59,12 @@ def test_no_serious_or_critical_accessibility_violations(page, server, trained, 
     # in a caption as low contrast: Compare failed that way once in CI); the page is read once none is left
     expect(page.locator('[data-testid="stElementContainer"][data-stale="true"]')).to_have_count(0, timeout=60_000)
     wait_idle(page, timeout=60_000)
+    # and once no fade is running (CI on two workers still caught Compare's caption <code> mid-fade): a real contrast
+    # problem stays after its animation ends, a fade does not
+    page.wait_for_function(
+        "() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect.getTiming().iterations === Infinity)",
+        timeout=30_000,
+    )
     assert_no_exception(page)
     bad, other = violations(page)
     print(f"{name}{' (presenter)' if present else ''}: {other or 'no other findings'}")
