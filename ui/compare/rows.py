@@ -89,18 +89,8 @@ def reported(key: str) -> Any:
     return value.get("picked") if hasattr(value, "get") else None
 
 
-def show(
-    rows_html: str,
-    tokens_sig: str,
-    *,
-    key: str,
-    tree: dict | None,
-    on_pick: Callable[[], None],
-    html_sig: str | None = None,
-) -> None:
-    """Mount the rows. ``tokens_sig`` goes back with every pick; ``tree`` is ``{"row", "index", "id", "html"}`` for
-    the panel under the picked token, or None. ``html_sig``: ``signature(rows_html)`` when the caller kept it with
-    the HTML (worked out here otherwise)."""
-    sig = html_sig if html_sig is not None else signature(rows_html)
-    data = {"sig": sig, "tokens": tokens_sig, "rows": rows_html, "tree": tree}
+def show(rows_html: str, html_sig: str, tokens_sig: str, *, key: str, tree: dict | None, on_pick: Callable[[], None]) -> None:
+    """Mount the rows. ``html_sig`` is ``signature(rows_html)``, kept by the caller with the HTML; ``tokens_sig`` goes
+    back with every pick; ``tree`` is ``{"row", "index", "id", "html"}`` for the panel under the picked token, or None."""
+    data = {"sig": html_sig, "tokens": tokens_sig, "rows": rows_html, "tree": tree}
     _component()(key=key, data=data, on_picked_change=on_pick, height="content")

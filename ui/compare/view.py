@@ -224,7 +224,7 @@ def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: Boun
         return html_text, pickable.signature(html_text)
 
     rows_html, html_sig = cache.for_session("compare.rows_html", (tokens, show_whitespace, diff is not None), draw, maxsize=4)
-    _pickable_rows(results, rows_html, pickable.signature(tokens), html_sig)
+    _pickable_rows(results, rows_html, html_sig, pickable.signature(tokens))
     note = (
         "Click a token to see how it was built: its merge tree down to bytes, with each merge's number, under its row. "
         "Hover a token for its id, bytes and text; a token's colour is the same on every page."
@@ -241,7 +241,7 @@ def _on_pick() -> None:
 
 
 @st.fragment
-def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str, html_sig: str | None = None) -> None:
+def _pickable_rows(results: Sequence[Tokenized], rows_html: str, html_sig: str, tokens_sig: str) -> None:
     """The rows, and under the clicked token's row how it was built; in a fragment, so a click reruns only this."""
     pick = pickable.check_pick(pickable.parse_pick(STATE["picked"], tokens_sig), [r.spans for r in results], model.SPAN_LIMIT)
     tree = None
@@ -249,7 +249,7 @@ def _pickable_rows(results: Sequence[Tokenized], rows_html: str, tokens_sig: str
         r = results[pick.row]
         with errors.shown(prefix=f"{r.label}: "):
             tree = {"row": pick.row, "index": pick.index, "id": pick.id, "html": built_html(r, pick.index)}
-    pickable.show(rows_html, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick, html_sig=html_sig)
+    pickable.show(rows_html, html_sig, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick)
 
 
 def built_html(result: Tokenized, index: int) -> str:
