@@ -33,7 +33,6 @@ from ui.web import model as web
 from ui.web import payload
 
 from . import model as page_model
-from . import view
 from .model import Input, Result
 from .view import STATE
 
@@ -148,7 +147,7 @@ def server_side(inp: Input, tok, text: str, seq: int) -> dict:
     """The server's tokens for the box's text (cut at the page's limit), or the error the core gave."""
     clipped, dropped = user_text.clip(text)
     try:
-        ids = view.encode(tok, clipped, inp.recognise)
+        ids = tk.encoded(tok, clipped, recognise=inp.recognise)[0]  # this session's, shared with the tables
     except ValueError as e:
         return payload.server_result(tok, [], "", seq=seq, error=str(e), send_text=True)
     return payload.server_result(tok, ids, clipped, seq=seq, dropped=dropped, send_text=dropped > 0)

@@ -212,12 +212,6 @@ def chat_editor(roles: tuple[str, ...] = model.ROLES) -> list[dict]:
 # ---------------------------------------------------------------- tokenizing
 
 
-def encode(tok, text: str, recognise: bool) -> list[int]:
-    """The server's ids for a text (this session's cache, ``tokenizers.encoded``: the live view, the tables and
-    Compare ask for the same)."""
-    return tk.encoded(tok, text, recognise=recognise)[0]
-
-
 def tokenize(inp: Input) -> Result | None:
     """Encode the input on the server (for the tables, and the chat mode's view); a core error is shown with st.error."""
     with errors.shown():
