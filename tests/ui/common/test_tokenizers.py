@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import contextlib
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.common import tokenizers as tk
 
 
 def test_get_shows_the_loading_spinner_only_until_the_encoding_is_loaded(monkeypatch):
-    if not tk.available("r50k_base"):
-        pytest.skip("r50k_base is not provisioned")
     shown = []
 
     @contextlib.contextmanager
@@ -45,8 +42,6 @@ def _encoded_script() -> None:
 
 
 def test_encoded_is_reused_within_a_session_keyed_by_text_and_mode_and_never_by_another_session():
-    if not tk.available("r50k_base"):
-        pytest.skip("r50k_base is not provisioned")
     tok = tk.official("r50k_base")
     text = "a secret <|endoftext|>"
     first = AppTest.from_function(_encoded_script).run()

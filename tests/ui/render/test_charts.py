@@ -134,10 +134,8 @@ def test_only_the_top_level_data_is_a_dataframe():
 def test_every_encoded_field_is_in_the_data():
     for name, spec in specs().items():
         values = spec["data"]["values"]
-        columns = (
-            set(values.column_names if isinstance(values, pa.Table) else values.columns)
-            if hasattr(values, "columns")
-            else set(values[0])
+        columns = set(
+            values.column_names if isinstance(values, pa.Table) else values.columns if hasattr(values, "columns") else values[0]
         )
         inner = [
             spec.get("encoding", {}),
