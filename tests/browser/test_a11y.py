@@ -33,7 +33,9 @@ def violations(page) -> tuple[list[str], list[str]]:
     found = Axe().run(page).response["violations"]
 
     def line(v: dict) -> str:
-        return f"{v['id']} ({v['impact']}): {len(v['nodes'])} nodes, first: {v['nodes'][0]['html'][:160]}"
+        first = v["nodes"][0]
+        why = " ".join(first.get("failureSummary", "").split())[:300]  # axe's reason: the colours and ratio it measured
+        return f"{v['id']} ({v['impact']}): {len(v['nodes'])} nodes, first: {first['html'][:160]} ({why})"
 
     return [line(v) for v in found if v["impact"] in BAR], [line(v) for v in found if v["impact"] not in BAR]
 
@@ -67,6 +69,14 @@ def test_no_serious_or_critical_accessibility_violations(page, server, trained, 
     )
     assert_no_exception(page)
     bad, other = violations(page)
+    if bad:
+        # CI on two workers twice read Compare's caption <code> as low contrast, with every finite animation over; run
+        # alone, under CPU load and after the same modules, it never was. A real problem is still there two seconds
+        # later; what the first read saw is printed either way, with axe's colours and ratio
+        print(f"{name}: first read: {bad}")
+        page.wait_for_timeout(2_000)
+        wait_idle(page, timeout=60_000)
+        bad, other = violations(page)
     print(f"{name}{' (presenter)' if present else ''}: {other or 'no other findings'}")
     assert bad == []
 
