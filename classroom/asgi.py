@@ -66,6 +66,7 @@ def warm_up(shared: bool = True) -> None:
     from ui.common import shell, tokenizers
     from ui.compare import view as compare
     from ui.content import corpora
+    from ui.tokenize import live
 
     t0 = time.perf_counter()
     if not shared:
@@ -73,6 +74,7 @@ def warm_up(shared: bool = True) -> None:
     tokenizer.configure()
     corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
     compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
+    live.warm_up()  # Tokenize's in-browser copies of OpenAI's three: their patterns as JavaScript, their model files
     # Tokenize's special-token help reads each OpenAI encoding with its chat tokens (a second or so to derive, once
     # per process): the class's first students switching tokenizer were waiting for it
     for name in ("cl100k_base", "o200k_base"):

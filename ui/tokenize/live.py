@@ -26,6 +26,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from tokenizer.models.provision import ESSENTIAL
 from ui.common import cache, errors, presenter, state, user_text
 from ui.common import tokenizers as tk
 from ui.render import trees
@@ -64,6 +65,16 @@ def official_model(name: str) -> dict:
 def _official_model(name: str, static: str) -> dict:
     data = web.model_file(tk.get(name), check_shortcuts=False)  # tests/ui/web/test_model.py: none needs them
     return {"id": web.content_name(data, ""), "url": web.publish_model(data, Path(static)), "size": len(data)}
+
+
+def warm_up() -> None:
+    """Prepare OpenAI's three encodings for the browser now, at start-up: each one's split pattern as a JavaScript
+    RegExp (``web.browser_reason``: ``regex`` run over every code point per character class, 0.2-0.6 s each) and its
+    model file, so the class's first students on each app process do not pay for them (the load test found them at 5%
+    of a class's server CPU)."""
+    for key in ESSENTIAL:
+        if tk.available(key) and web.browser_reason(tk.official(key)) is None:
+            official_model(key)
 
 
 @st.cache_resource(show_spinner=False)
