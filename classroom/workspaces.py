@@ -110,9 +110,12 @@ class SharedMode:
         owner = database.owner_of(key) if key else None
         held = st.session_state.get(_SESSION_KEY)
         if held is not None and held[0] == owner:
-            return held[1]
-        store = SharedStore(self.database, owner) if owner else MemoryStore([NO_COOKIE], TAB_ONLY)
-        st.session_state[_SESSION_KEY] = (owner, store)
+            store = held[1]
+        else:
+            store = SharedStore(self.database, owner) if owner else MemoryStore([NO_COOKIE], TAB_ONLY)
+            st.session_state[_SESSION_KEY] = (owner, store)
+        if isinstance(store, SharedStore):
+            store.begin_run()
         return store
 
 
@@ -134,6 +137,9 @@ class SharedStore(BaseStore):
         self._store: database.DatabaseStore | None = None
         self._failed_at: float | None = None
         self.problem: str | None = None
+        # what this script run read already (``_this_run``), and the run's thread
+        self._run: threading.Thread | None = None
+        self._read: dict[str, object] = {}
 
     def _failed(self, e: database.DatabaseUnavailable) -> None:
         self._store = None
@@ -163,12 +169,34 @@ class SharedStore(BaseStore):
             self._failed(e)
             return fallback()
 
+    def begin_run(self) -> None:
+        """A page's script run starts using this store (``SharedMode.store``, on the run's own thread)."""
+        thread = threading.current_thread()
+        if self._run is not thread:
+            self._run, self._read = thread, {}
+
+    def _this_run(self, what: str, read: Callable[[], object]):
+        """``read()`` once per script run: every page lists the workspace two or three times a run (its notices, the
+        sidebar, a tokenizer menu), a database query each, about 5% of a class's server CPU (bench/load_test.py
+        --profile). Streamlit runs each script run on a thread of its own, so a run is the thread ``begin_run`` saw
+        (a caller that never began one reads afresh every time); a change made through this store forgets what was
+        read (``_changed``); another tab's change shows on the next run."""
+        if self._run is not threading.current_thread():
+            return read()
+        if what not in self._read:
+            self._read[what] = read()
+        return self._read[what]
+
+    def _changed(self, result=None):
+        self._read = {}
+        return result
+
     def _unreachable(self, key: str):
         raise ValueError(f"the tokenizer {key!r} is in your saved workspace, which cannot be read right now: {self.problem}")
 
     # -- queries
     def entries(self) -> list[Entry]:
-        return self._db(lambda s: s.entries(), list) + self.session.entries()
+        return self._this_run("entries", lambda: self._db(lambda s: s.entries(), list)) + self.session.entries()
 
     def damaged(self) -> list[Damaged]:
         return self._db(lambda s: s.damaged(), list)
@@ -193,16 +221,20 @@ class SharedStore(BaseStore):
         self._db(lambda s: s.check_room(extra_bytes, adding=adding), lambda: None)
 
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
-        return self._db(
-            lambda s: s.add(tok, corpus=corpus, source=source), lambda: self.session.add(tok, corpus=corpus, source=source)
+        return self._changed(
+            self._db(
+                lambda s: s.add(tok, corpus=corpus, source=source), lambda: self.session.add(tok, corpus=corpus, source=source)
+            )
         )
 
     def rename(self, key: str, name: str) -> None:
+        self._changed()
         if key in self.session:
             return self.session.rename(key, name)
         return self._db(lambda s: s.rename(key, name), lambda: self._unreachable(key))
 
     def delete(self, key: str) -> None:
+        self._changed()
         if key in self.session:
             return self.session.delete(key)
         return self._db(lambda s: s.delete(key), lambda: self._unreachable(key))
@@ -214,4 +246,4 @@ class SharedStore(BaseStore):
         return out + (self._store.notices() if self._store is not None else [])
 
     def describe(self) -> str:
-        return self._db(lambda s: s.describe(), lambda: TAB_ONLY)
+        return self._this_run("describe", lambda: self._db(lambda s: s.describe(), lambda: TAB_ONLY))

@@ -102,3 +102,50 @@ def test_limits_still_apply_through_the_shared_store(url, monkeypatch):
     assert [e.name for e in shared.entries()] == ["one"]  # a full workspace is not a failing database
     assert not shared.notices()
     assert [e.name for e in DatabaseStore(db, owner_of("k" * 32)).entries()] == ["one"]
+
+
+def test_a_run_reads_the_listing_once_and_a_change_or_a_new_run_reads_it_again(url):
+    import threading
+
+    db = Database(url)
+    shared = SharedStore(lambda: db, owner_of("r" * 32))
+    shared.add(tok("first"), corpus=CORPUS)
+    queries = []
+    real_query = db.query
+
+    def counting(sql, **params):
+        queries.append(sql)
+        return real_query(sql, **params)
+
+    db.query = counting
+
+    def listing():
+        return [e.name for e in shared.entries()], shared.describe()
+
+    # outside a run (no begin_run on this thread): every call reads the database
+    listing(), listing()
+    assert len(queries) >= 4
+    # one run: the page's two or three listings and the sidebar's line cost one read each
+    shared.begin_run()
+    queries.clear()
+    assert listing() == listing() == listing()
+    assert 1 <= len(queries) <= 2 and listing()[0] == ["first"]
+    # a change through the store shows in the same run
+    shared.add(tok("second"), corpus=CORPUS)
+    assert listing()[0] == ["first", "second"] and "You keep 2 of" in listing()[1]
+    # another tab's change (another store of the same browser) shows on this store's next run: a run is a thread
+    other = SharedStore(lambda: db, owner_of("r" * 32))
+    other.add(tok("third"), corpus=CORPUS)
+    assert listing()[0] == ["first", "second"]
+    seen = []
+
+    def next_run():
+        shared.begin_run()
+        seen.append(listing())
+
+    t = threading.Thread(target=next_run)
+    t.start()
+    t.join()
+    assert seen[0][0] == ["first", "second", "third"] and "You keep 3 of" in seen[0][1]
+    # and this thread, no longer the store's run, reads afresh again
+    assert listing()[0] == ["first", "second", "third"]
