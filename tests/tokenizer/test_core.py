@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from texts import MULTILINGUAL, stdlib_sample
 
+import tokenizer
 from tests.tier import examples
 from tokenizer import Merge, Tokenizer, clean_text, formats, train
 from tokenizer.bpe import encoder, textbook
@@ -280,3 +281,50 @@ def test_a_long_chunk_of_a_tiktoken_style_vocabulary_encodes_as_tiktoken(piece, 
     tok = Tokenizer.from_ranks(ranks, pattern=None)
     text = piece * repeat
     assert tok.encode(text) == _tiktoken_reference(ranks, [text])
+
+
+def _curve_from_trace(tok, text):
+    """The trace replayed up to each rank: after k merges, the tokens of the last step of rank below k."""
+    from bisect import bisect_left
+
+    trace = tok.encode_trace(text)
+    start = len(trace.data) - sum(length - 1 for _, length, _ in trace.specials)
+    ranks = [s.rank for s in trace.steps]
+    after = [s.n_tokens for s in trace.steps]
+    return len(trace.data), [after[i - 1] if i else start for i in (bisect_left(ranks, k) for k in range(tok.num_merges + 1))]
+
+
+CURVE_TEXT = st.lists(
+    st.sampled_from(["low", " lower", "newest", "<|end|>", "xyz", "abc", " ", "\n\n", "héllo", "你好", "🙂", "1234", "!"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["low ", "lower ", "newest ", "widest ", "héllo ", "你好", "<|end|>", "abcabc "]), min_size=1, max_size=30
+    ).map("".join),
+    CURVE_TEXT,
+    st.sampled_from([None, "gpt2", "gpt4", "o200k"]),
+)
+def test_merge_curve_is_the_trace_replayed_for_trained_tokenizers(corpus, text, pattern):
+    tok = train(corpus, 256 + 25, pattern=pattern, special_tokens=["<|end|>"])
+    assert tok.merge_curve(text) == _curve_from_trace(tok, text)
+    assert tok.merge_curve(text)[1][-1] == len(tok.encode(text, disallowed_special=()))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(CURVE_TEXT)
+def test_merge_curve_counts_whole_tokens_and_merges_that_build_on_later_ones(text):
+    ranks = _toy_ranks([b"abc", b"bc", b"ab", b"xyz", b"yzx", b"low", b"lo"])
+    tok = Tokenizer.from_ranks(ranks, pattern=r"\S+|\s+")
+    assert tok.whole_tokens  # xyz and yzx: never built by merges
+    assert tok.merge_curve(text) == _curve_from_trace(tok, text)
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "o200k_base", "llama3", "qwen3.6", "deepseek_v4"])
+def test_merge_curve_is_the_trace_replayed_for_the_models(name):
+    tok = tokenizer.load_encoding(name)  # rank files, a normalizing model, a tokenizer.json pipeline
+    text = MULTILINGUAL[:3000] + " <|endoftext|> Crème brûlée " + stdlib_sample(2000)
+    assert tok.merge_curve(text) == _curve_from_trace(tok, text)

@@ -1,51 +1,31 @@
 """Vocabulary size against compression on a held-out text, for a tokenizer you trained.
 
 Every prefix of a tokenizer's merge list is a smaller tokenizer (``tok.truncated(k)``).
-One encode trace of the held-out text gives them all at once: after the first ``k``
-merges the text is the trace replayed through its steps of rank below ``k``, so its
-length is the token count of the last such step (``ui.step.model`` relies on the same
-fact, and a test checks it against ``truncated(k).encode``). Reference tokenizers
-(GPT-2, cl100k, o200k) on the same text give horizontal lines, which answers "how big
-must my vocabulary be to compress this text as well as GPT-2?".
+``Tokenizer.merge_curve`` gives the held-out text's length under all of them at once:
+each distinct chunk's merges counted once, by rank (the same numbers as replaying an
+encode trace up to each rank, which ``ui.step.model`` relies on; tests check both
+against ``truncated(k).encode``). Reference tokenizers (GPT-2, cl100k, o200k) on the
+same text give horizontal lines, which answers "how big must my vocabulary be to
+compress this text as well as GPT-2?".
 
 Plain data, no Streamlit.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
 from tokenizer import Tokenizer, clean_text
-from tokenizer.trace import EncodeTrace
 
 from .model import CHART_POINTS, thin
 
-#: The held-out text is cut here (characters): one trace of it takes well under a second.
+#: The held-out text is cut here (characters): its curve takes a fifth of a second or so.
 MAX_CHARS = 200_000
 #: Characters of the start of a held-out text looked for in the training text.
 OVERLAP_PROBE = 300
-
-
-def lengths(trace: EncodeTrace, num_merges: int) -> list[int]:
-    """Tokens of the traced text after ``k`` merges, for every ``k`` from 0 to ``num_merges``.
-
-    >>> from tokenizer import train
-    >>> tok = train("aaabdaaabac", 259, pattern=None)
-    >>> lengths(tok.encode_trace("aaabdaaabac"), 3)
-    [11, 9, 7, 5]
-    """
-    start = len(trace.data) - sum(length - 1 for _, length, _ in trace.specials)
-    ranks = [s.rank for s in trace.steps]
-    after = [s.n_tokens for s in trace.steps]
-    out = []
-    for k in range(num_merges + 1):
-        i = bisect_left(ranks, k)  # steps with rank < k
-        out.append(after[i - 1] if i else start)
-    return out
 
 
 def curve(tok: Tokenizer, text: str, *, points: int = CHART_POINTS) -> pd.DataFrame:
@@ -55,9 +35,7 @@ def curve(tok: Tokenizer, text: str, *, points: int = CHART_POINTS) -> pd.DataFr
     >>> curve(train("aaabdaaabac", 259, pattern=None), "aaab aaab")["tokens"].tolist()
     [9, 7, 5, 3]
     """
-    trace = tok.encode_trace(text)
-    n_bytes = len(trace.data)
-    all_lengths = lengths(trace, tok.num_merges)
+    n_bytes, all_lengths = tok.merge_curve(text)
     ks = thin(tok.num_merges + 1, points)
     return pd.DataFrame(
         {

@@ -1,4 +1,4 @@
-"""ui/train/heldout.py: every prefix of the merges on a held-out text, from one trace."""
+"""ui/train/heldout.py: every prefix of the merges on a held-out text, at once."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ WORDS = st.sampled_from(["low", "lower", "newest", "widest", " ", "\n", "the", "
 )
 def test_each_prefix_equals_the_truncated_tokenizer(corpus, text, pattern):
     tok = train(corpus, 256 + 30, pattern=pattern)
-    got = heldout.lengths(tok.encode_trace(text), tok.num_merges)
+    got = tok.merge_curve(text)[1]
     assert got == [len(tok.truncated(k).encode(text)) for k in range(tok.num_merges + 1)]
 
 
