@@ -156,3 +156,18 @@ def test_vocabulary_used_is_distinct_tokens_over_the_vocabulary_as_tiktoken_coun
         set(tiktoken_reference("r50k_base").encode_ordinary(passages["Tamil"]))
     )
     assert any("Vocabulary used" in m.value for m in at.markdown)
+
+
+def test_our_passages_under_official_encodings_are_tabled_once_for_every_session(monkeypatch, workspace):
+    from ui.compare import token_tax, token_tax_view
+
+    token_tax_view._for_everyone.clear()
+    calls = []
+    real = token_tax.tax_frame
+    monkeypatch.setattr(token_tax, "tax_frame", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first, second = run(), run()  # two sessions (a class opening Compare), official encodings only
+    assert len(calls) == 1 and tax_table(first).equals(tax_table(second))
+    # a tokenizer of the user's among them: this session's own tables
+    FolderStore(workspace).add(train(languages.texts()["English"] * 20, 300, pattern="gpt4", name="mine"), corpus="x")
+    mine, again = run(), run()  # two sessions again: each builds its own
+    assert len(calls) == 3 and tax_table(mine).equals(tax_table(again)) and "mine (yours, 300 tokens)" in tax_table(mine).columns

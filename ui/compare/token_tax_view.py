@@ -61,6 +61,22 @@ STATE = state.PageState(
 )
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _for_everyone(kind: str, key: tuple, _compute):
+    """``_compute()`` once per server process (Overlap's idiom, ``ui.overlap.view``): for the built-in passages or
+    programs under official encodings only, where ``key`` (the labels and counts) says everything the result holds."""
+    return _compute()
+
+
+def _kept(kind: str, source: str, toks, key: tuple, compute, *, everyone_key: tuple | None = None):
+    """``compute()`` for every session when the texts are ours and every tokenizer is an official encoding (a class
+    opening Compare builds the tables and charts once per process), else for this session only. ``everyone_key``, when
+    given, stands for ``key`` in the shared case (Streamlit hashes it at every call: no long tuples of ids)."""
+    if source != YOURS and all(cache.is_shared(tok) for tok in toks):
+        return _for_everyone(kind, key if everyone_key is None else everyone_key, compute)
+    return cache.for_session(kind, key, compute, maxsize=4)
+
+
 def _ids(key: str, tok, passages: dict[str, str], source: str) -> dict[str, tuple[int, ...]]:
     """The ids of each language's passage (special-token strings as text): their counts and distinct tokens."""
 
@@ -169,8 +185,9 @@ def show_token_tax(chosen: Chosen) -> None:
         )
         return frame, token_tax.language_order(frame, reference), token_tax.tokens_table(frame)
 
-    frame, order, table = cache.for_session("tax.frame", key, build, maxsize=4)
-    spec = cache.for_session("tax.chart", key, lambda: charts.token_tax(frame, order, reference), maxsize=4)
+    toks = [tok for _, tok, _ in encoded]
+    frame, order, table = _kept("tax.frame", source, toks, key, build)
+    spec = _kept("tax.chart", source, toks, key, lambda: charts.token_tax(frame, order, reference))
     st.vega_lite_chart(spec, width="stretch")
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
     if worst is not None:
@@ -208,7 +225,10 @@ def show_vocabulary_used(encoded: list[tuple[str, object, dict[str, tuple[int, .
     st.caption(VOCAB_EXPLANATION.format(what=what))
     rows = [(label, by_lang, _vocabulary_size(tok)) for label, tok, by_lang in encoded]
     key = (source, tuple((label, tuple(by_lang.items()), size) for label, by_lang, size in rows))
-    usage = cache.for_session("tax.usage", key, lambda: coverage.usage_frame(rows), maxsize=4)
+    toks = [tok for _, tok, _ in encoded]
+    usage = _kept(
+        "tax.usage", source, toks, key, lambda: coverage.usage_frame(rows), everyone_key=(source, *(r[0] for r in rows))
+    )
     st.vega_lite_chart(charts.vocabulary_used(usage), width="stretch")
     st.dataframe(
         usage,
