@@ -300,7 +300,8 @@ def _healthy(url: str) -> bool:
 
 
 def supervise(conf: Path, programs: list[Program], fatal: Path, banner: str, timeout: float = 180.0) -> int:
-    """Run supervisord in the foreground until it stops; print ``banner`` once every program answers.
+    """Run supervisord in the foreground until it stops; print ``banner`` once every program answers (a program
+    with a higher ``priority`` number is asked once those before it answer).
 
     SIGINT (Ctrl+C) and SIGTERM stop it, and with it every program (0); a program that
     cannot be started again stops it too, with the listener's message (1).
@@ -319,7 +320,10 @@ def supervise(conf: Path, programs: list[Program], fatal: Path, banner: str, tim
     deadline = time.time() + timeout
     pending = list(programs)
     while pending and proc.poll() is None:
-        pending = [prog for prog in pending if not _healthy(prog.health)]
+        # in start order: nginx's check goes through the app processes, and one refused there makes an nginx worker
+        # skip that process for a while (max_fails), so it is asked only once every app process answers itself
+        first = min(prog.priority for prog in pending)
+        pending = [prog for prog in pending if prog.priority > first or not _healthy(prog.health)]
         if pending and time.time() > deadline:
             print(
                 f"BPE Lab: {', '.join(p.name for p in pending)} did not answer within {timeout:.0f} s; see {pending[0].log}",

@@ -142,8 +142,13 @@ def test_supervision_restarts_a_dead_process_and_sigterm_stops_everything(tmp_pa
     port = classroom.free_port()
     proc, log = start(tmp_path, port, WORKERS="1")
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
-            assert r.status == 200
+        # ready means ready: nginx was asked only once the app process answered, so no nginx worker is skipping it
+        # (a refused connection makes a worker skip an app process for a few seconds: students would get 502s)
+        nginx_log = tmp_path / "data" / "run" / f"classroom-{port}" / "nginx.log"
+        assert "Connection refused" not in nginx_log.read_text()
+        for _ in range(20):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
+                assert r.status == 200
         kids = programs(proc.pid)
         assert len(kids["app"]) == 1 and len(kids["nginx"]) == 1 and len(kids["other"]) == 1  # the event listener
         old_nginx = group(kids["nginx"][0])  # each program leads a process group of its own
