@@ -162,6 +162,31 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     page.wait_for_timeout(200)
 
 
+def choose(page, box, option: str) -> None:
+    """Choose ``option`` in a selectbox (``box``: the box's input) as a person does: open its list, click the option.
+
+    Streamlit's list (react-aria's, not modal) closes at any scroll of a scroller around the box, and the browser
+    fires ``scroll`` at its next frame, not when it scrolls. A click scrolls its target into view and presses a few
+    milliseconds later, so on a busy machine that frame can come after the press has opened the list: it closes at
+    once and the option never shows. So the box is first left at rest (not inside something still moving, such as
+    an expander opening, which clips it and makes the click retry with a scroll), scrolled into view, and a frame
+    let pass, so the click has nothing left to scroll. The box must then say its list is open, and if anything else
+    closes it, the option is not found and the test fails.
+    """
+    from playwright.sync_api import expect
+
+    page.wait_for_function(
+        """el => { for (let n = el; n; n = n.parentElement) if (n.getAnimations().some((a) => a.playState === "running")) return false;
+                   return true; }""",
+        arg=box.element_handle(),
+    )
+    box.scroll_into_view_if_needed()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    box.click()
+    expect(box).to_have_attribute("aria-expanded", "true")
+    page.get_by_role("option", name=option, exact=True).click()
+
+
 def screenshot(page, name: str, *, height: int | None = None) -> Path:
     """Save artifacts/screenshots/<name>.png of what a person sees now.
 

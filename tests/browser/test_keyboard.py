@@ -1,11 +1,9 @@
 """Keyboard stepping on Step through with real key presses in Chromium: the keys run in the page, no server rerun."""
 
-import time
-
 import pytest
 
 from .conftest import assert_no_exception, screenshot
-from .test_step import Frames, open_step, shown, url_step, wait_step
+from .test_step import open_step, press_keys, shown, url_step, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -17,22 +15,17 @@ def press(page, key: str, expect_step: int) -> None:
 
 
 def test_arrows_home_end_and_space(page, server):
-    frames = Frames(page)
     open_step(
         page,
         server.url + "/step?mode=encoding&tokenizer=r50k_base&step=5&text=tokenization%20and%20Honolulu%2C%20again%20and%20again",
     )
-    t = time.monotonic()
     n = shown(page)[1]
     page.locator("h1").first.click()  # focus on the page, not in a field
-    press(page, "ArrowRight", 6)
-    press(page, "ArrowRight", 7)
-    press(page, "ArrowLeft", 6)
-    press(page, "End", n)
-    press(page, "ArrowRight", n)  # Next is disabled at the end: nothing happens
-    press(page, "Home", 0)
-    press(page, "ArrowLeft", 0)
-    assert frames.since(t) == 0  # all in the page
+    # all in the page: no message to the server while the keys are pressed
+    seen = press_keys(page, ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "ArrowRight", "Home", "ArrowLeft"])
+    steps = [6, 7, 6, n, n, 0, 0]  # Next is disabled at the end, Prev at the start: nothing happens
+    assert [s["k"] for s in seen] == steps
+    assert [int(s["shown"].split(" of ")[0].replace(",", "")) for s in seen] == steps
     page.keyboard.press(" ")  # play
     page.wait_for_function("+document.querySelector('.bpe-stepper').dataset.k >= 2", timeout=30_000)
     page.keyboard.press(" ")  # pause

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from tokenizer import registry
 from ui.compare import code
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, choose, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -48,8 +48,7 @@ def test_the_code_view_and_the_vocabulary_used(page, server):
     expect(page.get_by_text("Token tax: the same passage, relative to Python")).to_be_visible()  # the chart's title
     expect(page.get_by_text("Vocabulary used: distinct tokens ÷ vocabulary")).to_be_visible()
     page.get_by_text("The programs", exact=True).click()
-    page.get_by_label("Program", exact=True).click()
-    page.get_by_role("option", name="Rust", exact=True).click()
+    choose(page, page.get_by_label("Program", exact=True), "Rust")
     wait_idle(page)
     expect(page.locator('[data-testid="stCode"]').filter(has_text="fn top_words")).to_be_visible()
     assert_no_exception(page)

@@ -56,6 +56,58 @@ class Frames:
         return sum(1 for s in self.sent if s >= t)
 
 
+#: How long stepping rests before the page tells the server the step (ms): stepper.js's REPORT_AFTER. Written out here,
+#: not read from there, so that a page that waits less (down to telling every step) fails the tests.
+REPORT_AFTER = 1000
+
+#: In the page, from now on: when each key went down (just before the stepper's own handler, which draws the step)
+#: and what the stepper showed once it was let go; and when the page sent the server a message.
+KEYS_AND_SENDS = """() => {
+  window.__keys = [];
+  window.__sends = [];
+  if (window.__keysOn) return;
+  window.__keysOn = true;
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    window.__sends.push(performance.now());
+    return send.apply(this, args);
+  };
+  window.addEventListener("keydown", () => window.__keys.push({ at: performance.now() }), true);
+  window.addEventListener("keyup", () => {
+    const st = document.querySelector(".bpe-stepper");
+    const fills = {};
+    for (const f of st.querySelectorAll(".bpe-st-code pre .fill")) fills[f.dataset.fill] = f.innerText;
+    Object.assign(window.__keys[window.__keys.length - 1], {
+      k: Number(st.dataset.k), shown: st.querySelector("[data-fig=step] .v").innerText, fills });
+  }, true);
+}"""
+
+
+def press_keys(page, keys: list[str]) -> list[dict]:
+    """Press ``keys`` back to back and return what the stepper showed after each: ``{"k": its data-k, "shown": the
+    Step figure ("13 of 600"), "fills": the code's filled-in values by name}``; and check that the page did not ask
+    the server while they were pressed: every message it sent came at least REPORT_AFTER after the key before it.
+
+    Counting the websocket frames after a loop that waits for the page after every key fails on a busy machine,
+    where those waits can outlast the rest and the page rightly tells the server in the middle. Here the keys go
+    back to back, as a person stepping presses them, and their times and the messages are taken in the page, on
+    its clock, so a rest is told from a message while stepping however slow the machine is. A page that tells the
+    server every step fails (its message comes less than REPORT_AFTER after a key), at once or after a rest shorter
+    than the time between two keys.
+    """
+    page.evaluate(KEYS_AND_SENDS)
+    for key in keys:
+        page.keyboard.press(key)
+    page.wait_for_function(f"window.__keys.filter((p) => 'k' in p).length >= {len(keys)}")
+    pressed, sends = page.evaluate("[window.__keys, window.__sends]")
+    for sent in sends:
+        before = [p["at"] for p in pressed if p["at"] <= sent]
+        assert not before or sent - before[-1] >= REPORT_AFTER - 5, (  # 5 ms: the page's clock is coarsened
+            f"a message {sent - before[-1]:.0f} ms after a key, while stepping (the page waits {REPORT_AFTER} ms)"
+        )
+    return pressed
+
+
 LATENCY = """() => {
   window.__lat = [];
   const mark = (e) => { window.__t0 = e.timeStamp; };
