@@ -173,6 +173,12 @@ def choose(page, box, option: str) -> None:
     let pass, so the click has nothing left to scroll. The box must then say its list is open, and if anything else
     closes it, the option is not found and the test fails.
     """
+    open_list(page, box)
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def open_list(page, box) -> None:
+    """Open a selectbox's list (``box``: its input) with no scroll left pending (see ``choose``)."""
     from playwright.sync_api import expect
 
     page.wait_for_function(
@@ -184,7 +190,6 @@ def choose(page, box, option: str) -> None:
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     box.click()
     expect(box).to_have_attribute("aria-expanded", "true")
-    page.get_by_role("option", name=option, exact=True).click()
 
 
 def screenshot(page, name: str, *, height: int | None = None) -> Path:

@@ -16,7 +16,7 @@ from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.content import corpora
 
-from .conftest import SCREENSHOTS, StreamlitServer, assert_no_exception, wait_idle
+from .conftest import SCREENSHOTS, StreamlitServer, assert_no_exception, choose, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -90,8 +90,7 @@ def shot(page, name: str, locator=None) -> None:
 
 
 def select(page, label: str, option: str) -> None:
-    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).locator("input").first.click()
-    page.get_by_role("option", name=option, exact=True).click()
+    choose(page, page.locator('[data-testid="stSelectbox"]').filter(has_text=label).locator("input").first, option)
     wait_idle(page)
 
 

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from tokenizer import registry
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, open_list, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def test_gpt4o_and_llama3_by_default(page, server):
 def choose(page, label: str, option: str) -> None:
     """Pick an option of a menu as a user does: open it and type the start of the name (the menu's list is filtered
     by what its box holds, and the box holds the current choice's name)."""
-    page.get_by_label(label).click()
+    open_list(page, page.get_by_label(label))  # with no scroll pending, which would close the list (conftest.choose)
     page.keyboard.press("ControlOrMeta+a")
     page.keyboard.type(option.split(" (")[0])
     page.get_by_role("option", name=option).click()
