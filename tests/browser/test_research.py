@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, open_list, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +23,7 @@ def test_pretokenize_rows_a_custom_regex_and_the_seeds(page, server):
     wait_idle(page)
     expect(rows).to_have_count(6)
     expect(page.locator(".bpe-row-head", has_text="Your regex")).to_be_visible()
-    page.get_by_role("combobox", name="Examples").click()
+    open_list(page, page.get_by_role("combobox", name="Examples"))
     page.get_by_role("option", name="I'm. I'M").click()
     wait_idle(page)
     expect(page.locator(".bpe-row-head", has_text="GPT-2 (r50k_base)")).to_contain_text("6 chunks")
@@ -48,7 +48,7 @@ def test_token_tax_chart_and_table(page, server):
 def test_unreachable_tokens_of_o200k_and_a_click_into_the_tree(page, server):
     page.goto(server.url + "/vocabulary")
     wait_idle(page)
-    page.get_by_label("Tokenizer", exact=True).click()
+    open_list(page, page.get_by_label("Tokenizer", exact=True))
     page.get_by_role("option", name="OpenAI · GPT-4o (o200k_base)", exact=True).click()  # not gpt-oss's o200k_harmony
     page.get_by_text("Unreachable and odd tokens").first.wait_for()
     wait_idle(page, timeout=120_000)
@@ -64,7 +64,7 @@ def test_unreachable_tokens_of_o200k_and_a_click_into_the_tree(page, server):
     screenshot(page, "vocabulary-unreachable", height=3600)
     # an open model: Qwen 2.5 cuts full-width digits one by one, and puts text in NFC first, so its "１０" and 1,908
     # others never come back
-    page.get_by_label("Tokenizer", exact=True).click()
+    open_list(page, page.get_by_label("Tokenizer", exact=True))
     page.keyboard.type("Qwen 2.5")  # the menu is long: search it, as a user would
     page.get_by_role("option", name=re.compile(r"Qwen 2\.5")).click()
     wait_idle(page, timeout=120_000)

@@ -19,7 +19,7 @@ from ui.content.samples import DEFAULT_TEXT
 from ui.render.spans import render_spans, sr_table
 from ui.step import model
 
-from .conftest import StreamlitServer, assert_no_exception, screenshot, wait_idle
+from .conftest import StreamlitServer, assert_no_exception, open_list, screenshot, wait_idle
 from .test_shell import assert_inside_the_app
 
 pytestmark = pytest.mark.browser
@@ -333,7 +333,7 @@ def test_a_reload_and_a_copied_link_land_on_the_same_step(browser, page, server,
         page.get_by_role("textbox", name="Word").press("Enter")
         wait_idle(page)
     else:  # a new excerpt is a new trace: it opens where the user was
-        page.get_by_role("combobox", name="Training text shown").click()
+        open_list(page, page.get_by_role("combobox", name="Training text shown"))
         page.get_by_role("option", name="first 1,000 characters").click()
         page.wait_for_function(f"document.querySelector('.bpe-stepper')?.dataset.trace !== {trace!r}")
         wait_idle(page)

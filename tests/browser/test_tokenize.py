@@ -19,7 +19,7 @@ import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 from tokenizer import load_encoding, registry
 from ui.common.user_text import MAX_CHARS
 
-from .conftest import SCREENSHOTS, assert_no_exception, paste, screenshot, wait_idle
+from .conftest import SCREENSHOTS, assert_no_exception, open_list, paste, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -246,7 +246,7 @@ def test_a_link_opens_the_tokenizer_and_text(page, server):
     choice = page.get_by_role("combobox", name="Tokenizer")
     expect(choice).to_have_value("OpenAI · GPT-2 (r50k_base)")
     # choosing another tokenizer updates the address bar: it is always a link to what is shown
-    choice.click()
+    open_list(page, choice)
     page.get_by_role("option", name=re.compile("GPT-4o")).click()
     wait_idle(page)
     settled(page)
@@ -261,7 +261,7 @@ def test_a_link_opens_the_tokenizer_and_text(page, server):
 
 def test_a_sample_replaces_the_text_and_typing_after_it_is_kept(page, server):
     open_tokenize(page, server, tokenizer="cl100k_base", text="old")
-    page.get_by_role("combobox", name="Load a sample text").click()
+    open_list(page, page.get_by_role("combobox", name="Load a sample text"))
     page.get_by_role("option", name="Numbers").click()
     wait_idle(page)
     settled(page)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, open_list, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def test_bad_custom_regex_is_a_message(page, server):
     page.goto(server.url + "/train")
     wait_idle(page)
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Split pattern")
-    box.locator("input").first.click()
+    open_list(page, box.locator("input").first)
     page.get_by_role("option", name="Custom regex…").click()
     wait_idle(page)
     box = page.get_by_role("textbox", name="Custom split regex")

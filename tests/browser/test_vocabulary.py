@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_no_exception, open_list, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def test_llama4_vocabulary_lists_its_special_tokens(page, server):
     page.goto(server.url + "/vocabulary")
     wait_idle(page, timeout=90_000)
     choice = page.get_by_role("combobox", name="Tokenizer")
-    choice.click()
+    open_list(page, choice)
     choice.fill("llama 4")
     page.get_by_role("option", name="Meta · Llama 4").click()
     wait_idle(page, timeout=90_000)
