@@ -16,7 +16,7 @@ from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.content import corpora
 
-from .conftest import SCREENSHOTS, StreamlitServer, assert_no_exception, choose, wait_idle
+from .conftest import SCREENSHOTS, StreamlitServer, assert_no_exception, choose, tab, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -51,19 +51,16 @@ SCROLLS_SIDEWAYS = """e => [e, ...e.querySelectorAll('*')].some(x => {
 
 
 @pytest.fixture(params=VIEWS, ids=[v[0] for v in VIEWS])
-def view(request, browser, server):
-    """A new browser (its own session) at one of the three sizes; ``view.url(path)`` adds ?present=1 when it applies."""
+def view(request, tabs, server):
+    """A new tab (a session of its own) at one of the three sizes; ``view.url(path)`` adds ?present=1 when it applies."""
     name, width, height, present = request.param
-    context = browser.new_context(viewport={"width": width, "height": height})
-    pg = context.new_page()
-    pg.set_default_timeout(120_000)
 
     def url(path: str) -> str:
         return server.url + path + (("&" if "?" in path else "?") + "present=1" if present else "")
 
-    pg.name, pg.url_for, pg.present = name, url, present
-    yield pg
-    context.close()
+    with tab(tabs, server, width, height, 120_000) as pg:
+        pg.name, pg.url_for, pg.present = name, url, present
+        yield pg
 
 
 @pytest.fixture

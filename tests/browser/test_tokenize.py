@@ -19,7 +19,7 @@ import tokenizer  # noqa: F401  (points tiktoken at the bundled rank files)
 from tokenizer import load_encoding, registry
 from ui.common.user_text import MAX_CHARS
 
-from .conftest import SCREENSHOTS, assert_no_exception, open_list, paste, screenshot, wait_idle
+from .conftest import SCREENSHOTS, assert_no_exception, open_list, paste, screenshot, tab, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -368,13 +368,10 @@ SIZES = {"1280x720": (1280, 720), "1400x900": (1400, 900)}
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presenter"])
 @pytest.mark.parametrize("size", list(SIZES))
-def test_the_counts_are_never_cut_off(browser, server, size, present):
+def test_the_counts_are_never_cut_off(tabs, server, size, present):
     """Issue 19: with thousands of tokens, every count and its label is whole, at 1280 px and up and in presenter mode."""
     width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
+    with tab(tabs, server, width, height, 60_000) as page:
         query = {"tokenizer": "cl100k_base"} | ({"present": "1"} if present else {})
         open_tokenize(page, server, **query)
         text = "Tokenization at scale: 1234567 — 你好世界 🤚🏾. " * 400  # about 8,000 tokens, 19,200 characters
@@ -405,8 +402,6 @@ def test_the_counts_are_never_cut_off(browser, server, size, present):
         page.mouse.move(0, 0)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"tokenize-counts-{size}{'-presenter' if present else ''}.png"))
-    finally:
-        context.close()
 
 
 @pytest.mark.latency
