@@ -260,6 +260,9 @@ def recover_merges(
     return pairs, new_ids
 
 
+_NOT_A_TOKEN = float("inf")
+
+
 def tiktoken_last_merge(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, bytes] | None:
     """The last merge of tiktoken's rule on ``token``'s bytes, or None when the rule does not end at ``token``.
 
@@ -271,17 +274,21 @@ def tiktoken_last_merge(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes
     >>> tiktoken_last_merge(b"abc", {b"abc": 256}) is None
     True
     """
-    parts = [bytes([b]) for b in token]
+    # parts are token[cut[k]:cut[k + 1]]; joined[k] is the rank of part k joined with part k + 1 (_NOT_A_TOKEN when
+    # none): only the two next to a merge change, so a token costs O(len) lookups instead of O(len^2)
+    get = ranks.get
+    cut = list(range(len(token) + 1))
+    joined = [get(token[k : k + 2], _NOT_A_TOKEN) for k in range(len(token) - 1)]
     last = None
-    while len(parts) > 1:
-        best = None
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and (best is None or r < best[0]):
-                best = (r, i)
-        if best is None:
+    while joined:
+        best = min(joined)
+        if best == _NOT_A_TOKEN:
             return None
-        i = best[1]
-        last = (parts[i], parts[i + 1])
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-    return last if parts == [token] else None
+        i = joined.index(best)  # the leftmost of the lowest
+        last = (token[cut[i] : cut[i + 1]], token[cut[i + 1] : cut[i + 2]])
+        del cut[i + 1], joined[i]
+        if i:
+            joined[i - 1] = get(token[cut[i - 1] : cut[i + 1]], _NOT_A_TOKEN)
+        if i < len(joined):
+            joined[i] = get(token[cut[i] : cut[i + 2]], _NOT_A_TOKEN)
+    return last if token else None

@@ -90,8 +90,9 @@ def to_tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
     if tok.pipeline is not None:
         raise ValueError(PIPELINE_EXPORT.format(fmt="tiktoken"))
     ranks: dict[bytes, int] = {}
+    special = tok.special_ids
     for tid in sorted(vocab):
-        if tid in tok.special_ids:
+        if tid in special:
             continue
         b = vocab[tid]
         if b in ranks:
