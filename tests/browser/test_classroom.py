@@ -192,7 +192,9 @@ def test_a_killed_app_process_costs_a_reconnect_not_the_work(browser, classroom)
 
 
 def test_work_survives_a_restart_of_the_deployment(browser, tmp_path):
-    first = ClassroomServer(tmp_path / "data").start()
+    # one app process: what survives is in the database, which every process reads alike (the module's deployment
+    # has two, for the tests about processes); each deployment's start is half the CPU
+    first = ClassroomServer(tmp_path / "data", workers=1).start()
     try:
         context, page = new_page(browser)
         train(page, first.url, "lasting")
@@ -201,7 +203,7 @@ def test_work_survives_a_restart_of_the_deployment(browser, tmp_path):
     finally:
         assert first.stop() == 0
     assert first.children() == {"app": [], "nginx": [], "other": []}  # SIGTERM stopped every process it started
-    second = ClassroomServer(tmp_path / "data")
+    second = ClassroomServer(tmp_path / "data", workers=1)
     second.port, second.url = first.port, first.url  # the same address, so the cookie goes with it
     second.start()
     try:
