@@ -20,24 +20,23 @@ settings.load_profile("fast" if FAST else "ci" if os.environ.get("CI") else "def
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 
-#: The modules that took longest in runs on 2 workers (`pytest -n 2 --dist loadscope --junitxml`, 2026-11-25, seconds
-#: of test time on a machine shared with other work, after this session's cuts to the code-point scans), longest
-#: first. `make test` gives each worker whole modules in collection order (``--no-loadscope-reorder``: xdist's own
+#: The modules that took longest in a round one on 2 workers (`pytest -n 2 --dist loadscope --durations=0`, seconds of
+#: test time, nothing else running), longest first. `make test` gives each worker whole modules in collection order (``--no-loadscope-reorder``: xdist's own
 #: order is "most tests first", which put the long modules near the end), so these start first, one per free
 #: worker, and the hundreds of short modules fill in beside them: the run ends when the last long module does, not
 #: one long module after the rest.
-LONGEST_FIRST = [
-    "tests/browser/test_newcomer.py",  # 312 s: eight tokenizers at two screen sizes, a fresh server
-    "tests/browser/test_classroom.py",  # 252 s: the real `make serve` deployment, restarted and killed
-    "tests/browser/test_a11y.py",  # 247 s: axe-core on every page, normal and presenter
-    "tests/tokenizer/models/test_parity.py",  # ~160 s: the open models' code-point scans and exports
-    "tests/tokenizer/formats/test_hf.py",  # ~140 s: 495 tests, tokenizer.json pipelines against tokenizers
-    "tests/browser/test_step.py",  # 159 s
-    "tests/browser/test_compare.py",  # 151 s
-    "tests/classroom/test_deploy.py",  # 136 s: deployments started, supervised and stopped
-    "tests/tokenizer/formats/test_loader_fuzz.py",  # 113 s
-    "tests/browser/test_train_variants.py",  # 112 s
-    "tests/tokenizer/models/test_pretrained.py",  # ~90 s: the code-point scans of r50k, cl100k, o200k
+LONGEST_FIRST = [  # 2026-11-25, after browser tests became tabs of one context: the round took 1,032 s
+    "tests/browser/test_newcomer.py",  # 182 s: eight tokenizers at three screen sizes, a fresh server
+    "tests/browser/test_classroom.py",  # 133 s: the real `make serve` deployment, restarted and killed
+    "tests/browser/test_a11y.py",  # 124 s: axe-core on every page, normal and presenter
+    "tests/tokenizer/models/test_parity.py",  # 110 s: the open models' code-point scans and exports
+    "tests/browser/test_tokenize.py",  # 103 s
+    "tests/tokenizer/formats/test_hf.py",  # 89 s: tokenizer.json pipelines against tokenizers
+    "tests/classroom/test_deploy.py",  # 81 s: deployments started, supervised and stopped
+    "tests/browser/test_step.py",  # 79 s
+    "tests/browser/test_persistence.py",  # 77 s: servers restarted
+    "tests/browser/test_compare.py",  # 67 s
+    "tests/tokenizer/models/test_pretrained.py",  # 62 s: the code-point scans of r50k, cl100k, o200k
 ]
 
 
