@@ -165,13 +165,14 @@ def forget(context, pg, *urls: str) -> None:
     """Close ``pg`` and clear what the sites at ``urls`` and the page's own stored in ``context`` (cookies, local and
     session storage, Cache Storage, IndexedDB), so the next tab is a new visitor; the compiled scripts stay."""
     origins = {u.split("/", 3)[0] + "//" + u.split("/", 3)[2] for u in (*urls, pg.url) if u.startswith("http")}
-    cdp = context.new_cdp_session(pg)
     try:
+        cdp = context.new_cdp_session(context.pages[0])  # the keeper: a tab the test closed or crashed can still be forgotten
         for origin in sorted(origins):
             cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
-    finally:
         cdp.detach()
-        pg.close()
+    finally:
+        if not pg.is_closed():
+            pg.close()
         context.clear_cookies()
 
 

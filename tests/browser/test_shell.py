@@ -6,7 +6,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import StreamlitServer, assert_no_exception, screenshot, wait_idle
+from .conftest import StreamlitServer, assert_no_exception, screenshot, tab, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -69,3 +69,21 @@ def test_the_first_page_opened_on_a_fresh_server_is_inside_the_app(browser, tmp_
         context.close()
     finally:
         srv.stop()
+
+
+def test_each_test_starts_as_a_new_visitor(tabs, server):
+    """The tests' pages are tabs of one browser context (conftest ``tab``): what one stores in the browser (a cookie,
+    local storage, Cache Storage, where the live view keeps model files) is gone for the next."""
+    stored = """async () => [document.cookie.includes('left=1'), localStorage.getItem('left'), await caches.has('left')]"""
+    with tab(tabs, server, 1400, 1000, 30_000) as first:
+        first.goto(server.url + "/")
+        wait_idle(first)
+        first.evaluate(
+            """async () => { document.cookie = 'left=1; path=/'; localStorage.setItem('left', '1');
+                             await (await caches.open('left')).put('/left', new Response('1')); }"""
+        )
+        assert first.evaluate(stored) == [True, "1", True]
+    with tab(tabs, server, 1400, 1000, 30_000) as second:
+        second.goto(server.url + "/")
+        wait_idle(second)
+        assert second.evaluate(stored) == [False, None, False]
