@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -164,7 +165,7 @@ def tab(tabs, server, width: int, height: int, timeout: float):
 def forget(context, pg, *urls: str) -> None:
     """Close ``pg`` and clear what the sites at ``urls`` and the page's own stored in ``context`` (cookies, local and
     session storage, Cache Storage, IndexedDB), so the next tab is a new visitor; the compiled scripts stay."""
-    origins = {u.split("/", 3)[0] + "//" + u.split("/", 3)[2] for u in (*urls, pg.url) if u.startswith("http")}
+    origins = {f"{p.scheme}://{p.netloc}" for p in map(urlsplit, (*urls, pg.url)) if p.scheme in ("http", "https")}
     try:
         cdp = context.new_cdp_session(context.pages[0])  # the keeper: a tab the test closed or crashed can still be forgotten
         for origin in sorted(origins):

@@ -291,4 +291,4 @@ def tiktoken_last_merge(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes
             joined[i - 1] = get(token[cut[i - 1] : cut[i + 1]], _NOT_A_TOKEN)
         if i < len(joined):
             joined[i] = get(token[cut[i] : cut[i + 2]], _NOT_A_TOKEN)
-    return last if token else None
+    return last  # one part is left, the token itself (None for a token of one byte or none)
