@@ -8,6 +8,8 @@ for speed:
 - ``Encoder.whole``: a chunk that equals a token known to encode to itself is that token
   (tiktoken's shortcut), so most words of a large vocabulary skip merging altogether.
 - ``bpe_short``: short chunks (most words) by rescanning a small list, cheaper than a heap.
+- ``bpe_batch``: the new short chunks of a long text all at once, a merge per chunk per
+  numpy step, where a Python loop per merge would be most of a cold encode's time.
 - ``bpe_heap``: longer chunks with a heap over positions: O(n log n), where rescanning is quadratic.
 - ``bpe_long``: very long chunks (a million spaces, a base64 blob) one merge rank at a
   time over whole numpy arrays, a few dozen steps where the heap would take millions.
@@ -20,7 +22,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import chain, compress, filterfalse, repeat
+from operator import and_, gt, is_not, not_
 
 Pair = tuple[int, int]
 
@@ -30,6 +33,10 @@ SHORT_CHUNK = 48
 # Chunks at least this long (a million spaces, a base64 blob, a text with no split
 # pattern) are encoded a merge rank at a time with numpy (``bpe_long``).
 LONG_CHUNK = 4096
+# A text of at least this many chunks has its new short chunks encoded all at once with numpy
+# (``bpe_batch``) when at least one in fifty of its first ``BATCH_PROBE`` chunks is new.
+BATCH_FROM = 20_000
+BATCH_PROBE = 5_000
 
 
 class Ranks:
@@ -104,9 +111,7 @@ class Encoder:
         if len(data) < SHORT_CHUNK and table is not None:  # most chunks: straight to the short loop
             return bpe_short(list(data.translate(table)), self.ranks, limit)
         if len(data) >= LONG_CHUNK and self.ranks.new_id:
-            long = self._long
-            if long is None:
-                long = self._long = LongChunkTables(self.ranks, self.byte_ids)  # a race builds it twice, harmlessly
+            long = self._tables()
             return bpe_long(long.initial(data), long, self.ranks, limit)
         ids = list(data.translate(table)) if table is not None else [self.byte_ids[b] for b in data]
         if len(ids) < SHORT_CHUNK:
@@ -130,7 +135,39 @@ class Encoder:
 
     def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
         """The ids of text chunks laid end to end (cached per chunk)."""
+        if isinstance(chunks, list) and len(chunks) >= BATCH_FROM and self.ranks.new_id:
+            self._fill_cache(chunks)
         return list(chain.from_iterable(map(self.cache.__getitem__, chunks)))
+
+    def _fill_cache(self, chunks: list[str]) -> None:
+        """Encode the new short chunks of a long text together (``bpe_batch``) before it is read from the cache.
+
+        Only when the text's start shows it has new chunks: a text encoded before skips it.
+        """
+        cache = self.cache
+        if sum(c not in cache for c in chunks[:BATCH_PROBE]) < BATCH_PROBE // 50:
+            return
+        new_chunks = list(filterfalse(cache.__contains__, set(chunks)))
+        if len(new_chunks) > cache.limit:
+            return  # more than the cache keeps: chunk by chunk, as the cache fills and clears
+        if len(cache) + len(new_chunks) > cache.limit:
+            cache.clear()
+        # in C, chunk by chunk: a new chunk that is a whole token is that token; the short rest are merged together
+        data = list(map(str.encode, new_chunks))
+        tids = list(map(self.whole.get, data))
+        whole = list(map(is_not, tids, repeat(None)))
+        cache.update(zip(compress(new_chunks, whole), zip(compress(tids, whole))))
+        # not whole, and shorter than SHORT_CHUNK (longer ones are encoded one by one, as they are read)
+        rest = list(map(and_, map(not_, whole), map(gt, repeat(SHORT_CHUNK), map(len, data))))
+        if any(rest):
+            data = list(compress(data, rest))
+            cache.update(zip(compress(new_chunks, rest), bpe_batch(data, self._tables(), len(self.ranks.new_id))))
+
+    def _tables(self) -> LongChunkTables:
+        long = self._long
+        if long is None:
+            long = self._long = LongChunkTables(self.ranks, self.byte_ids)  # a race builds it twice, harmlessly
+        return long
 
 
 class ChunkCache(dict):
@@ -200,10 +237,13 @@ def bpe_short(ids: list[int], ranks: Ranks, limit: int) -> list[int]:
 
 
 class LongChunkTables:
-    """The merges as sorted numpy arrays, for looking up the ranks of many pairs at once.
+    """The merges as numpy arrays, for looking up the ranks of many pairs at once.
 
-    A pair ``(a, b)`` is the key ``a * width + b``; ``keys`` are sorted, ``rank`` follows them;
-    ``new_id`` and ``pair_by_rank`` are by rank.
+    A pair ``(a, b)`` is the key ``a * width + b``; the keys and their ranks are kept in a
+    hash table with linear probing (``slot_key``, ``slot_rank``; an empty slot's key is -1),
+    so a batch of pairs is looked up in a probe or two each, where a binary search over
+    sorted keys would take eighteen scattered reads for a large vocabulary. ``new_id`` and
+    ``pair_by_rank`` are by rank.
     """
 
     def __init__(self, ranks: Ranks, byte_ids: Sequence[int] = range(256)):
@@ -216,9 +256,27 @@ class LongChunkTables:
         self.new_id = np.array(ranks.new_id, dtype=np.int64)
         keys = np.array(list(ranks.rank), dtype=np.int64)
         values = np.array(list(ranks.rank.values()), dtype=np.int64)
-        order = np.argsort(keys)
-        self.keys = keys[order]
-        self.rank = values[order]
+        self.size = len(keys)
+        bits = max(4, (2 * len(keys)).bit_length())  # at most half full: probes stay short
+        self._mask = (1 << bits) - 1
+        self._shift = np.uint64(64 - bits)
+        self.slot_key = np.full(1 << bits, -1, dtype=np.int64)
+        self.slot_rank = np.zeros(1 << bits, dtype=np.int64)
+        # insert all keys at once: each round, every key not yet placed tries its slot, one key wins each free
+        # slot, and the rest move on to the next slot (so no key sits behind an empty slot in its probe)
+        slot = self._slot(keys)
+        pending = np.arange(len(keys))
+        while len(pending):
+            free = self.slot_key[slot] == -1
+            won, first = np.unique(slot[free], return_index=True)
+            winners = pending[free][first]
+            self.slot_key[won] = keys[winners]
+            self.slot_rank[won] = values[winners]
+            placed = np.zeros(len(keys), dtype=bool)
+            placed[winners] = True
+            left = ~placed[pending]
+            pending = pending[left]
+            slot = (slot[left] + 1) & self._mask
         # ranks whose new token is an input of a merge of lower rank (tiktoken-style vocabularies,
         # see Tokenizer): such a merge can apply between two occurrences of this one, so these
         # ranks are not merged all at once
@@ -227,6 +285,12 @@ class LongChunkTables:
         np.minimum.at(first_use, self.pair_by_rank[:, 1], np.arange(n))
         self.feeds_lower = first_use[self.new_id] < np.arange(n)
 
+    def _slot(self, keys):
+        """Each key's first slot (Fibonacci hashing: the top bits of the key times 2**64 over the golden ratio)."""
+        import numpy as np
+
+        return ((keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> self._shift).astype(np.int64)
+
     def initial(self, data: bytes):
         """A chunk's bytes as the array of their ids."""
         import numpy as np
@@ -234,16 +298,105 @@ class LongChunkTables:
         return self.byte_ids[np.frombuffer(data, dtype=np.uint8)]
 
     def ranks_of(self, left, right, limit: int):
-        """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``."""
+        """The rank of each pair ``(left[i], right[i])``, or ``limit`` when it has none below ``limit``.
+
+        >>> import numpy as np
+        >>> r = Ranks([(1, 2), (3, 4)], [5, 6])
+        >>> LongChunkTables(r).ranks_of(np.array([1, 3, 2]), np.array([2, 4, 1]), 2).tolist()
+        [0, 1, 2]
+        """
         import numpy as np
 
         keys = left * self.width + right
-        at = np.searchsorted(self.keys, keys)
-        at[at == len(self.keys)] = 0
-        found = self.keys[at] == keys
-        out = np.where(found, self.rank[at], limit)
+        out = np.full(len(keys), limit, dtype=np.int64)
+        slot = self._slot(keys)
+        todo = np.arange(len(keys))
+        while len(todo):
+            there = self.slot_key[slot]
+            hit = there == keys
+            out[todo[hit]] = self.slot_rank[slot[hit]]
+            on = ~hit & (there != -1)  # another key in this slot: probe the next one
+            todo, keys, slot = todo[on], keys[on], (slot[on] + 1) & self._mask
         out[out > limit] = limit
         return out
+
+
+def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int) -> list[tuple[int, ...]]:
+    """Encode many short chunks at once: for each, exactly what ``bpe_short`` gives.
+
+    Each step merges, in every chunk still merging, its leftmost lowest-rank pair
+    (``bpe_short``'s rule), for all chunks in a few whole-array operations; a chunk
+    with no pair below ``limit`` left is done and leaves the arrays. The steps are as
+    many as the most merges one chunk needs (a few dozen for chunks under
+    ``SHORT_CHUNK`` bytes), so the thousands of new words of a long text cost a few
+    dozen numpy passes instead of a Python loop per merge.
+
+    >>> r = Ranks([(1, 1), (9, 9), (2, 1)], [9, 10, 11])
+    >>> bpe_batch([bytes([1, 1, 1, 1]), bytes([2]), bytes([2, 1, 2, 1, 1])], LongChunkTables(r), 3)
+    [(10,), (2,), (11, 2, 9)]
+    """
+    import numpy as np
+
+    out: list[tuple[int, ...]] = [()] * len(chunks)
+    lens = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    if not tables.size or limit <= 0:  # nothing to merge
+        return [tuple(tables.byte_ids[np.frombuffer(c, dtype=np.uint8)].tolist()) for c in chunks]
+    if not lens.all():  # an empty chunk is no tokens
+        some = [i for i, c in enumerate(chunks) if c]
+        for i, ids in zip(some, bpe_batch([chunks[i] for i in some], tables, limit)):
+            out[i] = ids
+        return out
+    if not len(chunks):
+        return out
+    tok = tables.byte_ids[np.frombuffer(b"".join(chunks), dtype=np.uint8)]
+    which = np.arange(len(chunks))  # the chunk (its index in ``chunks``) each row of the arrays is
+    seg = np.repeat(np.arange(len(chunks)), lens)  # the row each token belongs to
+    ends = np.cumsum(lens) - 1  # each row's last token
+    rk = np.empty(len(tok), dtype=np.int64)
+    rk[:-1] = tables.ranks_of(tok[:-1], tok[1:], limit)
+    rk[ends] = limit  # no pair across two chunks
+    done_tok, done_lens, done_which = [], [], []
+    while len(tok):
+        starts = ends - lens + 1
+        best = np.minimum.reduceat(rk, starts)
+        merging = best < limit
+        if not merging.all():  # rows with nothing left to merge are done: they leave the arrays
+            keep = merging[seg]
+            done = ~merging
+            done_tok.append(tok[~keep])
+            done_lens.append(lens[done])
+            done_which.append(which[done])
+            if not merging.any():
+                break
+            tok, rk = tok[keep], rk[keep]
+            seg = (np.cumsum(merging) - 1)[seg[keep]]
+            lens, which, best = lens[merging], which[merging], best[merging]
+            ends = np.cumsum(lens) - 1
+            starts = ends - lens + 1
+        # each row's leftmost pair of its lowest rank
+        at = np.flatnonzero(rk == best[seg])
+        at = at[np.searchsorted(seg[at], np.arange(len(lens)))]
+        tok[at] = tables.new_id[best]
+        gone = np.ones(len(tok), dtype=bool)
+        gone[at + 1] = False
+        tok, rk, seg = tok[gone], rk[gone], seg[gone]
+        at -= np.arange(len(at))  # where the merged tokens are now
+        lens -= 1
+        ends = np.cumsum(lens) - 1
+        # the pair the merged token starts (none at its row's end), and the one it ends
+        last = at == ends
+        rk[at[last]] = limit
+        inner = at[~last]
+        rk[inner] = tables.ranks_of(tok[inner], tok[inner + 1], limit)
+        before = at[at > ends - lens + 1]
+        before -= 1
+        rk[before] = tables.ranks_of(tok[before], tok[before + 1], limit)
+    flat = np.concatenate(done_tok).tolist()
+    pos = 0
+    for n, k in zip(np.concatenate(done_lens).tolist(), np.concatenate(done_which).tolist()):
+        out[k] = tuple(flat[pos : pos + n])
+        pos += n
+    return out
 
 
 # Below this many merges per rank (as a share of the sequence), a heap beats a pass over
