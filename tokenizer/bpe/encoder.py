@@ -21,11 +21,34 @@ place in the merge list; ``Ranks`` is the merge list as the loops look it up.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain, compress, filterfalse, repeat
+from itertools import compress, count, filterfalse, repeat
 from operator import and_, gt, is_not, not_
 
 Pair = tuple[int, int]
+
+# The chunk cache keeps a chunk's ids packed as bytes (``array`` items of 4 bytes): the garbage
+# collector never tracks bytes (a cold encode of 10 MB makes 55,000 values, and every
+# collection they set off walked the young list of millions of chunks), and a text's ids are
+# one ``bytes.join`` of them, unpacked once.
+IDS = "I" if array("I").itemsize == 4 else "L"
+_W = array(IDS).itemsize
+
+
+def pack(ids: Iterable[int]) -> bytes:
+    """Ids as the chunk cache keeps them.
+
+    >>> unpack(pack([7, 100_000]))
+    [7, 100000]
+    """
+    return array(IDS, ids).tobytes()
+
+
+def unpack(packed: bytes) -> list[int]:
+    """The ids of ``pack``'s bytes (of several chunks' laid end to end, too)."""
+    return array(IDS, packed).tolist()
+
 
 # Chunks shorter than this are encoded by rescanning (fast for short words); longer
 # ones with a heap over positions, which stays O(n log n) for a 100 kB chunk.
@@ -125,20 +148,20 @@ class Encoder:
         bpe_heap([self.byte_ids[b] for b in data], self.ranks, len(self.ranks.new_id), events)
         return events
 
-    def _encode_chunk(self, data: bytes) -> tuple[int, ...]:
-        # tuples of ints, unlike lists, drop out of the garbage collector's tracking
+    def _encode_chunk(self, data: bytes) -> bytes:
+        """One chunk's ids, packed (``pack``)."""
         tid = self.whole.get(data)
-        return (tid,) if tid is not None else tuple(self.encode_bytes(data))
+        return pack((tid,) if tid is not None else self.encode_bytes(data))
 
-    def encode_chunk(self, chunk: str | bytes) -> tuple[int, ...]:
+    def encode_chunk(self, chunk: str | bytes) -> list[int]:
         """One chunk's ids: a str through the cache, bytes (a chunk cut inside a character) directly."""
-        return self.cache[chunk] if isinstance(chunk, str) else self._encode_chunk(chunk)
+        return unpack(self.cache[chunk] if isinstance(chunk, str) else self._encode_chunk(chunk))
 
     def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
         """The ids of text chunks laid end to end (cached per chunk)."""
         if isinstance(chunks, list):
             self.fill_cache(chunks)
-        return list(chain.from_iterable(map(self.cache.__getitem__, chunks)))
+        return unpack(b"".join(map(self.cache.__getitem__, chunks)))
 
     def fill_cache(self, chunks: list[str]) -> None:
         """Encode the new short chunks of a text together (``bpe_batch``), ahead of reading them from the cache."""
@@ -157,12 +180,13 @@ class Encoder:
         data = list(map(str.encode, new_chunks))
         tids = list(map(self.whole.get, data))
         whole = list(map(is_not, tids, repeat(None)))
-        cache.update(zip(compress(new_chunks, whole), zip(compress(tids, whole))))
+        packed = pack(compress(tids, whole))
+        cache.update(zip(compress(new_chunks, whole), map(packed.__getitem__, map(slice, count(0, _W), count(_W, _W)))))
         # not whole, and shorter than SHORT_CHUNK (longer ones are encoded one by one, as they are read)
         rest = list(map(and_, map(not_, whole), map(gt, repeat(SHORT_CHUNK), map(len, data))))
         if any(rest):
             data = list(compress(data, rest))
-            cache.update(zip(compress(new_chunks, rest), bpe_batch(data, self._tables(), len(self.ranks.new_id))))
+            cache.update(zip(compress(new_chunks, rest), bpe_batch(data, self._tables(), len(self.ranks.new_id), packed=True)))
 
     def _tables(self) -> LongChunkTables:
         long = self._long
@@ -172,7 +196,7 @@ class Encoder:
 
 
 class ChunkCache(dict):
-    """``{chunk: ids}`` that encodes a chunk the first time it is asked for (ids as a tuple).
+    """``{chunk: ids}`` that encodes a chunk the first time it is asked for (the encoder's ids are packed, ``pack``).
 
     Policy: at most ``limit`` chunks; when a new chunk would go over, everything is
     forgotten and the cache fills again. Clearing is O(1) per chunk on average and
@@ -181,19 +205,19 @@ class ChunkCache(dict):
     One encoder, and so one cache, serves every thread that encodes with the same
     tokenizer (in the app, every session). That is safe without a lock: each lookup,
     insert and ``clear`` is a single dict operation, atomic under CPython's GIL; the
-    values are tuples, never mutated; and a value depends only on its key. The worst a
+    values are immutable (bytes); and a value depends only on its key. The worst a
     race does is encode a chunk twice, or forget one just stored, never give a wrong
     answer.
     """
 
     LIMIT = 500_000
 
-    def __init__(self, encode_bytes: Callable[[bytes], tuple[int, ...]], limit: int | None = None):
+    def __init__(self, encode_bytes: Callable[[bytes], object], limit: int | None = None):
         super().__init__()
         self._encode_bytes = encode_bytes  # bytes -> ids
         self.limit = self.LIMIT if limit is None else limit
 
-    def __missing__(self, chunk: str) -> tuple[int, ...]:
+    def __missing__(self, chunk: str):
         ids = self._encode_bytes(chunk.encode("utf-8"))
         if len(self) >= self.limit:
             self.clear()
@@ -322,7 +346,7 @@ class LongChunkTables:
         return out
 
 
-def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int) -> list[tuple[int, ...]]:
+def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int, *, packed: bool = False) -> list:
     """Encode many short chunks at once: for each, exactly what ``bpe_short`` gives.
 
     Each step merges, in every chunk still merging, its leftmost lowest-rank pair
@@ -330,7 +354,8 @@ def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int) -> l
     with no pair below ``limit`` left is done and leaves the arrays. The steps are as
     many as the most merges one chunk needs (a few dozen for chunks under
     ``SHORT_CHUNK`` bytes), so the thousands of new words of a long text cost a few
-    dozen numpy passes instead of a Python loop per merge.
+    dozen numpy passes instead of a Python loop per merge. Each chunk's ids come as a
+    tuple, or packed (``pack``, as the chunk cache keeps them) with ``packed=True``.
 
     >>> r = Ranks([(1, 1), (9, 9), (2, 1)], [9, 10, 11])
     >>> bpe_batch([bytes([1, 1, 1, 1]), bytes([2]), bytes([2, 1, 2, 1, 1])], LongChunkTables(r), 3)
@@ -338,19 +363,39 @@ def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int) -> l
     """
     import numpy as np
 
-    out: list[tuple[int, ...]] = [()] * len(chunks)
-    lens = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-    if not tables.size or limit <= 0:  # nothing to merge
-        return [tuple(tables.byte_ids[np.frombuffer(c, dtype=np.uint8)].tolist()) for c in chunks]
-    if not lens.all():  # an empty chunk is no tokens
-        some = [i for i, c in enumerate(chunks) if c]
-        for i, ids in zip(some, bpe_batch([chunks[i] for i in some], tables, limit)):
+    out: list = [b"" if packed else ()] * len(chunks)
+    some = [i for i, c in enumerate(chunks) if c]  # an empty chunk is no tokens
+    if len(some) < len(chunks):
+        for i, ids in zip(some, bpe_batch([chunks[i] for i in some], tables, limit, packed=packed)):
             out[i] = ids
         return out
-    if not len(chunks):
+    if not chunks:
         return out
+    ids, lens, which = _merge_all(chunks, tables, limit)
+    ends = np.cumsum(lens).tolist()
+    starts = [0, *ends[:-1]]
+    if packed:
+        buf = ids.astype(array(IDS).typecode).tobytes()
+        w = _W
+        for k, a, b in zip(which.tolist(), starts, ends):
+            out[k] = buf[a * w : b * w]
+    else:
+        flat = ids.tolist()
+        for k, a, b in zip(which.tolist(), starts, ends):
+            out[k] = tuple(flat[a:b])
+    return out
+
+
+def _merge_all(chunks: Sequence[bytes], tables: LongChunkTables, limit: int):
+    """``bpe_batch``'s steps on non-empty chunks: (every chunk's ids laid end to end, each one's length, its index),
+    in the order the chunks finished merging."""
+    import numpy as np
+
+    lens = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     tok = tables.byte_ids[np.frombuffer(b"".join(chunks), dtype=np.uint8)]
     which = np.arange(len(chunks))  # the chunk (its index in ``chunks``) each row of the arrays is
+    if not tables.size or limit <= 0:  # nothing to merge
+        return tok, lens, which
     seg = np.repeat(np.arange(len(chunks)), lens)  # the row each token belongs to
     ends = np.cumsum(lens) - 1  # each row's last token
     rk = np.empty(len(tok), dtype=np.int64)
@@ -392,12 +437,7 @@ def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int) -> l
         before = at[at > ends - lens + 1]
         before -= 1
         rk[before] = tables.ranks_of(tok[before], tok[before + 1], limit)
-    flat = np.concatenate(done_tok).tolist()
-    pos = 0
-    for n, k in zip(np.concatenate(done_lens).tolist(), np.concatenate(done_which).tolist()):
-        out[k] = tuple(flat[pos : pos + n])
-        pos += n
-    return out
+    return np.concatenate(done_tok), np.concatenate(done_lens), np.concatenate(done_which)
 
 
 # Below this many merges per rank (as a share of the sequence), a heap beats a pass over
