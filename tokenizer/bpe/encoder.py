@@ -57,7 +57,7 @@ SHORT_CHUNK = 48
 # pattern) are encoded a merge rank at a time with numpy (``bpe_long``).
 LONG_CHUNK = 4096
 # A text's new short chunks are encoded all at once with numpy (``bpe_batch``) when its first
-# ``BATCH_PROBE`` chunks let one expect at least ``BATCH_FROM`` of them: below about 500, the
+# ``BATCH_PROBE`` chunks hold at least ``BATCH_FROM`` different new ones: below about 500, the
 # few dozen numpy steps cost more than merging each chunk on its own.
 BATCH_FROM = 500
 BATCH_PROBE = 5_000
@@ -168,9 +168,8 @@ class Encoder:
         if len(chunks) < BATCH_FROM or not self.ranks.new_id:
             return
         cache = self.cache
-        probe = chunks[:BATCH_PROBE]
-        if (len(probe) - sum(map(cache.__contains__, probe))) * len(chunks) < BATCH_FROM * len(probe):
-            return  # too few new chunks to repay the batch (a text encoded before has none)
+        if len(set(filterfalse(cache.__contains__, chunks[:BATCH_PROBE]))) < BATCH_FROM:
+            return  # too few new chunks to repay the batch (a text encoded before, or one line repeated, has none)
         new_chunks = list(filterfalse(cache.__contains__, set(chunks)))
         if len(new_chunks) > cache.limit:
             return  # more than the cache keeps: chunk by chunk, as the cache fills and clears
