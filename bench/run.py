@@ -223,7 +223,7 @@ def multilingual(n_chars: int = 2_000_000) -> str:
     """Mostly non-ASCII text (our own lines, many scripts), repeated: the slow split path."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("test_corpus", ROOT / "tests" / "corpus.py")
+    spec = importlib.util.spec_from_file_location("test_texts", ROOT / "tests" / "texts.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     MULTILINGUAL = mod.MULTILINGUAL
