@@ -374,7 +374,7 @@ def bpe_batch(chunks: Sequence[bytes], tables: LongChunkTables, limit: int, *, p
     ends = np.cumsum(lens).tolist()
     starts = [0, *ends[:-1]]
     if packed:
-        buf = ids.astype(array(IDS).typecode).tobytes()
+        buf = ids.astype(IDS).tobytes()
         w = _W
         for k, a, b in zip(which.tolist(), starts, ends):
             out[k] = buf[a * w : b * w]
@@ -391,7 +391,7 @@ def _merge_all(chunks: Sequence[bytes], tables: LongChunkTables, limit: int):
     import numpy as np
 
     lens = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-    tok = tables.byte_ids[np.frombuffer(b"".join(chunks), dtype=np.uint8)]
+    tok = tables.initial(b"".join(chunks))
     which = np.arange(len(chunks))  # the chunk (its index in ``chunks``) each row of the arrays is
     if not tables.size or limit <= 0:  # nothing to merge
         return tok, lens, which
