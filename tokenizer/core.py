@@ -31,7 +31,7 @@ from .errors import (
     type_name,
 )
 from .pretokenize.hf import HFPreTokenizer
-from .pretokenize.pretokenizer import Piece, PreTokenizer, RegexPreTokenizer, source_bytes
+from .pretokenize.pretokenizer import PreTokenizer, RegexPreTokenizer, source_bytes
 from .pretokenize.splitter import using
 from .special import allowed_and_disallowed, check_disallowed, check_special_tokens
 from .trace import EncodeTrace, Merge, MergeTree, Span, char_spans, make_spans, steps_from_events, to_source
@@ -671,20 +671,8 @@ class Tokenizer:
         if isinstance(pre, RegexPreTokenizer) and pre.normalize(text) is text:
             return self.spans(pre.encode(self._engine(), text, allowed))
         pieces = pre.pieces(text, allowed)
-        ids = self._piece_ids(pieces)
+        ids = self._engine().encode_pieces(pieces)
         return to_source(self.spans(ids), text, source_bytes(pieces, self.vocab, text))
-
-    def _piece_ids(self, pieces: list[Piece]) -> list[int]:
-        engine = self._engine()
-        engine.fill_cache([p.chunk for p in pieces if isinstance(p.chunk, str)])
-        encode_chunk = engine.encode_chunk
-        out: list[int] = []
-        for p in pieces:
-            if p.token is not None:
-                out.append(p.token)
-            else:
-                out.extend(encode_chunk(p.chunk))
-        return out
 
     def encode_trace(
         self,

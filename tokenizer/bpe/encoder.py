@@ -163,6 +163,19 @@ class Encoder:
             self.fill_cache(chunks)
         return unpack(b"".join(map(self.cache.__getitem__, chunks)))
 
+    def encode_pieces(self, pieces: Iterable) -> list[int]:
+        """The ids of a pre-tokenizer's pieces (``pretokenize.Piece``): a token's id, a chunk's ids."""
+        pieces = list(pieces)
+        self.fill_cache([p.chunk for p in pieces if isinstance(p.chunk, str)])
+        encode_chunk = self.encode_chunk
+        out: list[int] = []
+        for p in pieces:
+            if p.token is not None:
+                out.append(p.token)
+            else:
+                out.extend(encode_chunk(p.chunk))
+        return out
+
     def fill_cache(self, chunks: list[str]) -> None:
         """Encode the new short chunks of a text together (``bpe_batch``), ahead of reading them from the cache."""
         if len(chunks) < BATCH_FROM or not self.ranks.new_id:

@@ -132,16 +132,7 @@ class HFPreTokenizer:
         return None  # tokenizers' regexes have no time limit of ours (they run in Rust, as in tokenizers)
 
     def encode(self, encoder, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[int]:
-        out: list[int] = []
-        pieces = self.pieces(text, allowed)
-        encoder.fill_cache([p.chunk for p in pieces if isinstance(p.chunk, str)])
-        encode_chunk = encoder.encode_chunk
-        for p in pieces:
-            if p.token is not None:
-                out.append(p.token)
-            else:
-                out.extend(encode_chunk(p.chunk))
-        return out
+        return encoder.encode_pieces(self.pieces(text, allowed))
 
     def pieces(self, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[Piece]:
         tk, ours = self._instance(allowed)
