@@ -378,7 +378,8 @@ class Tokenizer:
         top = max(max(self.byte_ids), max(table.new_ids, default=0))
         probe = Encoder(self.byte_ids, Ranks(table.pairs, table.new_ids, top=top))
         vocab = tok.vocab
-        new = frozenset(i for i in table.new_ids[len(self._ids) :] if probe.encode_bytes(vocab[i]) == [i])
+        added = table.new_ids[len(self._ids) :]
+        new = frozenset(i for i, ids in zip(added, probe.encode_many([vocab[i] for i in added])) if ids == (i,))
         tok._self_encoding = (known or frozenset()) | new
         return tok
 
@@ -402,7 +403,7 @@ class Tokenizer:
             # BPE can mint a token whose bytes later encode differently (e.g. the same
             # bytes by two merges): only tokens that survive the check take the shortcut
             probe = Encoder(self.byte_ids, ranks)
-            ids = frozenset(i for i in self._ids if probe.encode_bytes(vocab[i]) == [i])
+            ids = frozenset(i for i, got in zip(self._ids, probe.encode_many([vocab[i] for i in self._ids])) if got == (i,))
             self._self_encoding = ids
         whole = {vocab[i]: i for i in ids}
         whole.update((b, i) for i, b in self.whole_tokens.items())  # only a chunk equal to one gives it

@@ -142,6 +142,24 @@ class Encoder:
             return bpe_short(ids, self.ranks, limit)
         return bpe_heap(ids, self.ranks, limit)
 
+    def encode_many(self, chunks: Sequence[bytes]) -> list[tuple[int, ...]]:
+        """Each chunk's ids with every merge, as ``encode_bytes`` gives them: the chunks under ``SHORT_CHUNK`` bytes
+        merged together (``bpe_batch``), the rest one by one. For checking a whole vocabulary, where a loop over
+        ``encode_bytes`` spends seconds in Python (250,000 tokens: 2.7 s against 0.3)."""
+        out: list[tuple[int, ...]] = [()] * len(chunks)
+        short = [i for i, c in enumerate(chunks) if len(c) < SHORT_CHUNK]
+        if short and self.ranks.new_id:
+            batch = bpe_batch([chunks[i] for i in short], self._tables(), len(self.ranks.new_id))
+            for i, ids in zip(short, batch):
+                out[i] = ids
+        else:
+            short = []
+        done = set(short)
+        for i, c in enumerate(chunks):
+            if i not in done:
+                out[i] = tuple(self.encode_bytes(c))
+        return out
+
     def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
         """The merges that encoding one chunk applies: ``[(rank, position, new_id), ...]``."""
         events: list[tuple[int, int, int]] = []

@@ -70,6 +70,39 @@ def test_batch_encoder_equals_rescan_encoder(chunks, n_merges, rnd):
         assert bpe_batch([bytes(c) for c in chunks], tables, limit) == want
 
 
+@given(
+    st.lists(st.binary(max_size=2 * encoder.SHORT_CHUNK), max_size=30),
+    st.sampled_from([b"", b"a", b"ab", b"\xff\xfe"]),
+    st.integers(0, 14),
+    st.randoms(use_true_random=False),
+    st.permutations(range(256)),
+)
+def test_encode_many_gives_each_chunk_what_encode_bytes_gives(chunks, fill, n_merges, rnd, byte_ids):
+    # the vocabulary check's path: short chunks together, long ones (SHORT_CHUNK bytes or more) one by one, with the
+    # initial ids a permutation of the bytes (official encodings) and merges over the bytes the chunks are made of
+    merges = {}
+    known = [byte_ids[b] for b in b"ab\xff\xfe"]
+    for _ in range(n_merges):
+        pair = (rnd.choice(known), rnd.choice(known))
+        merges.setdefault(pair, 300 + len(merges))
+        known.append(merges[pair])
+    enc = Encoder(byte_ids, Ranks(list(merges), list(merges.values()), top=400) if merges else None)
+    chunks = [c + fill * rnd.randint(0, encoder.SHORT_CHUNK) for c in chunks]
+    assert enc.encode_many(chunks) == [tuple(enc.encode_bytes(c)) for c in chunks]
+
+
+def test_a_loaded_vocabulary_finds_the_tokens_that_encode_to_themselves(official):
+    # a file read back has no engine yet: building one checks every token, as the loop over encode_bytes did
+    from tokenizer import formats
+
+    ours, _ = official
+    again = formats.loads(formats.dumps(ours))
+    assert again._self_encoding is None
+    again.encode_ordinary("built")
+    probe = Encoder(ours.byte_ids, Ranks(ours.merge_table.pairs, ours.merge_table.new_ids, top=ours.n_vocab))
+    assert again._self_encoding == {i for i in ours.merge_table.new_ids if probe.encode_bytes(ours.vocab[i]) == [i]}
+
+
 @given(texts, st.integers(256, 300), patterns, st.lists(texts, min_size=1, max_size=40))
 def test_a_long_texts_new_chunks_encoded_together_equal_the_textbook(train_text, vocab_size, pattern, parts):
     # the batch path, with its thresholds lowered so that small texts take it; every chunk is new the first time
