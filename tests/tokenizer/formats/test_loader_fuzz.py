@@ -186,6 +186,36 @@ def test_tiktoken_ranks(valid_files, kind, data):
     _load_or_refuse(parse_then_build, blob)
 
 
+@pytest.mark.parametrize("kind", ["tiktoken", "tiktoken-whole"])
+@FUZZ
+@given(data=st.data(), layout=st.sampled_from([b"\n", b"\r\n", b"\n\n", b" \n"]))
+def test_rank_files_read_in_c_as_line_by_line(valid_files, kind, data, layout):
+    # the fast read (a file in tiktoken's own layout) gives what the line-by-line read gives, and whatever it does not
+    # take goes to the line-by-line read, which names the line: same ranks in the same order, or the same message
+    from tokenizer.formats.tiktoken import _parse_lines, _parse_plain
+
+    blob = data.draw(mutated(valid_files[kind].replace(b"\n", layout)))
+
+    def outcome(parse):
+        try:
+            return list(parse(blob).items())
+        except ValueError as e:
+            return str(e)
+
+    assert outcome(lambda b: formats.parse_tiktoken_ranks(b, "f")) == outcome(lambda b: _parse_lines(b, "f"))
+    assert _parse_plain(valid_files[kind]) is not None  # our own export is in tiktoken's layout: the fast read takes it
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base", "llama3"])
+def test_the_provisioned_rank_files_are_read_in_c(name):
+    from tokenizer.formats.tiktoken import _parse_lines, _parse_plain
+    from tokenizer.models import pretrained
+
+    data = pretrained.read_verified(pretrained.spec(name))
+    fast = _parse_plain(data)
+    assert fast is not None and list(fast.items()) == list(_parse_lines(data, name).items())
+
+
 @FUZZ
 @given(data=st.data(), which=st.sampled_from(["encoder.json", "vocab.bpe"]))
 def test_gpt2_files(valid_files, tmp_path, data, which):
