@@ -145,20 +145,13 @@ class Encoder:
     def encode_many(self, chunks: Sequence[bytes]) -> list[tuple[int, ...]]:
         """Each chunk's ids with every merge, as ``encode_bytes`` gives them: the chunks under ``SHORT_CHUNK`` bytes
         merged together (``bpe_batch``), the rest one by one. For checking a whole vocabulary, where a loop over
-        ``encode_bytes`` spends seconds in Python (250,000 tokens: 2.7 s against 0.3)."""
-        out: list[tuple[int, ...]] = [()] * len(chunks)
-        short = [i for i, c in enumerate(chunks) if len(c) < SHORT_CHUNK]
-        if short and self.ranks.new_id:
-            batch = bpe_batch([chunks[i] for i in short], self._tables(), len(self.ranks.new_id))
-            for i, ids in zip(short, batch):
+        ``encode_bytes`` spends seconds in Python (Qwen 3.6's 248,000 tokens: 2.2 s, this way 0.9)."""
+        out: list = [None] * len(chunks)
+        short = [i for i, c in enumerate(chunks) if len(c) < SHORT_CHUNK] if self.ranks.new_id else []
+        if short:
+            for i, ids in zip(short, bpe_batch([chunks[i] for i in short], self._tables(), len(self.ranks.new_id))):
                 out[i] = ids
-        else:
-            short = []
-        done = set(short)
-        for i, c in enumerate(chunks):
-            if i not in done:
-                out[i] = tuple(self.encode_bytes(c))
-        return out
+        return [ids if ids is not None else tuple(self.encode_bytes(c)) for ids, c in zip(out, chunks)]
 
     def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
         """The merges that encoding one chunk applies: ``[(rank, position, new_id), ...]``."""
