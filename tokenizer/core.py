@@ -46,6 +46,11 @@ _IDENTITY = tuple(range(256))
 _ENCODER_LOCK = threading.Lock()
 
 
+def _encoding_to_themselves(probe: Encoder, ids: Sequence[int], vocab: Mapping[int, bytes]) -> frozenset[int]:
+    """The ids among ``ids`` whose bytes ``probe`` encodes to that id alone (the whole-token shortcut holds for them)."""
+    return frozenset(i for i, got in zip(ids, probe.encode_many([vocab[i] for i in ids])) if got == (i,))
+
+
 class Tokenizer:
     """A byte-level BPE tokenizer.
 
@@ -379,7 +384,7 @@ class Tokenizer:
         probe = Encoder(self.byte_ids, Ranks(table.pairs, table.new_ids, top=top))
         vocab = tok.vocab
         added = table.new_ids[len(self._ids) :]
-        new = frozenset(i for i, ids in zip(added, probe.encode_many([vocab[i] for i in added])) if ids == (i,))
+        new = _encoding_to_themselves(probe, added, vocab)
         tok._self_encoding = (known or frozenset()) | new
         return tok
 
@@ -398,16 +403,17 @@ class Tokenizer:
     def _build_encoder(self) -> Encoder:
         ranks = Ranks(self._pairs, self._ids, top=max(max(self.byte_ids), max(self._ids, default=0)))
         vocab = self.vocab
+        whole: dict[bytes, int] = {}
+        enc = Encoder(self.byte_ids, ranks, whole)  # ``whole`` is filled below, before anyone holds the encoder
         ids = self._self_encoding
         if ids is None:
-            # BPE can mint a token whose bytes later encode differently (e.g. the same
-            # bytes by two merges): only tokens that survive the check take the shortcut
-            probe = Encoder(self.byte_ids, ranks)
-            ids = frozenset(i for i, got in zip(self._ids, probe.encode_many([vocab[i] for i in self._ids])) if got == (i,))
-            self._self_encoding = ids
-        whole = {vocab[i]: i for i in ids}
+            # BPE can mint a token whose bytes later encode differently (e.g. the same bytes by two merges): only
+            # tokens that survive the check take the shortcut (the check never reads ``whole``, and its merge
+            # tables stay with the encoder)
+            ids = self._self_encoding = _encoding_to_themselves(enc, self._ids, vocab)
+        whole.update((vocab[i], i) for i in ids)
         whole.update((b, i) for i, b in self.whole_tokens.items())  # only a chunk equal to one gives it
-        return Encoder(self.byte_ids, ranks, whole)
+        return enc
 
     def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
         """Encode ``data`` as one chunk with only the first ``max_rank`` merges (all if None).
