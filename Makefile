@@ -35,12 +35,13 @@ serve: setup nginx
 # core): each takes whole modules (--dist loadscope), so a module's costly fixture (a server, a PostgreSQL cluster, a
 # model's reference) is set up once, and the longest modules start first (tests/conftest.py's LONGEST_FIRST). Then the
 # `latency` tests (Next under 0.1 s at p95, typing under 0.5 s, a long paste never freezing the page), one at a time
-# on a machine with nothing else running: a second worker's scans on the other core would break their budgets.
+# on a machine with nothing else running: a second worker's scans on the other core would break their budgets. The
+# latency round collects tests/browser only (2 s, not 10; tests/test_make_test.py checks every latency test is there).
 # Each round ends with its slowest tests (where the time goes, in CI's log too).
 test: setup-dev browser nginx postgres lint
 	node --test tests/web/
 	CI=$${CI:-} $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency" --durations=25
-	CI=$${CI:-} $(BIN)/python -m pytest -m latency --durations=5
+	CI=$${CI:-} $(BIN)/python -m pytest -m latency --durations=5 tests/browser
 
 # a tenth of the hypothesis examples (tests/tier.py), the slow and browser tests left out, one worker per core
 test-fast: setup-dev
