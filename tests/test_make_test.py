@@ -9,19 +9,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _recipe(target: str) -> list[str]:
-    """The command lines of a Makefile target."""
-    text = (ROOT / "Makefile").read_text()
-    body = re.search(rf"^{target}:[^\n]*\n((?:\t[^\n]*\n)+)", text, flags=re.M)
+def _variable(name: str) -> str:
+    """A Makefile variable's definition (``NAME = ...`` on one line)."""
+    found = re.search(rf"^{name} :?= (.*)$", (ROOT / "Makefile").read_text(), flags=re.M)
+    assert found, f"no variable {name} in the Makefile"
+    return found.group(1)
+
+
+def _recipe(target: str) -> str:
+    """The recipe of a Makefile target, as one text."""
+    body = re.search(rf"^{target}:[^\n]*\n((?:\t[^\n]*\n)+)", (ROOT / "Makefile").read_text(), flags=re.M)
     assert body, f"no target {target} in the Makefile"
-    return [line.strip() for line in body.group(1).splitlines()]
+    return body.group(1)
+
+
+def test_make_test_runs_both_rounds_one_after_the_other():
+    lines = [line.strip() for line in _recipe("test").splitlines()]
+    assert lines[-2:] == ["CI=$${CI:-} $(ROUND_ONE)", "CI=$${CI:-} $(LATENCY_ROUND)"]
+    assert '-m "not latency"' in _variable("ROUND_ONE") and "-m latency" in _variable("LATENCY_ROUND")
 
 
 def test_the_latency_round_collects_every_latency_test():
     """The latency round names the folders it collects (collecting all of tests/ costs 8 s more): every file that
     marks a test ``latency`` must be inside one of them, or its test would run in neither round."""
-    (latency,) = [line for line in _recipe("test") if "-m latency" in line]
-    folders = [arg for arg in shlex.split(latency) if arg.startswith("tests")]
+    folders = [arg for arg in shlex.split(_variable("LATENCY_ROUND")) if arg.startswith("tests")]
     assert folders, "the latency round names no folder: it would collect every test module"
     marks = re.compile(r"^\s*(@pytest\.mark\.latency\b|pytestmark\b.*\blatency\b)", flags=re.M)
     marking = sorted(
@@ -32,6 +43,5 @@ def test_the_latency_round_collects_every_latency_test():
     )
     assert marking, "no latency test found: the search is wrong"
     outside = [path for path in marking if not any(path.startswith(folder.rstrip("/") + "/") for folder in folders)]
-    assert outside == [], f"latency tests outside {folders}: add their folder to the latency round of `make test`"
-    (first,) = [line for line in _recipe("test") if '-m "not latency"' in line]
-    assert not [arg for arg in shlex.split(first) if arg.startswith("tests")], "round one collects every folder"
+    assert outside == [], f"latency tests outside {folders}: add their folder to LATENCY_ROUND in the Makefile"
+    assert not [arg for arg in shlex.split(_variable("ROUND_ONE")) if arg.startswith("tests")], "round one collects every folder"
