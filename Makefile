@@ -36,9 +36,9 @@ serve: setup nginx
 # model's reference) is set up once, and the longest modules start first (tests/conftest.py's LONGEST_FIRST). Then the
 # `latency` tests (Next under 0.1 s at p95, typing under 0.5 s, a long paste never freezing the page), one at a time
 # on a machine with nothing else running: a second worker's scans on the other core would break their budgets. (Round
-# one at idle priority beside the latency round saved only 30 s: the latency round took 135 s instead of 97.) The latency round collects
-# tests/browser only (2 s, not 10; tests/test_make_test.py checks every latency test is there). Each round ends with
-# its slowest tests (where the time goes, in CI's log too).
+# one at idle priority beside the latency round saved only 30 s: the latency round took 135 s instead of 97.) The
+# latency round collects tests/browser only (2 s, not 10; tests/test_make_test.py checks every latency test is there).
+# Each round ends with its slowest tests (where the time goes, in CI's log too).
 ROUND_ONE = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency" --durations=25
 LATENCY_ROUND = $(BIN)/python -m pytest -m latency --durations=5 tests/browser
 

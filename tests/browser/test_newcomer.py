@@ -72,12 +72,8 @@ def view(request, tabs, server):
 
 @pytest.fixture
 def workspace(server):
-    """The browser server's workspace; what a test adds to it is deleted afterwards (other tests find it as before)."""
-    store = FolderStore(server.workspace)
-    before = set(store.keys())
-    yield store
-    for key in set(store.keys()) - before:
-        store.delete(key)
+    """The browser server's workspace (what a test adds to it is deleted afterwards: conftest's ``workspace_as_found``)."""
+    return FolderStore(server.workspace)
 
 
 def shot(page, name: str, locator=None) -> None:
