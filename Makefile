@@ -9,7 +9,7 @@
 # /usr/bin/python3 are built with profile-guided and link-time optimization; pyenv's default build (first on PATH on
 # these machines) is not, and runs our Python 20-40% slower (docs/performance.md). Then python3.11 or python3 on PATH.
 ifndef PYTHON
-PYTHON := $(firstword $(shell for p in /usr/bin/python3 $$(command -v python3.11) $$(command -v python3); do 	"$$p" -c 'import ensurepip, sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo "$$p"; done) python3)
+PYTHON := $(firstword $(shell for p in /usr/bin/python3 $$(command -v python3.11) $$(command -v python3); do "$$p" -c 'import ensurepip, sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo "$$p"; done) python3)
 endif
 VENV   ?= .venv
 BIN    := $(VENV)/bin
