@@ -28,7 +28,8 @@ from ..formats.json_input import read_json
 from ..formats.tekken import parse_tekken
 from ..formats.tiktoken import parse_tiktoken_ranks
 from ..trace import Merge
-from .fetch import data_dir, read_verified
+from .disk_cache import cache_dir
+from .fetch import read_verified
 from .registry import EncodingSpec, spec, specs
 
 #: ``{encoding: {chat token: id}}`` for the encodings whose chat models add tokens
@@ -56,7 +57,7 @@ def merge_cache_path(s: EncodingSpec, data: bytes | None = None) -> Path | None:
     if s.base is not None or s.source.format not in ("tiktoken", "tekken"):
         return None
     digest = hashlib.sha256(data).hexdigest() if data is not None else s.source.sha256
-    return data_dir() / "cache" / f"{s.name}-{digest[:16]}.merges"
+    return cache_dir() / f"{s.name}-{digest[:16]}.merges"
 
 
 def _from_ranks(s: EncodingSpec, ranks: dict[bytes, int], data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
