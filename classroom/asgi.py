@@ -72,7 +72,8 @@ def warm_up(shared: bool = True) -> None:
     if not shared:
         print("BPE Lab: loading the official encodings before the first page opens…", file=sys.stderr, flush=True)
     tokenizer.configure()
-    corpora.text("stdlib-docstrings")  # the Train page's default sample: a second or two of reading .py files
+    # the Train page's default sample: 0.4 CPU-s of parsing .py files, or the data folder's cache of them (0.01)
+    corpora.text("stdlib-docstrings")
     compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
     live.warm_up()  # Tokenize's in-browser copies of OpenAI's three: their patterns as JavaScript, their model files
     # Tokenize's special-token help reads each OpenAI encoding with its chat tokens (a second or so to derive, once

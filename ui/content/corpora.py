@@ -6,15 +6,23 @@ the classics are a few words each, the short samples were written for BPE Lab, a
 the large corpora are built from the ``.py`` files every Python installation has
 (their source, or only their docstrings, which are English prose). Plain Python,
 no Streamlit: the page caches ``text(key)`` itself.
+
+Collecting the docstrings parses dozens of files (about 0.4 CPU-s, at every app process's
+start), so the docstring corpus is kept in the data folder's cache
+(``tokenizer.models.disk_cache``) under a key of everything it depends on: this Python's
+version, the files read (their paths and bytes), the arguments and this module's source.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+
+from tokenizer.models import disk_cache
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,8 @@ STDLIB_MODULES = (
 )
 STDLIB_SOURCE_CHARS = 300_000
 STDLIB_DOCSTRING_CHARS = 250_000
+#: The docstring corpus's file in the data folder's cache (one document: a new key replaces the old).
+DOCSTRINGS_CACHE = "stdlib-docstrings.json"
 
 CORPORA: dict[str, Corpus] = {
     c.key: c
@@ -256,13 +266,43 @@ def stdlib_text(kind: str = "docstrings", max_chars: int | None = None, root: st
     """A corpus of about ``max_chars`` characters from the standard library's ``.py`` files.
 
     ``kind`` is ``"source"`` (files joined whole) or ``"docstrings"`` (their
-    docstrings only). ValueError when this Python ships no ``.py`` sources.
+    docstrings only, read from the data folder's cache when it has them for these very
+    files). ValueError when this Python ships no ``.py`` sources.
     """
     base = Path(root) if root else stdlib_dir()
     limit = max_chars or (STDLIB_SOURCE_CHARS if kind == "source" else STDLIB_DOCSTRING_CHARS)
+    files = _module_files(base)
+    if kind == "source":  # reading the files is all the work
+        return _collect(base, files, kind, limit)
+    key = _docstrings_key(base, files, kind, limit)
+    cached = disk_cache.read_json(DOCSTRINGS_CACHE, key)
+    if isinstance(cached, str):
+        return cached
+    text = _collect(base, files, kind, limit)
+    disk_cache.write_json(DOCSTRINGS_CACHE, key, text)
+    return text
+
+
+def _docstrings_key(base: Path, files: list[Path], kind: str, limit: int) -> str:
+    """The cache key of a corpus: every input of ``_collect`` and the code that runs it (``ast``'s is this Python's)."""
+    return disk_cache.digest(
+        {
+            "what": "ui.content.corpora.stdlib_text",
+            "python": sys.version,
+            "root": str(base),
+            "modules": list(STDLIB_MODULES),
+            "files": [[str(p), disk_cache.file_digest(p)] for p in files],
+            "kind": kind,
+            "limit": limit,
+            "code": disk_cache.file_digest(__file__),
+        }
+    )
+
+
+def _collect(base: Path, files: list[Path], kind: str, limit: int) -> str:
     parts: list[str] = []
     size = 0
-    for path in _module_files(base):
+    for path in files:
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
