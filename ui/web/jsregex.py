@@ -33,6 +33,14 @@ points), plus ``"negate"``, ``"props"`` and ``"rest"`` (the code points of its
 other items) when it is a class of properties. ``js_source`` writes the explicit
 RegExp from a spec, as ``pattern.js`` does without native properties.
 
+Finding the code points runs ``regex`` over all of Unicode per class (0.1-0.2 CPU-s per
+built-in pattern, and every app process needs OpenAI's three at start-up), so a built-in
+pattern's spec is kept in the data folder's cache (``tokenizer.models.disk_cache``,
+``jsregex-<name>.json``) under a key of everything it depends on: the pattern, ``regex``'s
+release and compiled extension (its Unicode tables), ``unicodedata.unidata_version``, the
+Python version and the source of this module and of ``pattern_syntax``. A user's pattern is
+computed in each process and never written (the cache stays a few files).
+
 >>> js_source(r"a++|\\s")
 '(?=(a+))\\\\1|[\\\\u{9}-\\\\u{d}\\\\u{20}\\\\u{85}\\\\u{a0}\\\\u{1680}\\\\u{2000}-\\\\u{200a}\\\\u{2028}\\\\u{2029}\\\\u{202f}\\\\u{205f}\\\\u{3000}]'
 >>> pattern_spec(r"a?") is None  # can match the empty string
@@ -43,8 +51,15 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
+import unicodedata
 
+import regex
+
+from tokenizer.models import disk_cache
+from tokenizer.pretokenize import pattern_syntax
 from tokenizer.pretokenize.pattern_syntax import Unsupported, class_ranges, nullable, parse
+from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS, pattern_name
 
 #: The flags the browser compiles the RegExp with.
 FLAGS = "gu"
@@ -235,9 +250,54 @@ class _Writer:
 
 @functools.lru_cache(maxsize=64)
 def pattern_spec(pattern: str | None) -> dict | None:
-    """The RegExp of ``pattern`` as data (see the module), or None when the browser cannot split exactly like it."""
+    """The RegExp of ``pattern`` as data (see the module), or None when the browser cannot split exactly like it.
+
+    A built-in pattern's spec comes from the data folder's cache when it is there under this very key, and is
+    written there once computed; what is read back is JSON, as the computed spec is (lists, never tuples).
+    """
     if pattern is None:
         return None
+    if pattern not in _BUILTIN:
+        return _spec(pattern)
+    name = f"jsregex-{pattern_name(pattern)}.json"
+    key = _cache_key(pattern)
+    cached = disk_cache.read_json(name, key)
+    if cached is None or (isinstance(cached, dict) and set(cached) == {"parts", "atoms", "props"}):
+        return cached
+    spec = _spec(pattern)
+    disk_cache.write_json(name, key, spec)
+    return spec
+
+
+_BUILTIN = frozenset(BUILTIN_PATTERNS.values())
+#: The source this process runs, read when it was imported (a file edited since then must not key an old result).
+_CODE = [disk_cache.file_digest(__file__), disk_cache.file_digest(pattern_syntax.__file__)]
+
+
+@functools.cache
+def _engine() -> dict:
+    """What the code points of a class depend on besides the pattern: ``regex``'s release and its compiled extension
+    (the Unicode tables and case folding are in it), Python's Unicode version and Python itself."""
+    import importlib.metadata
+
+    try:
+        release = importlib.metadata.version("regex")
+    except importlib.metadata.PackageNotFoundError:
+        release = None
+    extension = sys.modules.get("regex._regex")
+    return {
+        "regex": [release, regex.__version__, disk_cache.file_digest(extension.__file__) if extension else None],
+        "unidata": unicodedata.unidata_version,
+        "python": sys.version,
+    }
+
+
+def _cache_key(pattern: str) -> str:
+    return disk_cache.digest({"what": "ui.web.jsregex.pattern_spec", "pattern": pattern, "code": _CODE, **_engine()})
+
+
+def _spec(pattern: str) -> dict | None:
+    """``pattern_spec`` computed: the tree written as JavaScript, then every class's code points from ``regex``."""
     try:
         parsed = parse(pattern)
         if nullable(parsed.tree):

@@ -8,14 +8,25 @@ differently is refused.
 
 from __future__ import annotations
 
+import json
+
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.tier import examples
 from tokenizer.pretokenize.pattern_syntax import class_ranges, parse
 from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS
+from ui.web import jsregex
 from ui.web.jsregex import _complement, _union, js_source, pattern_spec
+
+
+@pytest.fixture(autouse=True)
+def data(tmp_path, monkeypatch):
+    """A data folder of each test's own: the built-in patterns' specs are cached there, never in the project's."""
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data" / "cache"
 
 
 def ranges(spec_ranges):
@@ -78,3 +89,101 @@ def test_generated_patterns_keep_their_atoms_exactly(pattern):
     spec = pattern_spec(pattern)
     assert spec is not None  # none of these can match the empty string
     assert [ranges(a["ranges"]) for a in spec["atoms"]] == class_ranges(parse(pattern).atoms)
+
+
+# the built-in patterns' specs, kept in the data folder's cache
+
+
+@pytest.fixture
+def fresh():
+    """A new process, as far as pattern_spec knows: its memory and the engine's description emptied before and after."""
+    pattern_spec.cache_clear()
+    jsregex._engine.cache_clear()
+    yield
+    pattern_spec.cache_clear()
+    jsregex._engine.cache_clear()
+
+
+def no_computing(monkeypatch):
+    def refuse(pattern):
+        raise AssertionError("the spec was computed again")
+
+    monkeypatch.setattr(jsregex, "_spec", refuse)
+
+
+def computing(monkeypatch) -> list:
+    calls, real = [], jsregex._spec
+    monkeypatch.setattr(jsregex, "_spec", lambda pattern: calls.append(pattern) or real(pattern))
+    return calls
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_a_builtin_patterns_cached_spec_is_exactly_the_computed_one(name, data, fresh, monkeypatch):
+    pattern = BUILTIN_PATTERNS[name]
+    computed = pattern_spec(pattern)
+    assert (data / f"jsregex-{name}.json").is_file()
+    assert jsregex._spec(pattern) == computed  # what was written is what is computed
+    pattern_spec.cache_clear()
+    no_computing(monkeypatch)
+    cached = pattern_spec(pattern)
+    # equal, with the same types (lists, never tuples) and keys in the same order: the browser's model file is the same
+    assert cached == computed and repr(cached) == repr(computed)
+    assert json.dumps(cached, ensure_ascii=False) == json.dumps(computed, ensure_ascii=False)
+    assert js_source(pattern) == "".join(
+        p if isinstance(p, str) else jsregex.js_class(ranges(computed["atoms"][p]["ranges"])) for p in computed["parts"]
+    )
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "no-spec"])
+def test_a_damaged_cache_is_ignored_and_written_again(damage, data, fresh, monkeypatch):
+    pattern = BUILTIN_PATTERNS["gpt4"]
+    computed = pattern_spec(pattern)
+    path = data / "jsregex-gpt4.json"
+    whole = path.read_bytes()
+    doc = json.loads(whole)
+    path.write_bytes(
+        {
+            "truncated": whole[: len(whole) // 2],
+            "garbage": b"\x00\xff{not json",
+            "empty": b"",
+            "no-spec": json.dumps({"key": doc["key"], "value": [1, 2]}).encode(),
+        }[damage]
+    )
+    pattern_spec.cache_clear()
+    calls = computing(monkeypatch)
+    assert pattern_spec(pattern) == computed and calls == [pattern]
+    assert path.read_bytes() == whole
+
+
+@pytest.mark.parametrize("change", ["pattern", "regex", "unicodedata", "code"])
+def test_any_change_of_an_input_misses_the_cache(change, data, fresh, monkeypatch):
+    pattern = BUILTIN_PATTERNS["gpt4"]
+    computed = pattern_spec(pattern)
+    pattern_spec.cache_clear()
+    if change == "pattern":  # another pattern's document in gpt4's place
+        pattern_spec(BUILTIN_PATTERNS["gpt2"])
+        pattern_spec.cache_clear()
+        (data / "jsregex-gpt4.json").write_bytes((data / "jsregex-gpt2.json").read_bytes())
+    elif change == "regex":  # another release of regex: other Unicode tables
+        monkeypatch.setattr(regex, "__version__", "0.0.0")
+        jsregex._engine.cache_clear()
+    elif change == "unicodedata":
+        monkeypatch.setattr(jsregex.unicodedata, "unidata_version", "99.0.0")
+        jsregex._engine.cache_clear()
+    else:
+        monkeypatch.setattr(jsregex, "_CODE", ["changed", "changed"])
+    calls = computing(monkeypatch)
+    assert pattern_spec(pattern) == computed and calls == [pattern]
+
+
+def test_a_data_folder_that_cannot_be_written_still_gives_the_spec(tmp_path, fresh, monkeypatch):
+    pattern = BUILTIN_PATTERNS["o200k"]
+    computed = jsregex._spec(pattern)
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path / "file" / "data"))
+    assert pattern_spec(pattern) == computed
+
+
+def test_a_users_pattern_is_never_written(data, fresh):
+    assert pattern_spec(r"\w+|\s+") is not None and pattern_spec(r"(?<=a)b") is None
+    assert not data.exists()
