@@ -164,6 +164,8 @@ STDLIB_SOURCE_CHARS = 300_000
 STDLIB_DOCSTRING_CHARS = 250_000
 #: The docstring corpus's file in the data folder's cache (one document: a new key replaces the old).
 DOCSTRINGS_CACHE = "stdlib-docstrings.json"
+#: The source this process runs, read when it was imported (a file edited since then must not key an old result).
+_CODE = disk_cache.file_digest(__file__)
 
 CORPORA: dict[str, Corpus] = {
     c.key: c
@@ -294,7 +296,7 @@ def _docstrings_key(base: Path, files: list[Path], kind: str, limit: int) -> str
             "files": [[str(p), disk_cache.file_digest(p)] for p in files],
             "kind": kind,
             "limit": limit,
-            "code": disk_cache.file_digest(__file__),
+            "code": _CODE,
         }
     )
 
