@@ -62,9 +62,10 @@ def ids_shown(page) -> list[int]:
     return [int(x) for x in body.strip("[]").split(",") if x.strip()]
 
 
-def key_latencies(page, keys: str, pause_ms: int = 150) -> list[float]:
+def key_latencies(page, keys: str, pause_ms: int = 60) -> list[float]:
     """Seconds from each key (its beforeinput event: typed CJK and emoji come as text, with no keydown) to the view
-    drawing that text (its data-seq), one key at a time."""
+    drawing that text (its data-seq), one key at a time: each key waits until the one before is drawn, then
+    ``pause_ms`` more (60: with the drawing, about a key every 100 ms, a fast typist's pace)."""
     page.evaluate(
         """() => {
             const view = document.querySelector('.bpe-live');
