@@ -1,9 +1,10 @@
-"""Presenter mode in a real browser at 1280×720: every page, from a prepared link."""
+"""Presenter mode in a real browser at 1280×720: every page, from a prepared link, with no serious or critical
+accessibility violation (axe-core, as in test_a11y.py)."""
 
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import assert_no_exception, screenshot, wait_idle
+from .conftest import assert_accessible, assert_no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -14,6 +15,7 @@ PAGES = [
     ("overlap", "/overlap"),
     ("train", "/train"),
     ("step", "/step?mode=encoding&tokenizer=cl100k_base&step=40"),
+    ("step-training", "/step?mode=training&tokenizer={trained}&step=5"),
     ("vocabulary", "/vocabulary"),
 ]
 
@@ -25,7 +27,7 @@ def with_present(path: str) -> str:
 @pytest.mark.parametrize("name, path", PAGES, ids=[n for n, _ in PAGES])
 def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, name, path):
     page = projector
-    page.goto(server.url + with_present(path))
+    page.goto(server.url + with_present(path.format(trained=trained)))
     page.locator(".bpe-present").wait_for(state="attached")
     if name == "overlap":  # its first open on this server encodes every token both ways
         page.get_by_text("How many pieces each token becomes").wait_for(state="attached", timeout=180_000)
@@ -46,6 +48,7 @@ def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, na
         page.locator(".bpe-stepper").first.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         screenshot(page, "present-step-stepping")
+    assert_accessible(page, f"{name} (presenter)")
 
 
 def test_the_mode_follows_the_user_to_another_page_and_switches_off(projector, server):
