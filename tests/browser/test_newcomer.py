@@ -70,6 +70,36 @@ def view(request, tabs, server):
         yield pg
 
 
+#: the views a check of layout alone goes through in one tab: the two sizes in turn, or presenter mode
+LAYOUTS = {"normal": VIEWS[:2], "present": VIEWS[2:]}
+
+
+@pytest.fixture(params=list(LAYOUTS))
+def layouts(request, tabs, server):
+    """For a test that only looks: one tab per mode, which ``at_each_size`` resizes to each of the mode's sizes in turn
+    (as a window is resized), instead of a tab and a page open per size. A test that acts takes ``view``."""
+    views = LAYOUTS[request.param]
+    name, width, height, present = views[0]
+
+    def url(path: str) -> str:
+        return server.url + path + (("&" if "?" in path else "?") + "present=1" if present else "")
+
+    with tab(tabs, server, width, height, 120_000) as pg:
+        pg.views, pg.url_for, pg.present = views, url, present
+        yield pg
+
+
+def at_each_size(page):
+    """Resize ``page`` (from ``layouts``) to each of its sizes; yields the size's name once the page is laid out."""
+    for name, width, height, _ in page.views:
+        if page.viewport_size != {"width": width, "height": height}:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(800)  # let charts and tables lay out at the new size
+            wait_idle(page)
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        yield name
+
+
 @pytest.fixture
 def workspace(server):
     """The browser server's workspace (what a test adds to it is deleted afterwards: conftest's ``workspace_as_found``)."""
@@ -111,18 +141,19 @@ def test_every_page_opens_at_its_name(page, server, name):
     assert_no_exception(page)
 
 
-def test_tokenize_by_its_name_keeps_the_link(view, server):
-    page = view
-    page.goto(view.url_for("/tokenize?tokenizer=r50k_base&text=" + quote("Opened by its name")))
+def test_tokenize_by_its_name_keeps_the_link(layouts, server):
+    page = layouts
+    page.goto(page.url_for("/tokenize?tokenizer=r50k_base&text=" + quote("Opened by its name")))
     wait_idle(page)
     page.wait_for_timeout(500)
-    expect(page.locator("h1").first).to_have_text("Tokenize")
-    assert page.get_by_text("Page not found").count() == 0
-    assert page.url.startswith(server.url + "/?") and "text=Opened+by+its+name" in page.url  # at / with its link
-    assert ("present=1" in page.url) == view.present
-    expect(page.locator(".bpe-present")).to_have_count(int(view.present))  # waits: a loaded machine draws it later
-    assert_no_exception(page)
-    shot(page, f"tokenize-by-name-{view.name}")
+    for size in at_each_size(page):
+        expect(page.locator("h1").first).to_have_text("Tokenize")
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.url.startswith(server.url + "/?") and "text=Opened+by+its+name" in page.url  # at / with its link
+        assert ("present=1" in page.url) == page.present
+        expect(page.locator(".bpe-present")).to_have_count(int(page.present))  # waits: a loaded machine draws it later
+        assert_no_exception(page)
+        shot(page, f"tokenize-by-name-{size}")
 
 
 def test_a_fresh_server_answers_warm_and_by_name(browser, tmp_path):
@@ -292,68 +323,70 @@ def test_the_merge_count_chart_draws_for_a_small_tokenizer(view, server, workspa
 # ----------------------------------------------------------------------------- 6. Compare with eight tokenizers
 
 
-def test_compare_reads_with_eight_tokenizers(view, server):
-    page = view
-    page.goto(view.url_for("/compare?tokenizers=" + ",".join(EIGHT) + "&text=" + quote("Hello 你好, don't: 1234567")))
+def test_compare_reads_with_eight_tokenizers(layouts, server):
+    page = layouts
+    page.goto(page.url_for("/compare?tokenizers=" + ",".join(EIGHT) + "&text=" + quote("Hello 你好, don't: 1234567")))
     wait_idle(page, timeout=240_000)
     from ui.common.tokenizers import OFFICIAL
 
     labels = [OFFICIAL[k] for k in EIGHT]
-    height = page.viewport_size["height"]
     main = page.locator('[data-testid="stMain"]')
-    right = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
-    right = right["x"] + right["width"]
+    for size in at_each_size(page):
+        height = page.viewport_size["height"]
+        right = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
+        right = right["x"] + right["width"]
 
-    tax = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="Token tax: the same passage")
-    tax.scroll_into_view_if_needed()
-    page.wait_for_timeout(1000)
-    box = tax.bounding_box()
-    assert box["height"] <= height, box  # one screen (it was about 2,000 px of thin bars)
-    heads = "".join(tax.locator("g.role-axis-label text").all_text_contents()).replace(" ", "")
-    assert all(label.replace(" ", "") in heads for label in labels)  # every column headed by its full name
-    shot(page, f"compare-token-tax-{view.name}", tax)
+        tax = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="Token tax: the same passage")
+        tax.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        box = tax.bounding_box()
+        assert box["height"] <= height, box  # one screen (it was about 2,000 px of thin bars)
+        heads = "".join(tax.locator("g.role-axis-label text").all_text_contents()).replace(" ", "")
+        assert all(label.replace(" ", "") in heads for label in labels)  # every column headed by its full name
+        shot(page, f"compare-token-tax-{size}", tax)
 
-    board = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="English prose")
-    if view.present:  # secondary: folded away in presenter mode
-        page.get_by_text("Sample set: compression per tokenizer").first.click()
-        wait_idle(page)
-    board.scroll_into_view_if_needed()
-    page.wait_for_timeout(1000)
-    legend = board.locator("g.role-legend-label text").all_text_contents()
-    assert legend == labels  # whole names: "Qwe…" before
-    groups = board.locator("g.role-axis-label text").all_text_contents()
-    assert "Chinese andJapanese" in groups and not any("…" in g for g in groups)  # two lines, each whole
-    shot(page, f"compare-leaderboard-{view.name}", board)
+        board = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="English prose")
+        if page.present:  # secondary: folded away in presenter mode
+            page.get_by_text("Sample set: compression per tokenizer").first.click()
+            wait_idle(page)
+        board.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        legend = board.locator("g.role-legend-label text").all_text_contents()
+        assert legend == labels  # whole names: "Qwe…" before
+        groups = board.locator("g.role-axis-label text").all_text_contents()
+        assert "Chinese andJapanese" in groups and not any("…" in g for g in groups)  # two lines, each whole
+        shot(page, f"compare-leaderboard-{size}", board)
 
-    tables = main.locator('[data-testid="stTable"], [data-testid="stDataFrame"]')
-    assert tables.count() >= 3  # statistics, differences, token tax, leaderboard
-    for t in tables.all():
-        t.scroll_into_view_if_needed()
-        # a table is first drawn at its content's width and then fitted to the page (on a machine loaded by three
-        # test workers, one was caught 1,466 px wide at 1280): what must hold is where it settles
-        t.evaluate(FITS_WITHIN, right)
-        assert not t.evaluate(SCROLLS_SIDEWAYS), t.inner_text()[:200]
-        b = t.bounding_box()
-        assert b["x"] + b["width"] <= right + 1, (b, right)
-    assert_no_exception(page)
+        tables = main.locator('[data-testid="stTable"], [data-testid="stDataFrame"]')
+        assert tables.count() >= 3  # statistics, differences, token tax, leaderboard
+        for t in tables.all():
+            t.scroll_into_view_if_needed()
+            # a table is first drawn at its content's width and then fitted to the page (on a machine loaded by three
+            # test workers, one was caught 1,466 px wide at 1280): what must hold is where it settles
+            t.evaluate(FITS_WITHIN, right)
+            assert not t.evaluate(SCROLLS_SIDEWAYS), t.inner_text()[:200]
+            b = t.bounding_box()
+            assert b["x"] + b["width"] <= right + 1, (b, right)
+        assert_no_exception(page)
 
 
 # ----------------------------------------------------------------------------- Pre-tokenize's pattern names
 
 
-def test_every_pattern_name_shows_whole(view, server):
-    page = view
-    page.goto(view.url_for("/pretokenize"))
+def test_every_pattern_name_shows_whole(layouts, server):
+    page = layouts
+    page.goto(page.url_for("/pretokenize"))
     wait_idle(page)
-    for label in ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Qwen 2.5 (Qwen 1, 2)", "No split"]:
-        chip = page.locator('[data-testid="stElementContainer"]').filter(has_text="Split patterns").get_by_text(label, exact=True)
-        assert chip.first.evaluate(SHOWN_WHOLE), label  # "Qwen…" was cut off
-    assert_no_exception(page)
-    shot(
-        page,
-        f"pretokenize-patterns-{view.name}",
-        page.locator('[data-testid="stElementContainer"]').filter(has_text="Split patterns").last,
-    )
+    for size in at_each_size(page):
+        for label in ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Qwen 2.5 (Qwen 1, 2)", "No split"]:
+            chip = page.locator('[data-testid="stElementContainer"]').filter(has_text="Split patterns").get_by_text(label, exact=True)
+            assert chip.first.evaluate(SHOWN_WHOLE), f"{label} at {size}"  # "Qwen…" was cut off
+        assert_no_exception(page)
+        shot(
+            page,
+            f"pretokenize-patterns-{size}",
+            page.locator('[data-testid="stElementContainer"]').filter(has_text="Split patterns").last,
+        )
 
 
 # ----------------------------------------------------------------------------- 8. a wait says what it waits for
