@@ -377,9 +377,10 @@ def test_every_pattern_name_shows_whole(layouts, server):
     page = layouts
     page.goto(page.url_for("/pretokenize"))
     wait_idle(page)
+    chips = page.locator('[data-testid="stElementContainer"]').filter(has_text="Split patterns")
     for size in at_each_size(page):
         for label in ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Qwen 2.5 (Qwen 1, 2)", "No split"]:
-            chip = page.locator('[data-testid="stElementContainer"]').filter(has_text="Split patterns").get_by_text(label, exact=True)
+            chip = chips.get_by_text(label, exact=True)
             assert chip.first.evaluate(SHOWN_WHOLE), f"{label} at {size}"  # "Qwen…" was cut off
         assert_no_exception(page)
         shot(
