@@ -13,8 +13,7 @@ from playwright.sync_api import expect
 from classroom.stores import FolderStore
 from tokenizer import registry, train
 
-from .conftest import assert_no_exception, paste, screenshot, wait_idle
-from .test_a11y import violations
+from .conftest import accessibility_findings, assert_no_exception, paste, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -153,7 +152,7 @@ def test_a_click_shows_how_a_token_was_built(page, server):
         merged, leaves = nodes(panel)
         assert (merged, leaves) == core_labels(tok, tid), label
         assert len(merged) == len(leaves) - 1 > 0
-    bad, _ = violations(page)  # axe-core with a tree open: its region, its close button, its colours
+    bad, _ = accessibility_findings(page)  # axe-core with a tree open: its region, its close button, its colours
     assert bad == []
     screenshot(page, "compare-tree", height=2000)
     page.get_by_role("button", name="Close the merge tree").click()
@@ -189,7 +188,7 @@ def test_the_tree_in_presenter_mode(page, server):
     assert nodes(panel) == core_labels(tok, tid)
     box = panel.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 1280  # on the projector's screen, no sideways scrolling
-    assert violations(page)[0] == []
+    assert accessibility_findings(page)[0] == []
     row(page, LABELS["r50k_base"]).evaluate("e => e.scrollIntoView({ block: 'start' })")  # the row, then its tree
     screenshot(page, "present-compare-tree")
     # a second click on the same token closes its tree

@@ -10,8 +10,7 @@ from playwright.sync_api import expect
 
 from ui.step import code
 
-from .conftest import assert_no_exception, screenshot, wait_idle
-from .test_a11y import violations
+from .conftest import accessibility_findings, assert_no_exception, screenshot, wait_idle
 from .test_step import open_step, press_keys, wait_step
 
 pytestmark = pytest.mark.browser
@@ -87,7 +86,7 @@ def test_on_a_projector_the_code_is_folded_and_opens_readable(projector, server,
         "f => { const p = f.closest('pre').getBoundingClientRect(), r = f.getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom; }"
     )
     assert inside
-    bad, _ = violations(page)
+    bad, _ = accessibility_findings(page)
     assert bad == []
     page.locator(PRE).evaluate("p => p.scrollIntoView({block: 'end'})")
     page.wait_for_timeout(300)

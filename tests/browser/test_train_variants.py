@@ -6,8 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import assert_no_exception, screenshot, wait_idle
-from .test_a11y import violations
+from .conftest import accessibility_findings, assert_no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -75,7 +74,7 @@ def test_each_variant_trains_and_shows_what_it_changed_in_presenter_mode(
     expect(page.locator('[data-testid="stMetricLabel"]').filter(has_text=check).first).to_be_visible()
     results_on_screen(page, heading)
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 2
-    bad, _ = violations(page)
+    bad, _ = accessibility_findings(page)
     assert bad == []
     screenshot(page, f"present-train-{method}")
 
@@ -116,7 +115,7 @@ def test_step_through_a_parity_training_in_presenter_mode(projector, server, cle
     page.locator(".bpe-st-figs").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     assert_no_exception(page)
-    bad, _ = violations(page)
+    bad, _ = accessibility_findings(page)
     assert bad == []
     screenshot(page, "present-step-parity")
 
@@ -145,6 +144,6 @@ def test_step_through_tokens_across_words_changes_the_cut_at_the_transition(proj
     page.locator(".bpe-stepper button[data-act=last]").click()
     expect(note).to_contain_text("Stage 2 (merges")
     assert_no_exception(page)
-    bad, _ = violations(page)
+    bad, _ = accessibility_findings(page)
     assert bad == []
     screenshot(page, "present-step-superwords")
