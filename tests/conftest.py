@@ -25,16 +25,14 @@ OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 #: order is "most tests first", which put the long modules near the end), so these start first, one per free
 #: worker, and the hundreds of short modules fill in beside them: the run ends when the last long module does, not
 #: one long module after the rest.
-LONGEST_FIRST = [  # 2026-11-25, after browser tests became tabs of one context: the round took 1,032 s
+LONGEST_FIRST = [  # 2026-11-25, after browser tests became tabs of one context: the round took 1,032 s (the deployment
+    # and restart modules, marked `waiting`, have since moved to a round of their own beside this one: the Makefile)
     "tests/browser/test_newcomer.py",  # 182 s: eight tokenizers at three screen sizes, a fresh server
-    "tests/browser/test_classroom.py",  # 133 s: the real `make serve` deployment, restarted and killed
     "tests/browser/test_a11y.py",  # 124 s: axe-core on every page, normal and presenter
     "tests/tokenizer/models/test_parity.py",  # 110 s: the open models' code-point scans and exports
     "tests/browser/test_tokenize.py",  # 103 s
     "tests/tokenizer/formats/test_hf.py",  # 89 s: tokenizer.json pipelines against tokenizers
-    "tests/classroom/test_deploy.py",  # 81 s: deployments started, supervised and stopped
     "tests/browser/test_step.py",  # 79 s
-    "tests/browser/test_persistence.py",  # 77 s: servers restarted
     "tests/browser/test_compare.py",  # 67 s
     "tests/tokenizer/models/test_pretrained.py",  # 62 s: the code-point scans of r50k, cl100k, o200k
 ]
