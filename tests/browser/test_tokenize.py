@@ -87,9 +87,7 @@ def key_latencies(page, keys: str, pause_ms: int = 60) -> list[float]:
     return out
 
 
-# The typing budget holds with a wide margin on a loaded machine (median 5-15 ms a key with both cores busy with other
-# work, against 500): these tests run in round one, beside the other tests. The budgets that need a quiet core
-# (Next's p95 under 0.1 s, Play's rate, a long paste's frame gaps) are the `latency` tests, run alone.
+@pytest.mark.latency
 def test_typing_updates_the_view_without_a_server_message(page, server):
     frames = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(payload)))
@@ -111,6 +109,7 @@ def test_typing_updates_the_view_without_a_server_message(page, server):
     assert_no_exception(page)
 
 
+@pytest.mark.latency
 @pytest.mark.parametrize("name", [*RANK_BASED, "bytes", "chars", "trained"])
 def test_every_rank_based_tokenizer_follows_typing_within_half_a_second(page, server, trained, name):
     key = trained if name == "trained" else name
