@@ -36,17 +36,19 @@ run: setup
 serve: setup nginx
 	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python -m classroom
 
-# Every test, in two rounds. First everything but the latency budgets, on TEST_WORKERS pytest-xdist workers (one per
-# core): each takes whole modules (--dist loadscope), so a module's costly fixture (a server, a PostgreSQL cluster, a
-# model's reference) is set up once, and the longest modules start first (tests/conftest.py's LONGEST_FIRST). Beside
-# it, in a process of its own, the modules marked `waiting` (the deployment started, killed and restarted; servers
-# restarted): about four minutes that are mostly sleeps on restarts and supervisord's backoff, which held a worker
-# while the other could not fill both cores; their output follows round one's. Then the `latency` tests (Next under
-# 0.1 s at p95, typing under 0.5 s, a long paste never freezing the page), one at a time on a machine with nothing
-# else running: a second worker's scans on the other core would break their budgets. (Round one at idle priority
-# beside the latency round saved only 30 s: the latency round took 135 s instead of 97.) The waiting and latency rounds
-# collect the folders they name only (tests/test_make_test.py checks every marked test is in one of them). Each round
-# ends with its slowest tests (where the time goes, in CI's log too).
+# Every test, in three rounds. Round one is everything but the `latency` and `waiting` tests, on TEST_WORKERS
+# pytest-xdist workers (one per core): each takes whole modules (--dist loadscope), so a module's costly fixture (a
+# server, a PostgreSQL cluster, a model's reference) is set up once, and the longest modules start first
+# (tests/conftest.py's LONGEST_FIRST). Beside it, in a process of its own, the waiting round: the modules marked
+# `waiting` (the deployment started, killed and restarted; servers restarted), about four minutes that are mostly
+# sleeps on restarts and supervisord's backoff, which held a worker while the other could not fill both cores; its
+# output follows round one's. Last, the latency round: the `latency` tests (Next under 0.1 s at p95, typing under
+# 0.5 s, a long paste never freezing the page), one at a time on a machine with nothing else running, since a second
+# worker's scans on the other core would break their budgets. (Round one at idle priority beside the latency round
+# saved only 30 s: the latency round took 135 s instead of 97; the typing tests in round one cost it what they saved
+# the latency round.) The waiting and latency rounds collect only the folders they name (tests/test_make_test.py
+# checks every marked test is in one of them). Each round ends with its slowest tests (where the time goes, in CI's
+# log too).
 ROUND_ONE = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency and not waiting" --durations=25
 WAITING_ROUND = $(BIN)/python -m pytest -m "waiting and not latency" --durations=10 tests/browser tests/classroom
 LATENCY_ROUND = $(BIN)/python -m pytest -m latency --durations=5 tests/browser
