@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from .fetch import data_dir
+from .fetch import data_dir, write_atomic
 
 #: What ``read_json`` returns when there is no current document (a value may be None).
 MISSING = object()
@@ -67,17 +65,8 @@ def write_json(name: str, key: str, value: object) -> None:
     """Store ``value`` (JSON data) as ``name`` under ``key``, atomically; a data folder that cannot be written is left alone."""
     data = json.dumps({"key": key, "value": value}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     folder = cache_dir()
-    tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o644)  # as readable as the data folder's other files (mkstemp's is 0o600)
-            f.write(data)
-        os.replace(tmp, folder / name)
+        write_atomic(folder / name, data)
     except OSError:  # a read-only data folder, a full disk: the next process computes it again
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        pass

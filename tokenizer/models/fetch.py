@@ -85,10 +85,27 @@ def store(source: FileSource, data: bytes) -> Path:
         raise ValueError(f"{source.filename}: sha256 {digest} is not the expected {source.sha256}; the file was not stored")
     path = path_of(source)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    write_atomic(path, data)
     return path
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file of this call's own in the same folder, then move it into
+    place, so a reader sees the old file or the whole new one, and two processes writing at once (the app processes
+    of ``make serve`` starting together) never write into each other's file. OSError when it cannot; the temporary
+    file is removed either way."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o644)  # as readable as the data folder's other files (mkstemp's is 0o600)
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def read_verified(what: EncodingSpec | FileSource) -> bytes:

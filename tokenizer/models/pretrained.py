@@ -29,7 +29,7 @@ from ..formats.tekken import parse_tekken
 from ..formats.tiktoken import parse_tiktoken_ranks
 from ..trace import Merge
 from .disk_cache import cache_dir
-from .fetch import read_verified
+from .fetch import read_verified, write_atomic
 from .registry import EncodingSpec, spec, specs
 
 #: ``{encoding: {chat token: id}}`` for the encodings whose chat models add tokens
@@ -173,9 +173,7 @@ def _write_merge_cache(path: Path, table: MergeTable, ranks: Mapping[bytes, int]
         flat.extend(pair_of.get(r, (-1, -1)))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(flat.tobytes())
-        tmp.replace(path)
+        write_atomic(path, flat.tobytes())
     except OSError:
         pass  # a read-only data folder only costs speed
 

@@ -53,7 +53,7 @@ def test_a_failed_write_leaves_no_temporary_file(data, monkeypatch):
     def refuse(src, dst):
         raise PermissionError("read-only")
 
-    monkeypatch.setattr(disk_cache.os, "replace", refuse)
+    monkeypatch.setattr("os.replace", refuse)
     write_json("x.json", "k", [1])
     assert list((data / "cache").iterdir()) == []
 

@@ -141,3 +141,28 @@ def test_file_source_refuses_incomplete_records(kwargs, message):
     }
     with pytest.raises(ValueError, match=message):
         FileSource(**{**base, **kwargs})
+
+
+def test_a_write_uses_a_temporary_file_of_its_own(tmp_path):
+    """Two processes writing the same file at once (the app processes of `make serve` starting together) must not
+    write into one temporary file: one named after the target alone, left by another writer, is not in the way."""
+    path = tmp_path / "ranks.tiktoken"
+    (tmp_path / "ranks.tiktoken.tmp").mkdir()  # the name every writer used to share, taken
+    fetch.write_atomic(path, b"abc")
+    assert path.read_bytes() == b"abc" and oct(path.stat().st_mode & 0o777) == "0o644"
+    fetch.write_atomic(path, b"de")
+    assert path.read_bytes() == b"de"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ranks.tiktoken", "ranks.tiktoken.tmp"]  # none of its own left
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "ranks.tiktoken"
+    path.write_bytes(b"old")
+
+    def refuse(src, dst):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr("os.replace", refuse)
+    with pytest.raises(PermissionError):
+        fetch.write_atomic(path, b"new")
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["ranks.tiktoken"]
