@@ -341,7 +341,7 @@ def assert_no_exception(page) -> None:
 @pytest.fixture
 def trained(server):
     """A tokenizer of the user's in the browser server's workspace for one test (Train shows its results, Step its
-    training), deleted afterwards so other tests find the workspace as they left it."""
+    training); ``workspace_as_found`` deletes it afterwards."""
     import tokenizer
     from classroom.stores import FolderStore
     from ui.content import corpora
@@ -350,8 +350,7 @@ def trained(server):
     text = corpora.text("about-bpe")
     store = FolderStore(server.workspace)
     key = store.add(tokenizer.train(text, 600, pattern="gpt4", name="essay 600"), corpus=text)
-    yield "user:" + key
-    store.delete(key)
+    return "user:" + key
 
 
 class ClassroomServer:

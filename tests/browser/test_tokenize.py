@@ -158,18 +158,15 @@ def test_a_custom_pattern_javascript_reads_differently_goes_to_the_server(page, 
 
     store = FolderStore(server.workspace)
     tok = train("the cat sat on the mat, the end " * 20, 280, pattern=r"(?<=\s)\w+|\w+|\s+|[^\w\s]+", name="lookbehind")
-    key = store.add(tok)
-    try:
-        open_tokenize(page, server, tokenizer="user:" + key, text="the cat")
-        expect(page.locator(".bpe-live-status")).to_contain_text("reads differently")
-        box(page).click()
-        box(page).press("End")
-        page.keyboard.type(" sat")
-        page.wait_for_timeout(300)
-        settled(page)
-        assert ids_shown(page) == tok.encode("the cat sat")
-    finally:
-        store.delete(key)
+    key = store.add(tok)  # deleted after the test (conftest's workspace_as_found)
+    open_tokenize(page, server, tokenizer="user:" + key, text="the cat")
+    expect(page.locator(".bpe-live-status")).to_contain_text("reads differently")
+    box(page).click()
+    box(page).press("End")
+    page.keyboard.type(" sat")
+    page.wait_for_timeout(300)
+    settled(page)
+    assert ids_shown(page) == tok.encode("the cat sat")
 
 
 @pytest.mark.parametrize("present", [False, True])

@@ -17,18 +17,6 @@ def projector(projector):
     return projector
 
 
-@pytest.fixture
-def clean_workspace(server):
-    """Whatever a test trains is deleted afterwards, so other tests find the workspace as they left it."""
-    from classroom.stores import FolderStore
-
-    before = set(FolderStore(server.workspace).keys())
-    yield
-    store = FolderStore(server.workspace)
-    for key in set(store.keys()) - before:
-        store.delete(key)
-
-
 def choose_method(page, label: str) -> None:
     page.locator('[data-testid="stButtonGroup"]').filter(has=page.get_by_text("Parity-aware")).get_by_text(label).click()
     wait_idle(page)
@@ -60,9 +48,7 @@ def results_on_screen(page, heading: str) -> None:
     ],
     ids=["parity", "superwords", "continued"],
 )
-def test_each_variant_trains_and_shows_what_it_changed_in_presenter_mode(
-    projector, server, clean_workspace, method, label, heading, check
-):
+def test_each_variant_trains_and_shows_what_it_changed_in_presenter_mode(projector, server, method, label, heading, check):
     page = projector
     page.goto(server.url + "/train?present=1")
     page.locator(".bpe-present").wait_for(state="attached")
@@ -79,7 +65,7 @@ def test_each_variant_trains_and_shows_what_it_changed_in_presenter_mode(
     screenshot(page, f"present-train-{method}")
 
 
-def test_step_through_a_parity_training_in_presenter_mode(projector, server, clean_workspace):
+def test_step_through_a_parity_training_in_presenter_mode(projector, server):
     """The language each step serves, and every language's length, change with the step in the page."""
     import tokenizer
     from classroom.stores import FolderStore
@@ -120,7 +106,7 @@ def test_step_through_a_parity_training_in_presenter_mode(projector, server, cle
     screenshot(page, "present-step-parity")
 
 
-def test_step_through_tokens_across_words_changes_the_cut_at_the_transition(projector, server, clean_workspace):
+def test_step_through_tokens_across_words_changes_the_cut_at_the_transition(projector, server):
     import tokenizer
     from classroom.stores import FolderStore
     from tokenizer.bpe.superwords import train_superwords
