@@ -6,6 +6,7 @@ an uploaded tokenizer, and the first visit after a server start."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from urllib.parse import quote
 
@@ -57,16 +58,24 @@ SCROLLS_SIDEWAYS = """e => [e, ...e.querySelectorAll('*')].some(x => {
 })"""
 
 
-@pytest.fixture(params=VIEWS, ids=[v[0] for v in VIEWS])
-def view(request, tabs, server):
-    """A new tab (a session of its own) at one of the three sizes; ``view.url(path)`` adds ?present=1 when it applies."""
-    name, width, height, present = request.param
+@contextlib.contextmanager
+def views_tab(tabs, server, views: list[tuple]):
+    """A new tab (a session of its own) at the first of ``views``; ``pg.url_for(path)`` adds ?present=1 in presenter
+    mode, ``pg.views`` are the sizes ``at_each_size`` goes through."""
+    name, width, height, present = views[0]
 
     def url(path: str) -> str:
         return server.url + path + (("&" if "?" in path else "?") + "present=1" if present else "")
 
     with tab(tabs, server, width, height, 120_000) as pg:
-        pg.name, pg.url_for, pg.present = name, url, present
+        pg.name, pg.views, pg.url_for, pg.present = name, views, url, present
+        yield pg
+
+
+@pytest.fixture(params=VIEWS, ids=[v[0] for v in VIEWS])
+def view(request, tabs, server):
+    """A new tab at one of the three sizes, for a test that acts."""
+    with views_tab(tabs, server, [request.param]) as pg:
         yield pg
 
 
@@ -78,14 +87,7 @@ LAYOUTS = {"normal": VIEWS[:2], "present": VIEWS[2:]}
 def layouts(request, tabs, server):
     """For a test that only looks: one tab per mode, which ``at_each_size`` resizes to each of the mode's sizes in turn
     (as a window is resized), instead of a tab and a page open per size. A test that acts takes ``view``."""
-    views = LAYOUTS[request.param]
-    name, width, height, present = views[0]
-
-    def url(path: str) -> str:
-        return server.url + path + (("&" if "?" in path else "?") + "present=1" if present else "")
-
-    with tab(tabs, server, width, height, 120_000) as pg:
-        pg.views, pg.url_for, pg.present = views, url, present
+    with views_tab(tabs, server, LAYOUTS[request.param]) as pg:
         yield pg
 
 
