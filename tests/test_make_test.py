@@ -27,8 +27,8 @@ def _recipe(target: str) -> str:
 
 def test_make_test_runs_the_waiting_round_beside_round_one_and_the_latency_round_last():
     lines = [line.strip() for line in _recipe("test").splitlines()]
-    assert lines[-1] == "CI=$${CI:-} $(LATENCY_ROUND)"
-    beside = " ".join(lines[:-1])
+    assert lines[-2:] == ["CI=$${CI:-} $(LATENCY_ROUND)", "CI=$${CI:-} $(LATENCY_ALONE)"]
+    beside = " ".join(lines[:-2])
     # the waiting round starts in the background, round one runs, then the recipe waits for both and fails if either did
     assert beside.index("$(WAITING_ROUND) > $(WAITING_LOG) 2>&1 & waiting=$$!") < beside.index(
         "CI=$${CI:-} $(ROUND_ONE); one=$$?"
@@ -36,7 +36,10 @@ def test_make_test_runs_the_waiting_round_beside_round_one_and_the_latency_round
     assert beside.index("$(ROUND_ONE); one=$$?") < beside.index("wait $$waiting; two=$$?")
     assert beside.endswith("test $$one = 0 && test $$two = 0")
     assert '-m "not latency and not waiting"' in _variable("ROUND_ONE")
-    assert '-m "waiting and not latency"' in _variable("WAITING_ROUND") and "-m latency" in _variable("LATENCY_ROUND")
+    assert '-m "waiting and not latency"' in _variable("WAITING_ROUND")
+    # the latency tests two at a time, then the ones marked `alone` one at a time: no -n there
+    assert '-n 2 -m "latency and not alone"' in _variable("LATENCY_ROUND")
+    assert '-m "latency and alone"' in _variable("LATENCY_ALONE") and " -n " not in _variable("LATENCY_ALONE")
 
 
 def _marking(marker: str) -> list[str]:
@@ -52,7 +55,9 @@ def _marking(marker: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("marker, variable", [("latency", "LATENCY_ROUND"), ("waiting", "WAITING_ROUND")])
+@pytest.mark.parametrize(
+    "marker, variable", [("latency", "LATENCY_ROUND"), ("alone", "LATENCY_ALONE"), ("waiting", "WAITING_ROUND")]
+)
 def test_a_round_of_marked_tests_collects_every_one(marker, variable):
     """The latency and waiting rounds name the folders they collect (collecting all of tests/ costs 8 s more): every
     file that marks a test for the round must be inside one of them, or its test would run in no round."""
@@ -61,3 +66,14 @@ def test_a_round_of_marked_tests_collects_every_one(marker, variable):
     outside = [path for path in _marking(marker) if not any(path.startswith(folder.rstrip("/") + "/") for folder in folders)]
     assert outside == [], f"{marker} tests outside {folders}: add their folder to {variable} in the Makefile"
     assert not [arg for arg in shlex.split(_variable("ROUND_ONE")) if arg.startswith("tests")], "round one collects every folder"
+
+
+def test_every_test_marked_alone_is_a_latency_test():
+    """`alone` picks among the latency tests: an `alone` test without `latency` would run in round one, beside a
+    second worker, the very thing the mark is there to avoid."""
+    alone = re.compile(r"@pytest\.mark\.alone\n")
+    for path in _marking("alone"):
+        text = (ROOT / path).read_text()
+        for found in alone.finditer(text):
+            decorators = text[text.rfind("\n\n", 0, found.start()) : text.index("def ", found.end())]
+            assert "@pytest.mark.latency" in decorators, f"{path}: a test marked alone but not latency"
