@@ -1,5 +1,5 @@
 """What a newcomer tripped over (issue 19), each in a real browser at 1280×720, 1400×900 and in presenter mode where
-it applies, with a screenshot of the fixed view: a page opened by its name, a sample that suggests its settings, an
+it applies, with a screenshot of the fixed view: Tokenize opened by its name (every page by its name: test_a11y.py), a sample that suggests its settings, an
 upload that always ends in a tokenizer or a message, a merge-count chart for a small tokenizer, Compare with eight
 tokenizers, whole pattern names, a spinner while a rerun waits, a binary corpus, control characters, the note about
 an uploaded tokenizer, and the first visit after a server start."""
@@ -23,14 +23,6 @@ pytestmark = pytest.mark.browser
 
 #: (id, width, height, presenter mode)
 VIEWS = [("1280x720", 1280, 720, False), ("1400x900", 1400, 900, False), ("present", 1280, 720, True)]
-TITLES = {
-    "tokenize": "Tokenize",
-    "pretokenize": "Pre-tokenize",
-    "compare": "Compare",
-    "train": "Train",
-    "step": "Step through",
-    "vocabulary": "Vocabulary",
-}
 EIGHT = ["r50k_base", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "qwen3.6", "tekken", "deepseek_v4"]
 # Is an element shown whole? Every ancestor that clips (overflow other than visible) must hold all of its box.
 SHOWN_WHOLE = """e => {
@@ -131,16 +123,7 @@ def vocab_box(page):
 
 
 # ----------------------------------------------------------------------------- 4. every page opens by its name
-
-
-@pytest.mark.parametrize("name", list(TITLES))
-def test_every_page_opens_at_its_name(page, server, name):
-    page.goto(f"{server.url}/{name}")
-    wait_idle(page)
-    page.wait_for_timeout(500)  # a "Page not found" dialog comes after the run
-    expect(page.locator("h1").first).to_contain_text(TITLES[name])
-    assert page.get_by_text("Page not found").count() == 0
-    assert_no_exception(page)
+# (each page by its name: test_a11y.py, in the page open that checks its accessibility)
 
 
 def test_tokenize_by_its_name_keeps_the_link(layouts, server):
