@@ -284,9 +284,10 @@ def test_a_new_session_opens_on_a_trained_tokenizer_without_a_greeting(page, ser
 # ----------------------------------------------------------------------------- 5. the merge-count chart of a small tokenizer
 
 
-def test_the_merge_count_chart_draws_for_a_small_tokenizer(view, server, workspace):
-    page = view
-    page.goto(view.url_for("/train"))
+def test_the_merge_count_chart_draws_for_a_small_tokenizer(layouts, server, workspace):
+    """Trained once per mode; the chart is then read at each of the mode's sizes, as the window is resized."""
+    page = layouts
+    page.goto(page.url_for("/train"))
     wait_idle(page)
     vocab_box(page).fill("300")
     vocab_box(page).press("Enter")
@@ -295,14 +296,15 @@ def test_the_merge_count_chart_draws_for_a_small_tokenizer(view, server, workspa
     page.get_by_text(re.compile(r"Done: 44 merges")).wait_for()
     wait_idle(page)
     chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="Pair counts, merge by merge")
-    chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
-    heights = chart.locator("g.mark-rect path").evaluate_all("ps => ps.map(p => p.getBBox().height)")
-    assert len(heights) == 44 and all(h > 0 for h in heights)  # a bar per merge, each of some height
-    ticks = chart.locator("g.role-axis").filter(has_text="count of the merged pair").locator("g.role-axis-label text")
-    assert ticks.count() >= 2  # a y axis with numbers on it
-    assert_no_exception(page)
-    shot(page, f"train-merge-counts-300-{view.name}", chart)
+    for size in at_each_size(page):
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        heights = chart.locator("g.mark-rect path").evaluate_all("ps => ps.map(p => p.getBBox().height)")
+        assert len(heights) == 44 and all(h > 0 for h in heights), size  # a bar per merge, each of some height
+        ticks = chart.locator("g.role-axis").filter(has_text="count of the merged pair").locator("g.role-axis-label text")
+        assert ticks.count() >= 2, size  # a y axis with numbers on it
+        assert_no_exception(page)
+        shot(page, f"train-merge-counts-300-{size}", chart)
 
 
 # ----------------------------------------------------------------------------- 6. Compare with eight tokenizers
