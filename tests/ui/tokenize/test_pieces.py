@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
@@ -14,8 +15,17 @@ from tier import examples
 from tokenizer import load_encoding, train
 from ui.tokenize import pieces
 
-GPT4 = load_encoding("cl100k_base")
-SMALL = train("Hello 你好 😄 world, hello again " * 20, 300, pattern="gpt4")
+
+# built when a test first needs them, not when the module is collected (every pytest process collects it)
+def gpt4():
+    return load_encoding("cl100k_base")
+
+
+@functools.cache
+def small():
+    return train("Hello 你好 😄 world, hello again " * 20, 300, pattern="gpt4")
+
+
 texts = st.text(alphabet=st.sampled_from(list("ab c\n你好😄é🤚🏾<|>endoftx")), max_size=80)
 
 
@@ -29,7 +39,7 @@ def char_starts(text: str) -> set[int]:
 
 
 @settings(max_examples=examples(200))
-@given(texts, st.integers(1, 40), st.sampled_from([GPT4, SMALL]))
+@given(texts, st.integers(1, 40), st.sampled_from([gpt4, small]).map(lambda made: made()))
 def test_pieces_are_the_ids_cut_every_n(text, n, tok):
     ids = tok.encode(text, disallowed_special=())
     spans = tok.spans(ids)
@@ -55,8 +65,8 @@ def test_pieces_are_the_ids_cut_every_n(text, n, tok):
 @settings(max_examples=examples(100))
 @given(texts, st.integers(1, 40))
 def test_json_lines_hold_each_piece(text, n):
-    ids = GPT4.encode(text, disallowed_special=())
-    cut = pieces.cut(GPT4.spans(ids), n)
+    ids = gpt4().encode(text, disallowed_special=())
+    cut = pieces.cut(gpt4().spans(ids), n)
     lines = pieces.jsonl(cut).splitlines()
     assert len(lines) == len(cut)
     records = [json.loads(line) for line in lines]
@@ -65,10 +75,10 @@ def test_json_lines_hold_each_piece(text, n):
     for r, p in zip(records, cut):
         assert set(r) == {"index", "text", "ids", "tokens", "whole_characters"}
         assert len(r["tokens"]) == len(r["ids"])
-        assert r["text"] == GPT4.decode(r["ids"])  # tiktoken's decode, errors replaced
+        assert r["text"] == gpt4().decode(r["ids"])  # tiktoken's decode, errors replaced
         assert r["whole_characters"] == p.whole_characters
         if r["whole_characters"]:
-            assert r["text"].encode("utf-8") == GPT4.decode_bytes(r["ids"])  # exact when no cut broke a character
+            assert r["text"].encode("utf-8") == gpt4().decode_bytes(r["ids"])  # exact when no cut broke a character
 
 
 def test_the_default_texts_emoji_is_broken_between_two_pieces_of_16_under_gpt4():
@@ -77,7 +87,7 @@ def test_the_default_texts_emoji_is_broken_between_two_pieces_of_16_under_gpt4()
 
     enc = tiktoken.get_encoding("cl100k_base")
     ids = enc.encode(DEFAULT_TEXT)
-    cut = pieces.cut(GPT4.spans(GPT4.encode(DEFAULT_TEXT)), 16)
+    cut = pieces.cut(gpt4().spans(gpt4().encode(DEFAULT_TEXT)), 16)
     assert len(cut) == math.ceil(len(ids) / 16)
 
     def splits_a_character(k: int) -> bool:  # tiktoken's bytes of the first k tokens end inside a character
@@ -94,17 +104,17 @@ def test_the_default_texts_emoji_is_broken_between_two_pieces_of_16_under_gpt4()
 
 def test_a_recognised_special_token_is_one_token_never_split():
     text = "a<|endoftext|>b"
-    recognised = GPT4.encode(text, allowed_special="all")
-    cut = pieces.cut(GPT4.spans(recognised), 1)
+    recognised = gpt4().encode(text, allowed_special="all")
+    cut = pieces.cut(gpt4().spans(recognised), 1)
     assert [p.text for p in cut] == ["a", "<|endoftext|>", "b"]
     assert cut[1].spans[0].special
-    as_text = GPT4.encode(text, disallowed_special=())
-    cut = pieces.cut(GPT4.spans(as_text), 2)
+    as_text = gpt4().encode(text, disallowed_special=())
+    cut = pieces.cut(gpt4().spans(as_text), 2)
     assert len(as_text) > 3 and any("<|endoftext|>" not in p.text and "|" in p.text for p in cut)  # its string is cut
 
 
 def test_n_larger_than_the_text_gives_one_piece_and_bad_n_says_what_to_give():
-    spans = GPT4.spans(GPT4.encode("Hello world"))
+    spans = gpt4().spans(gpt4().encode("Hello world"))
     [one] = pieces.cut(spans, 10_000)
     assert one.ids == [s.id for s in spans] and one.whole_characters
     assert pieces.cut([], 5) == []
@@ -114,7 +124,7 @@ def test_n_larger_than_the_text_gives_one_piece_and_bad_n_says_what_to_give():
 
 
 def test_the_table_counts_every_piece():
-    spans = GPT4.spans(GPT4.encode("Hello 你好 😄 world " * 10))
+    spans = gpt4().spans(gpt4().encode("Hello 你好 😄 world " * 10))
     cut = pieces.cut(spans, 7)
     table = pieces.table(cut).to_pandas()
     assert table["tokens"].sum() == len(spans)
