@@ -118,6 +118,7 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	[ -x $(BIN)/uv ] || $(BIN)/python -m pip install --quiet $(UV)  # a venv made before uv, whose .runtime is current
 	$(INSTALL) -r requirements-dev.txt
 	touch $@
 
