@@ -214,13 +214,9 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     The status widget shows up only after a run has lasted a moment, so the app's own
     script state (``data-test-script-state`` on ``stApp``, what Streamlit's e2e tests
     read) is checked too: a long first run (loading the encodings) is not mistaken for idle.
-
-    After a click the rerun it asks for begins a moment later, so the state is read after 300 ms, not at once. A
-    page just opened or reloaded says ``initial`` until its first run begins, so it has no such moment to wait out.
     """
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    if page.get_attribute('[data-testid="stApp"]', "data-test-script-state") != "initial":
-        page.wait_for_timeout(300)
+    page.wait_for_timeout(300)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
     page.wait_for_timeout(200)
