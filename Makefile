@@ -48,9 +48,8 @@ serve: setup nginx
 # time); then the ones also marked `alone` (Next under 0.1 s at p95, Play's rate), one at a time, since a second
 # worker beside them pushed Next's p95 to 85 ms. (Round one at idle priority beside the latency round saved only
 # 30 s: the latency round took 135 s instead of 97; the typing tests in round one cost it what they saved the
-# latency round.) The waiting and
-# latency rounds collect only the folders they name (tests/test_make_test.py checks every marked test is in one of
-# them). Each round ends with its slowest tests (where the time goes, in CI's log too).
+# latency round.) The waiting and latency rounds collect only the folders they name (tests/test_make_test.py checks
+# every marked test is in one of them). Each round ends with its slowest tests (where the time goes, in CI's log too).
 ROUND_ONE = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency and not waiting" --durations=25
 WAITING_ROUND = $(BIN)/python -m pytest -m "waiting and not latency" --durations=10 tests/browser tests/classroom
 LATENCY_ROUND = $(BIN)/python -m pytest -n 2 -m "latency and not alone" --durations=5 tests/browser
