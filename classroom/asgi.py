@@ -96,8 +96,10 @@ def trim_memory_every(seconds: float = 15.0) -> None:
     reference cycles, which only a full collection frees (rare on an idle server, more
     so with the heap frozen at start-up), and freed memory stays with the process until
     it is trimmed. Without this a server's memory stays near its peak after a class.
-    A full collection over the unfrozen heap takes a few milliseconds. A daemon
-    thread; without glibc only the collection runs.
+    It also stands in for Streamlit's collection after every rerun, which BPE Lab turns
+    off (``runner.postScriptGC`` in .streamlit/config.toml): the same collection, every
+    ``seconds`` rather than in each student's wait for a page. A daemon thread; without
+    glibc only the collection runs.
     """
     import ctypes
     import gc
@@ -127,6 +129,5 @@ def start() -> list:
         check_database()
     workspaces.configure(shared)
     warm_up(shared)
-    if shared:
-        trim_memory_every()
+    trim_memory_every()  # in every mode: Streamlit's collection after every rerun is off (.streamlit/config.toml)
     return [Middleware(identity.BrowserKeyMiddleware, enabled=shared)]

@@ -365,12 +365,6 @@ def app_command(port: int) -> list[str]:
         "none",
         "--server.runOnSave",
         "false",
-        # Streamlit collects every generation after every run of a script (runner.postScriptGC): over a class's heap
-        # (40 sessions' states and caches, the tables built after start-up's gc.freeze) that was the largest single
-        # cost of a rerun in the profile. The process collects every 15 s instead (classroom.asgi.trim_memory_every).
-        # One of `streamlit run --help`'s options (hidden from `streamlit config show`).
-        "--runner.postScriptGC",
-        "false",
     ]
 
 

@@ -73,16 +73,27 @@ def test_the_compose_file_follows_the_compose_specification():
     assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))  # the check can fail
 
 
-def test_app_processes_leave_collecting_to_their_own_timer():
-    """Streamlit's collection after every run is off for a class's app processes (make serve, compose), which
-    collect every 15 s themselves (shared mode's start-up). That Streamlit accepts the flag is checked where the
-    real deployment starts (tests/browser/test_classroom.py: `streamlit run` refuses an option it does not know)."""
-    import yaml
+def test_app_processes_leave_collecting_to_their_own_timer(monkeypatch):
+    """Streamlit's collection after every run of a page is off for every app process (make run, make serve and
+    compose all run serve.py from the project's folder, where Streamlit reads .streamlit/config.toml; read here by
+    Streamlit itself, so a misspelt key would leave it on), and start-up starts the process's own collection every
+    15 s instead, in local and in shared mode."""
+    from classroom import asgi
 
-    cmd = classroom.app_command(8501)
-    assert dict(zip(cmd[5::2], cmd[6::2]))["--runner.postScriptGC"] == "false"
-    app = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]["app"]["command"]
-    assert "--runner.postScriptGC=false" in app
+    read = "from streamlit import config; print(config.get_option('runner.postScriptGC'))"
+    for cwd, value in ((ROOT, "False"), (ROOT / "tests", "True")):  # elsewhere, Streamlit's default: the check can fail
+        out = subprocess.run([sys.executable, "-c", read], cwd=cwd, capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == value
+    assert "WORKDIR /app" in (ROOT / "Dockerfile").read_text() and ".streamlit" not in (ROOT / ".dockerignore").read_text()
+    timers = []
+    monkeypatch.setattr(asgi, "check_database", lambda: "sqlite://")
+    monkeypatch.setattr(asgi.workspaces, "configure", lambda shared: None)
+    monkeypatch.setattr(asgi, "warm_up", lambda shared: None)
+    monkeypatch.setattr(asgi, "trim_memory_every", lambda: timers.append(asgi.check_settings()))
+    for shared in (False, True):
+        monkeypatch.setattr(asgi, "check_settings", lambda shared=shared: shared)
+        asgi.start()
+    assert timers == [False, True]
 
 
 def test_the_image_runs_what_exists():
