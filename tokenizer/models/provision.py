@@ -16,9 +16,12 @@ unavailable. ``provision_all`` returns what failed.
 from __future__ import annotations
 
 import base64
+import multiprocessing
+import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from ..formats.gpt2 import gpt2_files_from_ranks
@@ -145,9 +148,40 @@ def _in_order(chosen: Iterable[EncodingSpec]) -> list[EncodingSpec]:
     return out
 
 
-def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print) -> list[str]:
+def _recover_merges(name: str) -> float:
+    """Build encoding ``name``, which writes its merge cache; the seconds it took (``provision_all``'s unit of work)."""
+    start = time.perf_counter()
+    build_encoding(name)
+    return time.perf_counter() - start
+
+
+def _recovered(names: list[str], jobs: int) -> Iterator[tuple[str, float | ValueError]]:
+    """``(name, seconds or the ValueError it raised)`` for each of ``names``, in order, built ``jobs`` at a time.
+
+    Each build is pure Python on one core (0.3-2.2 s), and they are independent (each
+    writes only its own cache file), so a fresh set-up recovers them side by side in
+    processes of their own: 10.3 s one after another on two cores, about 6 side by side.
+    """
+    if jobs <= 1:
+        for name in names:
+            try:
+                yield name, _recover_merges(name)
+            except ValueError as e:
+                yield name, e
+        return
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [(name, pool.submit(_recover_merges, name)) for name in names]
+        for name, future in futures:
+            try:
+                yield name, future.result()
+            except ValueError as e:
+                yield name, e
+
+
+def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, jobs: int | None = None) -> list[str]:
     """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached (only those
-    not cached yet: building o200k_base again to find its cache takes a second).
+    not cached yet: building o200k_base again to find its cache takes a second), ``jobs`` at a time (default: one per
+    core).
 
     Returns the names of the encodings that could not be provisioned (each also gets
     one warning line with the command that retries it). An encoding whose file is
@@ -170,20 +204,15 @@ def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print) 
     if "r50k_base" not in failed and any(s.name == "r50k_base" for s in chosen):
         provision_gpt2_files(log=log)
     log(f"files ready in {tiktoken_cache_dir()} and {data_dir() / 'encodings'}")
+    # each build writes its merge cache, so the app's first load is quick; one with nothing to write is skipped
+    # (every load checks a cache it reads)
+    todo = [s.name for s in chosen if s.name not in failed and (c := merge_cache_path(s)) is not None and not c.exists()]
     built = []
-    for s in chosen:
-        if s.name in failed:
-            continue
-        cache = merge_cache_path(s)
-        if cache is None or cache.exists():
-            continue  # nothing to write (every load checks a cache it reads)
-        start = time.perf_counter()
-        try:
-            build_encoding(s.name)  # writes the merge cache, so the app's first load is quick
-        except ValueError as e:
-            failed.append(s.name)
-            warn(f"warning: {s.name} ({s.label}) could not be built: {e} Retry with `{retry_command(s.name)}`.")
-            continue
-        built.append(f"{s.name} ({time.perf_counter() - start:.1f} s)")
+    for name, outcome in _recovered(todo, min(jobs or os.cpu_count() or 1, len(todo))):
+        if isinstance(outcome, ValueError):
+            failed.append(name)
+            warn(f"warning: {name} ({spec(name).label}) could not be built: {outcome} Retry with `{retry_command(name)}`.")
+        else:
+            built.append(f"{name} ({outcome:.1f} s)")
     log("merges recovered and cached for " + ", ".join(built) if built else "merges already cached")
     return failed

@@ -62,7 +62,9 @@ def test_a_model_that_cannot_be_fetched_does_not_stop_the_others(tmp_path, monke
     monkeypatch.setattr(provision, "fetch", fake_fetch)
     monkeypatch.setattr(provision, "build_encoding", lambda name: None)
     logs, warnings = [], []
-    failed = provision.provision_all(["llama3", "qwen2.5", "qwen3.6", "tekken"], log=logs.append, warn=warnings.append)
+    failed = provision.provision_all(
+        ["llama3", "qwen2.5", "qwen3.6", "tekken"], log=logs.append, warn=warnings.append, jobs=1
+    )  # jobs=1: in this process, where build_encoding is replaced
     assert failed == ["qwen2.5", "qwen3.6"]
     assert fetched == ["llama3.tiktoken", "tekken_240911.json"]
     assert warnings[0] == (
@@ -107,11 +109,26 @@ def test_only_the_merges_not_cached_yet_are_recovered(tmp_path, monkeypatch):
     monkeypatch.setattr(provision, "build_encoding", fake_build)
     names = ["r50k_base", "p50k_base", "o200k_harmony", "tekken", "deepseek_v4"]
     logs = []
-    assert provision.provision_all(names, log=logs.append) == []
+    assert provision.provision_all(names, log=logs.append, jobs=1) == []  # in this process, where build_encoding is fake
     assert built == ["r50k_base", "p50k_base", "o200k_base", "tekken"]  # o200k_base: o200k_harmony's base
     assert logs[-1].startswith("merges recovered and cached for r50k_base (")
     built.clear()
     assert provision.provision_all(names, log=logs.append) == []
     assert built == [] and logs[-1] == "merges already cached"
     pretrained.merge_cache_path(spec("tekken")).unlink()
-    assert provision.provision_all(names, log=logs.append) == [] and built == ["tekken"]
+    assert provision.provision_all(names, log=logs.append, jobs=1) == [] and built == ["tekken"]
+
+
+def test_merges_recovered_side_by_side_are_the_ones_recovered_one_at_a_time(tmp_path, monkeypatch):
+    """Set-up recovers the merges in processes of their own, one per core: each cache is byte for byte the one this
+    data folder's set-up wrote, and the log lists them in the order asked."""
+    names = ["r50k_base", "p50k_base", "cl100k_base"]
+    want = {name: pretrained.merge_cache_path(spec(name)).read_bytes() for name in names}
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(fetch.tiktoken_cache_dir()))  # the provisioned rank files
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # the caches are written here
+    logs = []
+    assert provision.provision_all(names, log=logs.append, jobs=2) == []
+    assert {name: pretrained.merge_cache_path(spec(name)).read_bytes() for name in names} == want
+    assert pretrained.merge_cache_path(spec("r50k_base")).parent == tmp_path / "cache"
+    line = logs[-1]
+    assert line.startswith("merges recovered and cached for r50k_base (") and line.index("p50k_base") < line.index("cl100k")
