@@ -403,7 +403,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_provision(args) -> int:
-    failed = provision_all(args.names or None, warn=lambda line: print(line, file=sys.stderr))
+    # the merges are recovered one process per core
+    failed = provision_all(args.names or None, warn=lambda line: print(line, file=sys.stderr), jobs=os.cpu_count() or 1)
     if not failed:
         return 0
     essential = [n for n in failed if n in ESSENTIAL]

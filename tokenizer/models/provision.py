@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import base64
 import multiprocessing
-import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -159,8 +159,8 @@ def _recovered(names: list[str], jobs: int) -> Iterator[tuple[str, float | Value
     """``(name, seconds or the ValueError it raised)`` for each of ``names``, in order, built ``jobs`` at a time.
 
     Each build is pure Python on one core (0.3-2.2 s), and they are independent (each
-    writes only its own cache file), so a fresh set-up recovers them side by side in
-    processes of their own: 10.3 s one after another on two cores, about 6 side by side.
+    writes only its own cache file), so set-up recovers them side by side in forked
+    processes: 10.3 s one after another on two cores, about 6 side by side.
     """
     if jobs <= 1:
         for name in names:
@@ -169,7 +169,7 @@ def _recovered(names: list[str], jobs: int) -> Iterator[tuple[str, float | Value
             except ValueError as e:
                 yield name, e
         return
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
         futures = [(name, pool.submit(_recover_merges, name)) for name in names]
         for name, future in futures:
             try:
@@ -178,10 +178,14 @@ def _recovered(names: list[str], jobs: int) -> Iterator[tuple[str, float | Value
                 yield name, e
 
 
-def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, jobs: int | None = None) -> list[str]:
+def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, jobs: int = 1) -> list[str]:
     """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached (only those
-    not cached yet: building o200k_base again to find its cache takes a second), ``jobs`` at a time (default: one per
-    core).
+    not cached yet: building o200k_base again to find its cache takes a second).
+
+    The merges are recovered ``jobs`` at a time, in processes forked from this one
+    (the CLI asks for one per core), only while this process runs no other thread
+    (forking one that does can copy a lock another thread holds); otherwise, and
+    by default, one after another here.
 
     Returns the names of the encodings that could not be provisioned (each also gets
     one warning line with the command that retries it). An encoding whose file is
@@ -207,12 +211,14 @@ def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, 
     # each build writes its merge cache, so the app's first load is quick; one with nothing to write is skipped
     # (every load checks a cache it reads)
     todo = [s.name for s in chosen if s.name not in failed and (c := merge_cache_path(s)) is not None and not c.exists()]
+    jobs = min(jobs, len(todo)) if threading.active_count() == 1 else 1
     built = []
-    for name, outcome in _recovered(todo, min(jobs or os.cpu_count() or 1, len(todo))):
+    for name, outcome in _recovered(todo, jobs):
         if isinstance(outcome, ValueError):
             failed.append(name)
             warn(f"warning: {name} ({spec(name).label}) could not be built: {outcome} Retry with `{retry_command(name)}`.")
         else:
             built.append(f"{name} ({outcome:.1f} s)")
-    log("merges recovered and cached for " + ", ".join(built) if built else "merges already cached")
+    at_once = f" ({jobs} at a time)" if jobs > 1 else ""
+    log(f"merges recovered and cached for {', '.join(built)}{at_once}" if built else "merges already cached")
     return failed

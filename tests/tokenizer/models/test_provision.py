@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import tiktoken_ext.openai_public as openai_public
 
 from tokenizer.models import fetch, pretrained, provision
 from tokenizer.models.registry import spec
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_gpt2_files_are_pinned_to_tiktokens_hashes():
@@ -62,9 +68,7 @@ def test_a_model_that_cannot_be_fetched_does_not_stop_the_others(tmp_path, monke
     monkeypatch.setattr(provision, "fetch", fake_fetch)
     monkeypatch.setattr(provision, "build_encoding", lambda name: None)
     logs, warnings = [], []
-    failed = provision.provision_all(
-        ["llama3", "qwen2.5", "qwen3.6", "tekken"], log=logs.append, warn=warnings.append, jobs=1
-    )  # jobs=1: in this process, where build_encoding is replaced
+    failed = provision.provision_all(["llama3", "qwen2.5", "qwen3.6", "tekken"], log=logs.append, warn=warnings.append)
     assert failed == ["qwen2.5", "qwen3.6"]
     assert fetched == ["llama3.tiktoken", "tekken_240911.json"]
     assert warnings[0] == (
@@ -86,7 +90,7 @@ def test_a_shared_base_is_provisioned_first():
 def test_cli_provision_fails_only_for_an_essential_encoding_unless_strict(monkeypatch, capsys, failed, strict, code):
     from tokenizer import cli
 
-    monkeypatch.setattr(cli, "provision_all", lambda names, warn: failed)
+    monkeypatch.setattr(cli, "provision_all", lambda names, warn, jobs: failed)
     assert cli.main(["provision", *(["--strict"] if strict else [])]) == code
     if failed and not code:
         assert "the app shows it as unavailable" in capsys.readouterr().err
@@ -109,26 +113,29 @@ def test_only_the_merges_not_cached_yet_are_recovered(tmp_path, monkeypatch):
     monkeypatch.setattr(provision, "build_encoding", fake_build)
     names = ["r50k_base", "p50k_base", "o200k_harmony", "tekken", "deepseek_v4"]
     logs = []
-    assert provision.provision_all(names, log=logs.append, jobs=1) == []  # in this process, where build_encoding is fake
+    assert provision.provision_all(names, log=logs.append) == []
     assert built == ["r50k_base", "p50k_base", "o200k_base", "tekken"]  # o200k_base: o200k_harmony's base
     assert logs[-1].startswith("merges recovered and cached for r50k_base (")
     built.clear()
     assert provision.provision_all(names, log=logs.append) == []
     assert built == [] and logs[-1] == "merges already cached"
     pretrained.merge_cache_path(spec("tekken")).unlink()
-    assert provision.provision_all(names, log=logs.append, jobs=1) == [] and built == ["tekken"]
+    assert provision.provision_all(names, log=logs.append) == [] and built == ["tekken"]
 
 
-def test_merges_recovered_side_by_side_are_the_ones_recovered_one_at_a_time(tmp_path, monkeypatch):
-    """Set-up recovers the merges in processes of their own, one per core: each cache is byte for byte the one this
-    data folder's set-up wrote, and the log lists them in the order asked."""
+def test_merges_recovered_side_by_side_are_the_ones_recovered_one_at_a_time(tmp_path):
+    """`python -m tokenizer provision` (set-up) recovers the merges in processes of their own, one per core: each cache
+    is byte for byte the one this data folder's set-up wrote, and the log lists them in the order asked."""
     names = ["r50k_base", "p50k_base", "cl100k_base"]
     want = {name: pretrained.merge_cache_path(spec(name)).read_bytes() for name in names}
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(fetch.tiktoken_cache_dir()))  # the provisioned rank files
-    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))  # the caches are written here
-    logs = []
-    assert provision.provision_all(names, log=logs.append, jobs=2) == []
-    assert {name: pretrained.merge_cache_path(spec(name)).read_bytes() for name in names} == want
-    assert pretrained.merge_cache_path(spec("r50k_base")).parent == tmp_path / "cache"
-    line = logs[-1]
+    env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(fetch.tiktoken_cache_dir()), BPE_LAB_DATA_DIR=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-m", "tokenizer", "provision", *names], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    written = {name: (tmp_path / "cache" / pretrained.merge_cache_path(spec(name)).name).read_bytes() for name in names}
+    assert written == want
+    line = out.stdout.splitlines()[-1]
     assert line.startswith("merges recovered and cached for r50k_base (") and line.index("p50k_base") < line.index("cl100k")
+    if (os.cpu_count() or 1) > 1:
+        assert line.endswith(f"({min(os.cpu_count(), 3)} at a time)"), line
