@@ -36,24 +36,30 @@ run: setup
 serve: setup nginx
 	PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/python -m classroom
 
-# Every test, in three rounds. Round one is everything but the `latency` and `waiting` tests, on TEST_WORKERS
-# pytest-xdist workers (one per core): each takes whole modules (--dist loadscope), so a module's costly fixture (a
-# server, a PostgreSQL cluster, a model's reference) is set up once, and the longest modules start first
-# (tests/conftest.py's LONGEST_FIRST). Beside it, in a process of its own, the waiting round: the modules marked
+# Every test, in three rounds. Round one is everything but the `latency` and `waiting` tests, in two halves side by
+# side, each on TEST_WORKERS pytest-xdist workers (one per core): the browser tests (tests/browser), whose workers
+# spend much of their time waiting on a page, and every other test (the core, AppTest, doctests, PostgreSQL), all
+# computation, at a lower priority (nice 10) so that it fills those waits rather than slowing the pages. On 2 cores
+# that took round one from 664-679 s (one half on two workers, 89-94% busy) to about 610 s (99% busy); the browser
+# half ends first, at about 450 s. Each worker takes whole modules (--dist loadscope), so a module's costly fixture
+# (a server, a PostgreSQL cluster, a model's reference) is set up once, and the longest modules start first
+# (tests/conftest.py's LONGEST_FIRST). Beside them, in a process of its own, the waiting round: the modules marked
 # `waiting` (the deployment started, killed and restarted; servers restarted), about four minutes that are mostly
-# sleeps on restarts and supervisord's backoff, which held a worker while the other could not fill both cores; its
-# output follows round one's. Last, the latency round, with nothing else running: the `latency` tests (typing under
-# 0.5 s a key, a long paste never freezing the page) two at a time, whose budgets hold by a wide margin even so (keys
-# at 2-54 ms, the long paste's longest frame gap 73-100 ms: the round is mostly waits, and 12 s shorter than one at a
-# time); then the ones also marked `alone` (Next under 0.1 s at p95, Play's rate), one at a time, since a second
-# worker beside them pushed Next's p95 to 85 ms. (Round one at idle priority beside the latency round saved only
-# 30 s: the latency round took 135 s instead of 97; the typing tests in round one cost it what they saved the
-# latency round.) The waiting and latency rounds collect only the folders they name (tests/test_make_test.py checks
-# every marked test is in one of them). Each round ends with its slowest tests (where the time goes, in CI's log too).
-ROUND_ONE = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency and not waiting" --durations=25
+# sleeps on restarts and supervisord's backoff. The browser half's and the waiting round's output follow the other
+# half's. Last, the latency round, with nothing else running: the `latency` tests (typing under 0.5 s a key, a long
+# paste never freezing the page) two at a time, whose budgets hold by a wide margin even so (keys at 2-54 ms, the
+# long paste's longest frame gap 73-100 ms: the round is mostly waits, and 12 s shorter than one at a time); then
+# the ones also marked `alone` (Next under 0.1 s at p95, Play's rate), one at a time, since a second worker beside
+# them pushed Next's p95 to 85 ms. (Round one at idle priority beside the latency round saved only 30 s: the latency
+# round took 135 s instead of 97; the typing tests in round one cost it what they saved the latency round.) The
+# waiting and latency rounds collect only the folders they name (tests/test_make_test.py checks every marked test is
+# in one of them). Each round ends with its slowest tests (where the time goes, in CI's log too).
+ROUND_ONE = nice -n 10 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency and not waiting" --durations=15 --ignore=tests/browser
+BROWSER_HALF = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency and not waiting" --durations=15 tests/browser
 WAITING_ROUND = $(BIN)/python -m pytest -m "waiting and not latency" --durations=10 tests/browser tests/classroom
 LATENCY_ROUND = $(BIN)/python -m pytest -n 2 -m "latency and not alone" --durations=5 tests/browser
 LATENCY_ALONE = $(BIN)/python -m pytest -m "latency and alone" --durations=5 tests/browser
+BROWSER_LOG = artifacts/browser-half.log
 WAITING_LOG = artifacts/waiting-round.log
 # the browser code's tests (node's own runner): two files at a time where node would run one on two cores (its default
 # is a core less than the machine has); each file mostly waits on the Python that writes its fixtures (7.2 s -> 4.9 s)
@@ -67,8 +73,10 @@ test test-fast: export PYTHONDONTWRITEBYTECODE =
 test: setup-dev browser nginx postgres lint
 	$(NODE_TESTS)
 	mkdir -p artifacts; CI=$${CI:-} $(WAITING_ROUND) > $(WAITING_LOG) 2>&1 & waiting=$$!; \
-	CI=$${CI:-} $(ROUND_ONE); one=$$?; wait $$waiting; two=$$?; \
-	echo "== the waiting round (beside round one):"; cat $(WAITING_LOG); test $$one = 0 && test $$two = 0
+	CI=$${CI:-} $(BROWSER_HALF) > $(BROWSER_LOG) 2>&1 & browser=$$!; \
+	CI=$${CI:-} $(ROUND_ONE); one=$$?; wait $$browser; two=$$?; wait $$waiting; three=$$?; \
+	echo "== round one's browser half (beside):"; cat $(BROWSER_LOG); \
+	echo "== the waiting round (beside round one):"; cat $(WAITING_LOG); test $$one = 0 && test $$two = 0 && test $$three = 0
 	CI=$${CI:-} $(LATENCY_ROUND)
 	CI=$${CI:-} $(LATENCY_ALONE)
 

@@ -29,17 +29,31 @@ def test_make_test_runs_the_waiting_round_beside_round_one_and_the_latency_round
     lines = [line.strip() for line in _recipe("test").splitlines()]
     assert lines[-2:] == ["CI=$${CI:-} $(LATENCY_ROUND)", "CI=$${CI:-} $(LATENCY_ALONE)"]
     beside = " ".join(lines[:-2])
-    # the waiting round starts in the background, round one runs, then the recipe waits for both and fails if either did
-    assert beside.index("$(WAITING_ROUND) > $(WAITING_LOG) 2>&1 & waiting=$$!") < beside.index(
-        "CI=$${CI:-} $(ROUND_ONE); one=$$?"
-    )
-    assert beside.index("$(ROUND_ONE); one=$$?") < beside.index("wait $$waiting; two=$$?")
-    assert beside.endswith("test $$one = 0 && test $$two = 0")
-    assert '-m "not latency and not waiting"' in _variable("ROUND_ONE")
+    # the waiting round and round one's browser half start in the background, the other half runs, then the recipe
+    # waits for all three and fails if any did
+    one = beside.index("CI=$${CI:-} $(ROUND_ONE); one=$$?")
+    assert beside.index("$(WAITING_ROUND) > $(WAITING_LOG) 2>&1 & waiting=$$!") < one
+    assert beside.index("$(BROWSER_HALF) > $(BROWSER_LOG) 2>&1 & browser=$$!") < one
+    assert one < beside.index("wait $$browser; two=$$?") < beside.index("wait $$waiting; three=$$?")
+    assert beside.index("cat $(BROWSER_LOG)") < beside.index("cat $(WAITING_LOG)")
+    assert beside.endswith("test $$one = 0 && test $$two = 0 && test $$three = 0")
     assert '-m "waiting and not latency"' in _variable("WAITING_ROUND")
     # the latency tests two at a time, then the ones marked `alone` one at a time: no -n there
     assert '-n 2 -m "latency and not alone"' in _variable("LATENCY_ROUND")
     assert '-m "latency and alone"' in _variable("LATENCY_ALONE") and " -n " not in _variable("LATENCY_ALONE")
+
+
+def test_round_ones_two_halves_are_every_test_once_the_computing_half_at_a_lower_priority():
+    """Round one's halves side by side: the browser tests, and everything else (every folder and the doctests) with
+    the browser tests left out, niced so that it fills the browser workers' waits rather than slowing their pages."""
+    rest, browser = shlex.split(_variable("ROUND_ONE")), shlex.split(_variable("BROWSER_HALF"))
+    for half in (rest, browser):
+        assert [half[i + 1] for i, arg in enumerate(half) if arg == "-m"] == ["pytest", "not latency and not waiting"]
+        assert "--dist" in half and half[half.index("--dist") + 1] == "loadscope"
+    assert [arg for arg in browser if arg.startswith("tests")] == ["tests/browser"]
+    assert [arg for arg in rest if arg.startswith("tests")] == [], "the other half collects every folder"
+    assert [arg for arg in rest if arg.startswith("--ignore=")] == ["--ignore=tests/browser"]
+    assert rest[:3] == ["nice", "-n", "10"] and "nice" not in browser
 
 
 def _marking(marker: str) -> list[str]:
