@@ -33,10 +33,11 @@ def assert_inside_the_app(page) -> None:
     block = page.locator('[data-testid="stMainBlockContainer"]')
     assert block.evaluate("e => getComputedStyle(e).maxWidth") == "none"  # layout="wide" (centered caps it at 736px)
     assert page.get_by_text("Page not found").count() == 0
-    styles = page.evaluate(
-        "() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-spans')).length"
-    )
-    assert styles == 1  # the stylesheet, once
+    styles = "() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-spans')).length"
+    # waited for: a fresh server's first page, settled by wait_idle, was once read with no stylesheet (a fresh
+    # clone's make test, 2026-11-29, not seen again in six runs under load); one that never comes, or twice, fails
+    page.wait_for_function(f"({styles})() > 0", timeout=20_000)
+    assert page.evaluate(styles) == 1  # the stylesheet, once
     assert_no_exception(page)
 
 
