@@ -40,7 +40,7 @@ serve: setup nginx
 # side, each on TEST_WORKERS pytest-xdist workers (one per core): the browser tests (tests/browser), whose workers
 # spend much of their time waiting on a page, and every other test (the core, AppTest, doctests, PostgreSQL), all
 # computation, at a lower priority (nice 10) so that it fills those waits rather than slowing the pages. On 2 cores
-# that took round one from 664-679 s (one half on two workers, 89-94% busy) to about 610 s (99% busy); the browser
+# that took round one from 664-679 s (every test on two workers, 89-94% busy) to about 610 s (99% busy); the browser
 # half ends first, at about 450 s. Each worker takes whole modules (--dist loadscope), so a module's costly fixture
 # (a server, a PostgreSQL cluster, a model's reference) is set up once, and the longest modules start first
 # (tests/conftest.py's LONGEST_FIRST). Beside them, in a process of its own, the waiting round: the modules marked

@@ -20,7 +20,7 @@ import multiprocessing
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -148,34 +148,28 @@ def _in_order(chosen: Iterable[EncodingSpec]) -> list[EncodingSpec]:
     return out
 
 
-def _recover_merges(name: str) -> float:
-    """Build encoding ``name``, which writes its merge cache; the seconds it took (``provision_all``'s unit of work)."""
+def _recover_merges(name: str) -> float | ValueError:
+    """Build encoding ``name``, which writes its merge cache: the seconds it took, or the ValueError it raised
+    (``provision_all``'s unit of work, returned alike from this process or from another)."""
     start = time.perf_counter()
-    build_encoding(name)
+    try:
+        build_encoding(name)
+    except ValueError as e:
+        return e
     return time.perf_counter() - start
 
 
-def _recovered(names: list[str], jobs: int) -> Iterator[tuple[str, float | ValueError]]:
-    """``(name, seconds or the ValueError it raised)`` for each of ``names``, in order, built ``jobs`` at a time.
+def _recovered(names: list[str], jobs: int) -> list[tuple[str, float | ValueError]]:
+    """``(name, _recover_merges(name))`` for each of ``names``, in order, built ``jobs`` at a time.
 
     Each build is pure Python on one core (0.3-2.2 s), and they are independent (each
     writes only its own cache file), so set-up recovers them side by side in forked
     processes: 10.3 s one after another on two cores, about 6 side by side.
     """
     if jobs <= 1:
-        for name in names:
-            try:
-                yield name, _recover_merges(name)
-            except ValueError as e:
-                yield name, e
-        return
+        return [(name, _recover_merges(name)) for name in names]
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [(name, pool.submit(_recover_merges, name)) for name in names]
-        for name, future in futures:
-            try:
-                yield name, future.result()
-            except ValueError as e:
-                yield name, e
+        return list(zip(names, pool.map(_recover_merges, names)))
 
 
 def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, jobs: int = 1) -> list[str]:
