@@ -218,3 +218,23 @@ def test_a_rename_to_a_name_in_use_is_refused(store, tok):
         store.rename(b, " first ")
     store.rename(a, "first")  # its own name: nothing to refuse
     assert sorted(e.name for e in store.entries()) == ["first", "second"]
+
+
+def test_a_saved_tokenizer_whose_regex_backtracks_is_listed_as_damaged_and_can_be_deleted(tmp_path):
+    """A tokenizer.json pipeline saved before it could be refused (or written by hand) never runs when a page lists
+    the workspace: reading it probes it under the time limit, it is refused, and the student can delete it."""
+    from tests.tokenizer.pretokenize.test_hf_guard import CATASTROPHIC, with_split
+    from tokenizer.formats.hf import from_hf_json
+
+    store = FolderStore(tmp_path / "ws")
+    good = store.add(from_hf_json(with_split(r"\w+|\s+|[^\w\s]+")))
+    text = store._json(good).read_text(encoding="utf-8")
+    hostile = "hostile"
+    store._json(hostile).write_text(
+        text.replace(json.dumps(r"\w+|\s+|[^\w\s]+")[1:-1], json.dumps(CATASTROPHIC[0])[1:-1]), encoding="utf-8"
+    )
+    assert [e.key for e in store.entries()] == [good]
+    (damaged,) = store.damaged()
+    assert damaged.key == hostile and "backtracks catastrophically" in damaged.message
+    store.delete(hostile)
+    assert store.keys() == [good] and store.damaged() == []

@@ -46,7 +46,7 @@ import regex
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer, check_tokenizer
 from ..display import bytes_to_unicode, from_gpt2_form
-from ..pretokenize.hf import ADDED_FLAGS, HFPreTokenizer, byte_level_stages, types_in
+from ..pretokenize.hf import ADDED_FLAGS, HFPreTokenizer, byte_level_stages, regexes_in, types_in
 from ..pretokenize.patterns import (
     GPT2_PATTERN,
     GPT4_PATTERN,
@@ -310,9 +310,12 @@ def _merges(model: Mapping, vocab: Mapping[str, int], byte_chars: set[str]) -> t
     return pairs, new_ids, skipped
 
 
-def from_hf_json(doc: Any, *, name: str = "", text: str | None = None) -> Tokenizer:
+def from_hf_json(doc: Any, *, name: str = "", text: str | None = None, trusted: bool = False) -> Tokenizer:
     """A byte-level BPE tokenizer.json (parsed JSON; ``text``, its text if at hand) as a Tokenizer
-    that encodes exactly as ``tokenizers`` does."""
+    that encodes exactly as ``tokenizers`` does.
+
+    ``trusted``: the file is a model's own, checked by its sha256, so its regexes run in this
+    process; any other file's run under the regex time limit (``pretokenize.hf_guard``)."""
     if not isinstance(doc, dict):
         raise HFFileError("a tokenizer.json holds a JSON object; this file does not")
     version = doc.get("version")
@@ -397,6 +400,7 @@ def from_hf_json(doc: Any, *, name: str = "", text: str | None = None) -> Tokeni
         "ignore_merges": ignore_merges,
     }
     pattern = _plain_pattern(spec)
+    pipeline = None if pattern is not False else HFPreTokenizer(spec, trusted=trusted or _vetted(spec))
     try:
         if pattern is not False:
             return Tokenizer(
@@ -414,7 +418,7 @@ def from_hf_json(doc: Any, *, name: str = "", text: str | None = None) -> Tokeni
             byte_ids=byte_ids,
             name=name,
             metadata=metadata,
-            pipeline=HFPreTokenizer(spec),
+            pipeline=pipeline,
             whole_tokens=whole,
         )
     except ValueError as e:
@@ -483,14 +487,18 @@ def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: st
             raise HFFileError(f"field '{path}.added_tokens[{i}]' needs a non-empty content")
     _check_specials_apart(added, set(reachable))
     ignore = _get(spec, "ignore_merges", path, bool)
-    return HFPreTokenizer(
-        {
-            "normalizer": spec.get("normalizer"),
-            "pre_tokenizer": spec.get("pre_tokenizer"),
-            "added_tokens": added,
-            "ignore_merges": ignore,
-        }
-    )
+    kept = {
+        "normalizer": spec.get("normalizer"),
+        "pre_tokenizer": spec.get("pre_tokenizer"),
+        "added_tokens": added,
+        "ignore_merges": ignore,
+    }
+    return HFPreTokenizer(kept, trusted=_vetted(kept))
+
+
+def _vetted(spec: Mapping) -> bool:
+    """Whether every regex of a text handling is one BPE Lab writes itself (its built-in patterns as Oniguruma reads them)."""
+    return regexes_in([spec.get("normalizer"), spec.get("pre_tokenizer")]) <= set(ONIGURUMA.values())
 
 
 # ----------------------------------------------------------------------------- writing

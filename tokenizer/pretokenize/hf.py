@@ -25,16 +25,19 @@ so a token's character span is the one ``tokenizers`` gives the same token.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..display import bytes_to_unicode
 from ..errors import InvalidType, type_name
+from . import hf_guard
 from .pretokenizer import Piece
-from .splitter import TimeBudget
+from .splitter import USER_PATTERN_TIMEOUT, TimeBudget, current_budget
 
 #: Flags of an added token in a tokenizer.json, all required there.
 ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
@@ -44,6 +47,11 @@ ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
 _NOT_A_BYTE = 256
 _NOT_A_BYTE_TOKEN = "[BPE Lab: not a byte]"
 _FIRST_ADDED = 257
+
+# Shared between sessions: each untrusted text handling's probe verdict ("" for passed), by the
+# sha256 of what the worker builds; a verdict depends on the file's content alone.
+_PROBED: dict[str, str] = {}
+_PROBED_LOCK = threading.Lock()
 
 
 def byte_level_stages(spec: Any) -> list[dict]:
@@ -63,6 +71,40 @@ def byte_level_stages(spec: Any) -> list[dict]:
         elif isinstance(node, dict):
             out.append(node)
     return out
+
+
+def regexes_in(spec: Any) -> set[str]:
+    """Every regex a tokenizer.json's text handling gives Oniguruma (``{"Regex": ...}`` in a Split or Replace).
+
+    >>> sorted(regexes_in({"type": "Split", "pattern": {"Regex": "\\d+"}, "behavior": "Isolated"}))
+    ['\\d+']
+    """
+    out: set[str] = set()
+    stack = [spec]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("Regex"), str):
+                out.add(node["Regex"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
+#: Short texts every untrusted file's text handling must get through within the regex time limit
+#: at load: a pattern that backtracks catastrophically does so on one of these (long runs of one
+#: class, a run broken at its end), so such a file is refused before anyone encodes with it.
+PROBES = (
+    "a" * 200 + "!",
+    " " * 200 + "a",
+    "0" * 200 + "x",
+    "ab" * 100 + "\t",
+    "\n" * 100 + "x",
+    "你好" * 100,
+    "Hello world! It's 2024, and naïve café-goers say “hi” 你好 😄 — don't they?\n" * 3,
+    "".join(chr(c) for c in range(32, 127)) * 2,
+)
 
 
 def types_in(spec: Any) -> set[str]:
@@ -87,13 +129,20 @@ class HFPreTokenizer:
     ``pre_tokenizer``, ``added_tokens`` (each with the id ``tokenizers`` gives it when it
     loads the file) and ``ignore_merges`` (a chunk that is a vocabulary token is that token,
     whatever the merges would build). ValueError when ``tokenizers`` cannot read it.
+
+    ``trusted``: the file's regexes are known to be linear (a verified model file, or only
+    patterns BPE Lab vetted), so ``tokenizers`` runs in this process. Any other file runs in
+    worker processes under the regex time limit (``hf_guard``), and is refused here if it
+    cannot get through ``PROBES`` within that limit.
     """
 
     pattern = None
     name = "tokenizer.json"
     normalizer = None  # the file's normalizer is tokenizers' business, not a Unicode form of ours
 
-    def __init__(self, spec: Mapping[str, Any]):
+    trusted = False
+
+    def __init__(self, spec: Mapping[str, Any], *, trusted: bool = False):
         if not isinstance(spec, Mapping):
             raise InvalidType(f"a tokenizer.json pipeline is a dict, not {type_name(spec)}")
         self.spec = {
@@ -108,7 +157,10 @@ class HFPreTokenizer:
         self.specials: frozenset[str] = frozenset(a["content"] for a in self.spec["added_tokens"] if a["special"])
         self._lock = threading.Lock()
         self._instances: dict = {}
+        self.trusted = bool(trusted) or not regexes_in([self.spec["normalizer"], self.spec["pre_tokenizer"]])
         self._instance(None)  # tokenizers reads the spec now: a file it cannot read fails at load
+        if not self.trusted:
+            self._probe()
 
     # -- what the Tokenizer asks for
 
@@ -121,31 +173,35 @@ class HFPreTokenizer:
     def added_text(self) -> dict[int, str]:
         """``{id: text}`` of the non-special added tokens: the text they stand for in the model's view
         (the content, normalized by the file's normalizer when the token is ``normalized``)."""
-        norm = self._instance(None)[0].normalizer
-        out = {}
-        for a in self.spec["added_tokens"]:
-            if not a["special"]:
-                out[a["id"]] = norm.normalize_str(a["content"]) if a["normalized"] and norm is not None else a["content"]
-        return out
+        tk, _, doc, as_text = self._instance(None)
+        norm = tk.normalizer
+        todo = [a for a in self.spec["added_tokens"] if not a["special"] and a["normalized"] and norm is not None]
+        if todo and not self.trusted:
+            done = self._guarded("normalize", doc, as_text, [a["content"] for a in todo], TimeBudget(USER_PATTERN_TIMEOUT))
+        else:
+            done = [norm.normalize_str(a["content"]) for a in todo]
+        normalized = {a["id"]: t for a, t in zip(todo, done)}
+        return {a["id"]: normalized.get(a["id"], a["content"]) for a in self.spec["added_tokens"] if not a["special"]}
 
     def budget(self) -> TimeBudget | None:
-        return None  # tokenizers' regexes have no time limit of ours (they run in Rust, as in tokenizers)
+        # a trusted file's regexes run in Rust here, as in tokenizers; any other draws on the regex time limit
+        return None if self.trusted else current_budget()
 
     def encode(self, encoder, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[int]:
         return encoder.encode_pieces(self.pieces(text, allowed))
 
     def pieces(self, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[Piece]:
-        tk, ours = self._instance(allowed)
-        try:
-            enc = tk.encode(text, add_special_tokens=False)
-        except BaseException as e:  # a broken pipeline can make tokenizers panic: pyo3's PanicException is a BaseException
-            if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
-                raise
-            raise ValueError(
-                f"Hugging Face tokenizers fails on this text with this tokenizer.json's text handling ({_short(e)}): "
-                "its normalizer, pre-tokenizer or added tokens are broken; tokenizers itself cannot encode with this file"
-            ) from None
-        ids, words, offsets = enc.ids, enc.word_ids, enc.offsets
+        tk, ours, doc, as_text = self._instance(allowed)
+        if self.trusted:
+            try:
+                enc = tk.encode(text, add_special_tokens=False)
+            except BaseException as e:  # a broken pipeline can make tokenizers panic: pyo3's PanicException is a BaseException
+                if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
+                    raise
+                raise _fails(_short(e)) from None
+            ids, words, offsets = enc.ids, enc.word_ids, enc.offsets
+        else:
+            ((ids, words, offsets),) = self._guarded("encode", doc, as_text, [text], budget or current_budget())
         if text.isascii():
             obyte: Sequence[int] = range(len(text) + 1)
         else:
@@ -200,13 +256,58 @@ class HFPreTokenizer:
             }
             for text, tid in new.items()
         ]
-        return HFPreTokenizer({**self.spec, "added_tokens": kept + added})
+        return HFPreTokenizer({**self.spec, "added_tokens": kept + added}, trusted=self.trusted)
+
+    # -- an untrusted file's regexes, in a worker under the time limit
+
+    def _guarded(self, op: str, doc: str, as_text: bool, payload: list[str], budget: TimeBudget) -> list:
+        start = time.monotonic()
+        try:
+            return hf_guard.pool().call((op, doc, as_text, payload), budget.remaining())
+        except hf_guard.GuardTimeout:
+            raise ValueError(
+                f"This tokenizer.json's own regexes (its pre-tokenizer's Split or normalizer's Replace patterns) took "
+                f"longer than {budget.seconds:g} s on this text and were stopped: they probably backtrack catastrophically. "
+                "Use a shorter text, or a tokenizer.json with simpler patterns."
+            ) from None
+        except hf_guard.GuardError as e:
+            raise _fails(str(e)) from None
+        finally:
+            budget.spent += time.monotonic() - start
+
+    def _probe(self) -> None:
+        _, _, doc, as_text = self._instance(None)
+        digest = hashlib.sha256(doc.encode("utf-8", "surrogatepass")).hexdigest()
+        if digest in _PROBED:  # a saved file is read on every page: probe it once per process
+            if _PROBED[digest]:
+                raise ValueError(_PROBED[digest])
+            return
+        budget = TimeBudget(USER_PATTERN_TIMEOUT)
+        try:
+            self._guarded("encode", doc, as_text, list(PROBES), budget)
+            verdict = ""
+        except ValueError:
+            if budget.remaining() > 0:
+                raise
+            worst = max(regexes_in([self.spec["normalizer"], self.spec["pre_tokenizer"]]), key=len)
+            verdict = (
+                f"this tokenizer.json's text handling took longer than {budget.seconds:g} s on a few short test texts "
+                f"({sum(map(len, PROBES)):,} characters in all) and was stopped: a regex of it (such as `{_clip(worst)}`) "
+                "backtracks catastrophically, so BPE Lab cannot run it safely. Simplify or remove that pattern."
+            )
+        with _PROBED_LOCK:
+            if len(_PROBED) >= 1024:
+                _PROBED.clear()
+            _PROBED[digest] = verdict
+        if verdict:
+            raise ValueError(verdict) from None
 
     # -- tokenizers itself
 
     def _instance(self, allowed: Mapping[str, int] | None):
         """A ``tokenizers.Tokenizer`` of the file's text handling with the model that merges nothing,
-        and ``{its id: our id}`` of the added tokens.
+        ``{its id: our id}`` of the added tokens, its JSON (what a worker builds) and whether special
+        tokens are text in it.
 
         One per set of allowed special tokens (all, none, or a few), built once and never
         changed afterwards, so threads may share it.
@@ -258,7 +359,8 @@ class HFPreTokenizer:
             },
         }
         try:
-            tk = tokenizers.Tokenizer.from_str(json.dumps(doc, ensure_ascii=False))
+            text = json.dumps(doc, ensure_ascii=False)
+            tk = tokenizers.Tokenizer.from_str(text)
         except Exception as e:  # tokenizers raises its own Exception type for a spec it cannot read
             raise ValueError(f"Hugging Face tokenizers cannot read this tokenizer.json's text handling: {_short(e)}") from None
         tk.no_truncation()
@@ -270,7 +372,7 @@ class HFPreTokenizer:
             local = tk.token_to_id(a["content"])
             if local is not None and local >= _FIRST_ADDED:
                 ours[local] = a["id"]
-        return tk, ours
+        return tk, ours, text, key == "none"
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -330,6 +432,17 @@ def _text_or_bytes(chunk: bytes) -> str | bytes:
         return chunk.decode("utf-8")
     except UnicodeDecodeError:
         return chunk
+
+
+def _fails(reason: str) -> ValueError:
+    return ValueError(
+        f"Hugging Face tokenizers fails on this text with this tokenizer.json's text handling ({reason}): "
+        "its normalizer, pre-tokenizer or added tokens are broken; tokenizers itself cannot encode with this file"
+    )
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _short(e: Exception) -> str:
