@@ -242,6 +242,14 @@ def supervisor_config(programs: list[Program], *, run: Path, logs: Path, fatal: 
         f"pidfile={_value(str(run / 'supervisord.pid'))}",
         "loglevel=info",
         *(["user=root"] if os.geteuid() == 0 else []),
+        "",
+        # the watchdog (``Watchdog``) asks supervisord, over this socket, which process a program is and to kill it
+        "[unix_http_server]",
+        f"file={_value(str(run / 'supervisor.sock'))}",
+        "chmod=0700",
+        "",
+        "[rpcinterface:supervisor]",
+        "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface",
     ]
     for prog in programs:
         out += [
@@ -299,6 +307,64 @@ def _healthy(url: str) -> bool:
         return False
 
 
+class Watchdog:
+    """Kills an app process that is alive but stopped answering, so supervisord starts it again.
+
+    supervisord restarts only a process that exits; one frozen (a native library holding the
+    interpreter, a deadlock) would keep its port, and nginx would keep sending browsers to it.
+    Every ``interval`` seconds each app process's health check is asked (``timeout`` each); a
+    process that answered since it started and then misses ``misses`` checks in a row is killed
+    (SIGKILL through supervisord's XML-RPC interface), its connections close, and nginx sends its
+    browsers to the others until it is back.
+    """
+
+    def __init__(self, socket_path: Path, programs: list[Program], *, interval: float = 2.0, misses: int = 3):
+        self.socket_path = socket_path
+        self.programs = [p for p in programs if p.name.startswith("app-")]
+        self.interval, self.misses = interval, misses
+        self._missed: dict[str, int] = {}
+        self._answered: dict[str, int] = {}  # program -> the pid that last answered its health check
+        self._next = 0.0
+
+    def _rpc(self):
+        import xmlrpc.client
+
+        from supervisor.xmlrpc import SupervisorTransport
+
+        return xmlrpc.client.ServerProxy(
+            "http://127.0.0.1", transport=SupervisorTransport(None, None, f"unix://{self.socket_path}")
+        )
+
+    def tick(self) -> None:
+        if time.monotonic() < self._next:
+            return
+        self._next = time.monotonic() + self.interval
+        for prog in self.programs:
+            try:
+                info = self._rpc().supervisor.getProcessInfo(prog.name)
+            except Exception:  # supervisord is stopping or not yet listening: nothing to judge
+                return
+            pid = info.get("pid") or 0
+            if info.get("statename") != "RUNNING" or not pid:
+                self._missed.pop(prog.name, None)
+                continue
+            if _healthy(prog.health):
+                self._answered[prog.name] = pid
+                self._missed[prog.name] = 0
+                continue
+            if self._answered.get(prog.name) != pid:
+                continue  # still loading after a start: not frozen
+            self._missed[prog.name] = self._missed.get(prog.name, 0) + 1
+            if self._missed[prog.name] >= self.misses:
+                say(f"{prog.name} (pid {pid}) stopped answering its health check; killing it so it is started again")
+                self._missed[prog.name] = 0
+                self._answered.pop(prog.name, None)
+                try:
+                    self._rpc().supervisor.signalProcess(prog.name, "KILL")
+                except Exception as e:  # it may have exited meanwhile: supervisord restarts it either way
+                    say(f"could not kill {prog.name}: {e}")
+
+
 def supervise(conf: Path, programs: list[Program], fatal: Path, banner: str, timeout: float = 180.0) -> int:
     """Run supervisord in the foreground until it stops; print ``banner`` once every program answers (a program
     with a higher ``priority`` number is asked once those before it answer).
@@ -335,6 +401,13 @@ def supervise(conf: Path, programs: list[Program], fatal: Path, banner: str, tim
         time.sleep(0.3)
     if proc.poll() is None:
         say(banner)
+    watchdog = Watchdog(conf.with_name("supervisor.sock"), programs)
+    while proc.poll() is None:
+        watchdog.tick()
+        try:
+            proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
     proc.wait()
     if fatal.exists():
         print(fatal.read_text().rstrip(), file=sys.stderr)

@@ -272,3 +272,48 @@ def test_a_killed_command_leaves_nothing_running(tmp_path):
     while any(group(g) for g in groups) and time.time() < deadline:
         time.sleep(0.5)
     assert [g for g in groups if group(g)] == []
+
+
+@pytest.mark.slow
+def test_a_frozen_app_process_is_killed_and_started_again_while_nginx_serves_the_other(tmp_path):
+    """An app process alive but not answering (SIGSTOP stands for a native call holding the interpreter) is killed
+    by the watchdog, supervisord starts it again, and meanwhile every new browser is served by the other process."""
+    port = classroom.free_port()
+    proc, log = start(tmp_path, port, WORKERS="2")
+    try:
+        kids = programs(proc.pid)
+        assert len(kids["app"]) == 2
+        frozen = kids["app"][0]
+        deadline = time.time() + 60
+        while log.read_text().count("entered RUNNING state") < 3:  # both apps and nginx past their startsecs
+            assert time.time() < deadline, log.read_text()
+            time.sleep(0.2)
+        os.kill(frozen, signal.SIGSTOP)
+        deadline = time.time() + 60
+        while f"(pid {frozen}) stopped answering its health check" not in log.read_text():
+            assert time.time() < deadline, log.read_text()
+            time.sleep(0.2)
+        deadline = time.time() + 30
+        while frozen in programs(proc.pid)["app"]:
+            assert time.time() < deadline, "the frozen process was not killed"
+            time.sleep(0.2)
+        # the killed process's port now refuses, so nginx takes every browser, whatever its affinity, to the other
+        for i in range(12):
+            cookie = f"bpe_lab_browser={'k' * 31}{i:x}"
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/_stcore/health", headers={"Cookie": cookie})
+            with urllib.request.urlopen(req, timeout=10) as r:
+                assert r.status == 200
+        deadline = time.time() + 180
+        while True:  # and it comes back
+            after = programs(proc.pid)["app"]
+            if len(after) == 2 and frozen not in after and log.read_text().count("entered RUNNING state") >= 4:
+                break
+            assert time.time() < deadline, log.read_text()
+            time.sleep(0.5)
+        assert "Traceback" not in log.read_text()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
