@@ -190,6 +190,111 @@ async def scenario(
         await s.close()
 
 
+# ----------------------------------------------------------------------------- a hostile student
+
+#: A tokenizer.json Split that gets through the load-time probes but backtracks catastrophically on a run of
+#: "y": every text of them costs its worker the regex time limit (the app process itself never waits on it).
+HOSTILE_SPLIT = r"(?:y|y){1,21}$|\s+|."
+#: The pattern that froze a class server: refused at load, so a saved copy shows as damaged.
+FREEZER_SPLIT = r"(?:.|.){1,21}$"
+HOSTILE_ACTIONS = ["hostile: type on Tokenize", "hostile: Step through", "hostile: open Train"]
+
+
+def _hf_doc(pattern: str) -> dict:
+    from tokenizer.display import bytes_to_unicode
+
+    table = bytes_to_unicode()
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    return {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [split, byte_level]},
+        "decoder": byte_level,
+        "model": {
+            "type": "BPE",
+            "vocab": {table[b]: b for b in range(256)},
+            "merges": [],
+        },
+    }
+
+
+def plant_hostile(data: Path, browser_key: str) -> None:
+    """Put the two hostile files in a browser's workspace, as if uploaded: one that backtracks on some texts, and
+    the freezing one as a copy saved before uploads were probed (written with its probe skipped)."""
+    from classroom import database
+    from tokenizer import Tokenizer
+    from tokenizer.formats.hf import from_hf_json
+    from tokenizer.pretokenize.hf import HFPreTokenizer
+
+    db = database.Database(f"sqlite:///{data / 'workspaces.sqlite3'}")
+    try:
+        store = database.DatabaseStore(db, database.owner_of(browser_key))
+        store.add(from_hf_json(_hf_doc(HOSTILE_SPLIT), name="hostile-y"), source="uploaded")
+        spec = {"normalizer": None, "pre_tokenizer": _hf_doc(FREEZER_SPLIT)["pre_tokenizer"], "added_tokens": []}
+        store.add(Tokenizer(pipeline=HFPreTokenizer(spec, trusted=True), name="freezer"), source="uploaded")
+    finally:
+        db.close()
+
+
+async def hostile_scenario(base: str, data: Path, rec: Recorder, rounds: int, think: tuple[float, float]) -> list[str]:
+    """One student with the hostile files picks them on Tokenize and Step through and types their text, again and
+    again; returns the messages the pages gave them (each should say the pattern was stopped or refused)."""
+    s = Student(base)
+    said: list[str] = []
+
+    async def step(action: str, coro) -> None:
+        r = await coro
+        rec.add(action, r.seconds)
+        said.extend(r.errors)
+        for e in r.exceptions:
+            rec.errors.append(f"hostile student, {action}: exception {e}")
+
+    try:
+        await s.load_page("/", [])
+        key = s.cookies.get("bpe_lab_browser")
+        if not key:
+            raise ProtocolError("the proxy gave no browser cookie")
+        plant_hostile(data, key)
+        await s.connect()
+        await s.open()
+        s.choose("tokenize.tokenizer", "hostile-y")
+        await s.rerun()
+        for i in range(rounds):
+            await asyncio.sleep(random.uniform(*think) / 2)
+            await step("hostile: type on Tokenize", send_text(s, "y" * (60 + i)))
+        await step("hostile: Step through", s.navigate("step"))
+        s.choose("step.encoding.tokenizer", "hostile-y")
+        s.set_text("step.text", "y" * 70)
+        await step("hostile: Step through", s.rerun())
+        r = await s.navigate("train")
+        rec.add("hostile: open Train", r.seconds)
+        said.extend(w for w in r.warnings if "backtracks" in w)  # the freezing file, listed as damaged
+    except (ProtocolError, OSError, Exception) as e:
+        rec.errors.append(f"hostile student: {type(e).__name__}: {e}")
+    finally:
+        await s.close()
+    return said
+
+
+async def run_hostile(
+    base: str, data: Path, n: int, think: tuple[float, float], seed: int
+) -> tuple[Recorder, Recorder, list[str]]:
+    """``n`` students doing the scenario while one hostile student does ``hostile_scenario`` throughout."""
+    rec, bad = Recorder(), Recorder()
+    rng = random.Random(seed)
+    # first, unmeasured, a few students on every process: each trains the built-in corpus once and keeps it
+    await asyncio.gather(*(scenario(100 + i, base, Recorder(), (0.0, 0.1), [], random.Random(i)) for i in range(4)))
+
+    async def one(i: int) -> None:
+        await asyncio.sleep(i * 0.5)
+        await scenario(i, base, rec, think, [], random.Random(rng.random()))
+
+    results = await asyncio.gather(hostile_scenario(base, data, bad, 8, think), *(one(i) for i in range(n)))
+    return rec, bad, results[0]
+
+
 # ----------------------------------------------------------------------------- the deployment and its memory
 
 
@@ -494,6 +599,7 @@ def main() -> None:
     ap.add_argument("--session-ttl", type=int, default=30, help="Streamlit's disconnectedSessionTTL for the deployment we start")
     ap.add_argument("--validate", action="store_true", help="compare our messages with Chromium's first; use its asset list")
     ap.add_argument("--overlap", action="store_true", help="only the overlap measurement")
+    ap.add_argument("--hostile", action="store_true", help="only five students beside one with hostile tokenizer files")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", metavar="PREFIX", help="record the deployment with py-spy per class, into PREFIX-<N>.txt")
     args = ap.parse_args()
@@ -513,6 +619,20 @@ def main() -> None:
             assets = compare_with_chromium(base)
         if args.overlap:
             asyncio.run(overlap(base, 5))
+            return
+        if args.hostile:
+            if not dep:
+                raise SystemExit("--hostile plants files in the deployment's database: run it without --url")
+            t0 = time.time()
+            rec, bad, said = asyncio.run(run_hostile(base, dep.data, 5, think, args.seed))
+            print_table(5, rec, time.time() - t0, {}, 0.0)
+            print(f"\nthe hostile student's actions (each a message): {len(said)} messages")
+            for a in HOSTILE_ACTIONS:
+                t = bad.times.get(a, [])
+                if t:
+                    print(f"  {a}: n {len(t)}, p50 {statistics.median(t):.2f} s, max {max(t):.2f} s")
+            for m in sorted(set(m[:160] for m in said)):
+                print(f"  said: {m}")
             return
         sampler_pid = root_pid
         for n in (int(x) for x in args.students.split(",")):

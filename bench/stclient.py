@@ -60,6 +60,7 @@ class RunResult:
     seconds: float
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # st.error boxes
+    warnings: list[str] = field(default_factory=list)  # st.warning boxes
 
 
 class Student:
@@ -306,6 +307,9 @@ class Student:
             return
         if kind == "alert" and el.alert.format == 1:  # ERROR
             result.errors.append(el.alert.body)
+            return
+        if kind == "alert" and el.alert.format == 2:  # WARNING
+            result.warnings.append(el.alert.body)
             return
         proto = getattr(el, kind, None)
         wid = getattr(proto, "id", "") if proto is not None else ""
