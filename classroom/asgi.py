@@ -19,8 +19,11 @@ and the first visit after ``make run`` does not wait on "Loading the official en
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import NoReturn
+
+from ui.common import workspace
 
 from . import database, identity, workers, workspaces
 
@@ -131,3 +134,16 @@ def start() -> list:
     warm_up(shared)
     trim_memory_every()  # in every mode: Streamlit's collection after every rerun is off (.streamlit/config.toml)
     return [Middleware(identity.BrowserKeyMiddleware, enabled=shared)]
+
+
+_local = threading.Lock()
+
+
+def start_local() -> None:
+    """app.py's start-up when nothing chose a store before it (``streamlit run app.py``, ``AppTest.from_file``): local
+    mode, once per process. Shared mode needs serve.py, whose middleware gives each browser its key."""
+    with _local:  # the first runs of several sessions may arrive at once
+        if workspace.chosen():
+            return
+        workspaces.configure(shared=False)
+        trim_memory_every()

@@ -44,9 +44,11 @@ def free_port() -> int:
 
 
 class StreamlitServer:
-    """`streamlit run serve.py` (what `make run` starts) in a subprocess, with its own workspace folder and database."""
+    """`streamlit run serve.py` (what `make run` starts; ``script``: another entry point) in a subprocess, with its own
+    workspace folder and database."""
 
-    def __init__(self, workspace: Path, shared: bool = False):
+    def __init__(self, workspace: Path, shared: bool = False, script: str = "serve.py"):
+        self.script = script
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workspace = workspace
@@ -64,7 +66,7 @@ class StreamlitServer:
             "-m",
             "streamlit",
             "run",
-            str(ROOT / "serve.py"),  # what `make run` starts
+            str(ROOT / self.script),
             "--server.port",
             str(self.port),
             "--server.address",
