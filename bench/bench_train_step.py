@@ -185,9 +185,8 @@ PLAY_JS = """() => new Promise((done) => {
 
 def bench_step_browser(runs: int, chars: int) -> None:
     """Stepping in the page (Chromium against a real server): Next from the key to the frame that shows it, and Play."""
+    from harness import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_idle
     from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_idle
 
     ws = Path(tempfile.mkdtemp(prefix="bpe-bench-step-")) / "ws"
     srv = StreamlitServer(ws).start()
@@ -278,7 +277,7 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
     from collections import defaultdict
 
     sys.path.insert(0, str(ROOT / "bench"))
-    from load_test import report_step, student_text
+    from load_test import student_text
     from stclient import Student
 
     with socket.socket() as sock:
@@ -358,7 +357,7 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
             await t("open Step through", s.navigate("step"))
             s.segment("step.mode", "Training")
             await t("Step through: training mode", s.rerun())
-            report_step(s, 5)  # five steps in the page, then the step told once
+            s.report_step(5)  # five steps in the page, then the step told once
             await t("Step through: report the step", s.rerun(fragment_of="step.stepper"))
             await t("open Vocabulary", s.navigate("vocabulary"))
             await s.close()

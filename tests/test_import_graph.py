@@ -125,3 +125,23 @@ def test_dependencies_run_from_the_server_to_the_ui_to_the_core():
 def test_ui_common_is_small():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "ui" / "common").glob("*.py"))
     assert lines < UI_COMMON_MAX_LINES, f"ui/common has {lines} lines"
+
+
+def test_the_benchmarks_never_import_the_tests_nor_each_other_in_a_cycle():
+    """bench/ holds what the benchmarks and the tests share (tests import it, never the reverse), with no cycle."""
+    bench = {p.stem: p for p in (ROOT / "bench").glob("*.py")}
+    of_tests = {"tests"} | {p.stem for p in (ROOT / "tests").glob("*.py")}  # tests.x, or x with tests/ on sys.path
+    g, offenders = {}, []
+    for name, path in bench.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]
+        offenders += [f"{name} -> {m}" for m in names if m.split(".")[0] in of_tests - set(bench)]
+        offenders += [
+            f"{name}: ROOT / 'tests'"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.BinOp) and isinstance(n.right, ast.Constant) and n.right.value == "tests"
+        ]
+        g[name] = {m for m in names if m in bench} - {name}
+    assert offenders == []
+    assert find_cycle(g) is None, find_cycle(g)
