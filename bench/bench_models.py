@@ -17,7 +17,7 @@ tiktoken's o200k_harmony; for DeepSeek V4, tokenizers reading its tokenizer.json
 every other model loaded and used once (the warm-up, a 10,000-character text, an
 encode trace of 1,000 characters, the decode table), and the resident set size
 (VmRSS) after each; then the Vocabulary page's table of every model (the largest
-cache a model gets, built once per server) on top. The aim (issue 9): first use
+cache a model gets, built once per server) on top. The aim: first use
 under 3 s, all models together under 1.5 GB.
 """
 

@@ -63,8 +63,7 @@ def check_database() -> str:
 def warm_up(shared: bool = True) -> None:
     """Load the official encodings and the default training corpus, then freeze the heap, so the process answers its
     health check ready for students (not one of them waits for a load). Local mode (``make run``, one person watching
-    the terminal until the address appears) says so on stderr, and how long it took (about 5-20 s on a busy 2-core
-    machine)."""
+    the terminal until the address appears) says so on stderr, and how long it took."""
     import tokenizer
     from ui.common import shell, tokenizers
     from ui.compare import view as compare
@@ -75,7 +74,7 @@ def warm_up(shared: bool = True) -> None:
     if not shared:
         print("BPE Lab: loading the official encodings before the first page opens…", file=sys.stderr, flush=True)
     tokenizer.configure()
-    # the Train page's default sample: 0.4 CPU-s of parsing .py files, or the data folder's cache of them (0.01)
+    # the Train page's default sample, parsed from .py files or read from the data folder's cache
     corpora.text("stdlib-docstrings")
     compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
     live.warm_up()  # Tokenize's in-browser copies of OpenAI's three: their patterns as JavaScript, their model files

@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tokenizer", "ui", "classroom")
-#: The UI's shared Streamlit glue stays small (issue 17): what is not glue lives in a package of its own.
+#: The UI's shared Streamlit glue stays small: what is not glue lives in a package of its own.
 UI_COMMON_MAX_LINES = 1500
 
 

@@ -55,9 +55,9 @@ def server(tmp_path_factory):
 def tabs(browser, server):
     """The browser context (one per test worker) that the tests' pages open in, as tabs of one browser.
 
-    Opening a page in a fresh context costs Chromium 3.5-6 CPU-s, most of it compiling the app's scripts again; a
-    new tab of this context, with the tab ``keeper`` holding the site's renderer process (``--process-per-site``),
-    costs 1.5-2 fewer. A tab closes after its test and ``forget`` clears what the site stored in the browser, so each
+    Opening a page in a fresh context makes Chromium compile the app's scripts again; a new tab of this context, with
+    the tab ``keeper`` holding the site's renderer process (``--process-per-site``), starts with them compiled
+    (docs/performance.md, "The test suite"). A tab closes after its test and ``forget`` clears what the site stored in the browser, so each
     test still starts as a new visitor with a session of its own. Tests of what a browser keeps (cookies, a reload,
     two students) open contexts of their own.
     """

@@ -414,7 +414,7 @@ SIZES = {"1280x720": (1280, 720), "1400x900": (1400, 900)}
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presenter"])
 def test_the_counts_are_never_cut_off(tabs, server, present):
-    """Issue 19: with thousands of tokens, every count and its label is whole, at 1280 px and up and in presenter mode:
+    """With thousands of tokens, every count and its label is whole, at 1280 px and up and in presenter mode:
     the page at each size in turn, as a window is resized."""
     width, height = SIZES["1280x720"]
     with tab(tabs, server, width, height, 60_000) as page:
