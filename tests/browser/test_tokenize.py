@@ -87,8 +87,6 @@ def key_latencies(page, keys: str, pause_ms: int = 60) -> list[float]:
     return out
 
 
-# the longest latency test, first in the file: the latency round runs two at a time, and this one started last made
-# the round's tail
 @pytest.mark.latency
 def test_a_long_paste_never_freezes_the_tab(page, server):
     """A text just under the live limit is encoded in the worker while the page stays responsive; a 3 MB one goes
