@@ -104,6 +104,18 @@ def test_no_import_cycle_anywhere():
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
+def test_no_module_imports_another_by_a_name_in_a_string():
+    """``importlib.import_module(name)`` and ``__import__`` hide an edge from the graph above (and so a cycle)."""
+    hidden = [
+        f"{name}:{node.lineno}"
+        for name, path in modules().items()
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and (getattr(node.func, "attr", None) == "import_module" or getattr(node.func, "id", None) == "__import__")
+    ]
+    assert hidden == []
+
+
 def test_the_cycle_check_can_fail():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
