@@ -136,6 +136,7 @@ def start() -> list:
 
 
 _local = threading.Lock()
+_trimming = threading.Event()  # one trimming thread per process, however often the store is chosen again (tests)
 
 
 def start_local() -> None:
@@ -145,4 +146,6 @@ def start_local() -> None:
         if workspace.chosen():
             return
         workspaces.configure(shared=False)
-        trim_memory_every()
+        if not _trimming.is_set():
+            _trimming.set()
+            trim_memory_every()
