@@ -38,7 +38,8 @@ serve: setup nginx
 
 # Every test: lint, the browser code's own tests (node), then two pytest runs. First everything but the latency tests,
 # one xdist worker per core, each taking whole modules (--dist loadscope) so that a module's server or database starts
-# once; then the latency tests (time budgets for typing, Next and Play), one at a time with nothing else running.
+# once, the long modules first (tests/conftest.py); then the latency tests (time budgets for typing, Next and Play),
+# one at a time with nothing else running.
 PYTEST = $(BIN)/python -m pytest --durations=15
 
 # the suite starts dozens of Python processes, and each would otherwise compile the test modules again
@@ -46,7 +47,7 @@ test test-fast: export PYTHONDONTWRITEBYTECODE =
 
 test: setup-dev browser nginx postgres lint
 	node --test --test-concurrency=$(TEST_WORKERS) tests/web/
-	$(PYTEST) -n $(TEST_WORKERS) --dist loadscope -m "not latency"
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not latency"
 	$(PYTEST) -n 0 -m latency
 
 # a tenth of the hypothesis examples (tests/tier.py), the slow and browser tests left out, one worker per core

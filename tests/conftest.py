@@ -1,4 +1,4 @@
-"""Shared test setup: hypothesis profiles and the official encodings (loaded once)."""
+"""Shared test setup: hypothesis profiles, the official encodings (loaded once), the long modules first."""
 
 from __future__ import annotations
 
@@ -19,6 +19,14 @@ settings.register_profile("fast", parent=settings.get_profile("ci" if os.environ
 settings.load_profile("fast" if FAST else "ci" if os.environ.get("CI") else "default")
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The modules that hold slow or browser tests first, each module's tests in their own order: with
+    ``--no-loadscope-reorder`` (`make test`) each worker takes whole modules in this order, so the run does not end
+    with one worker on a long module that started last while the other idles."""
+    long = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in long)
 
 
 @pytest.fixture(scope="session", params=OFFICIAL)
