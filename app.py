@@ -6,12 +6,16 @@ before the app has run once still lands on it (ui/common/shell.py). Tokenize is 
 default page, served at ``/``; Streamlit reserves but does not serve a default page's
 own ``url_path``, so ``/tokenize`` is a hidden page that moves to ``/`` with the same
 query parameters (``shell.alias``). ``shell.run`` puts the shared parts around the
-chosen page. Start it with `make run`.
+chosen page. ``streamlit run app.py`` is local mode (tokenizers saved in a folder);
+``make run`` and ``make serve`` start it through serve.py, which adds the shared mode.
 """
 
 import streamlit as st
 
+from classroom import asgi
 from ui.common import presenter, shell
+
+asgi.start_local()  # local mode, unless serve.py (or a test) chose the store before this run
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 

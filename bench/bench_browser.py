@@ -35,13 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import tiktoken  # noqa: E402
+from texts import code_and_prose  # noqa: E402  (bench/texts.py)
 
 import tokenizer  # noqa: E402
 from tokenizer import load_encoding, registry  # noqa: E402
 from ui.web import model as web  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "tests"))
-from texts import code_and_prose  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 

@@ -17,7 +17,7 @@ tiktoken's o200k_harmony; for DeepSeek V4, tokenizers reading its tokenizer.json
 every other model loaded and used once (the warm-up, a 10,000-character text, an
 encode trace of 1,000 characters, the decode table), and the resident set size
 (VmRSS) after each; then the Vocabulary page's table of every model (the largest
-cache a model gets, built once per server) on top. The aim (issue 9): first use
+cache a model gets, built once per server) on top. The aim: first use
 under 3 s, all models together under 1.5 GB.
 """
 
@@ -32,14 +32,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow the package
 
 from tokenizer import registry  # noqa: E402
 from tokenizer.models.provision import ESSENTIAL  # noqa: E402
 
 _FIRST_USE = """
 import json, sys, time
-sys.path.insert(0, {root!r}); sys.path.append({tests!r})
+sys.path.insert(0, {root!r}); sys.path.append({bench!r})
 import tokenizer
 from texts import MULTILINGUAL
 tokenizer.configure()
@@ -64,7 +63,7 @@ print(json.dumps({{"ours": ours, "ref": ref}}))
 def first_use(name: str, runs: int) -> tuple[float, float, float]:
     """Median seconds to first use (ours, the reference) and the median ratio, over fresh processes."""
     preload = [] if name in ESSENTIAL else list(ESSENTIAL)
-    code = _FIRST_USE.format(root=str(ROOT), tests=str(ROOT / "tests"), name=name, preload=preload)
+    code = _FIRST_USE.format(root=str(ROOT), bench=str(ROOT / "bench"), name=name, preload=preload)
     ours, ref = [], []
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -76,7 +75,7 @@ def first_use(name: str, runs: int) -> tuple[float, float, float]:
 
 _MEMORY = """
 import gc, json, sys
-sys.path.insert(0, {root!r}); sys.path.append({tests!r})
+sys.path.insert(0, {root!r}); sys.path.append({bench!r})
 import tokenizer
 from texts import MULTILINGUAL, stdlib_sample
 from tokenizer import registry
@@ -111,7 +110,7 @@ print(json.dumps({{"rows": rows, "peak": peak, "tracked": tracked}}))
 
 
 def memory() -> dict:
-    code = _MEMORY.format(root=str(ROOT), tests=str(ROOT / "tests"))
+    code = _MEMORY.format(root=str(ROOT), bench=str(ROOT / "bench"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -1,4 +1,4 @@
-"""How long the Vocabulary page's unreachable-and-odd-tokens check takes (issue 11: under 15 s for 200k tokens).
+"""How long the Vocabulary page's unreachable-and-odd-tokens check takes (the target: under 15 s for 200k tokens).
 
     .venv/bin/python bench/bench_odd_tokens.py [--runs 3]
 

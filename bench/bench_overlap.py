@@ -29,7 +29,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow the package
 
 import tokenizer  # noqa: E402
 

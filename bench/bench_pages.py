@@ -8,7 +8,7 @@ freeze out, to measure what it buys), and each page is run once. Two
 texts: a mix of the built-in samples repeated to the length ("warm": BPE Lab's
 encoder caches repeated chunks, as in a session where the text was seen before),
 and a fresh shuffle of their words on every rerun ("cold": nothing cached).
-Prints the median and the slowest rerun in milliseconds. Targets (issue 3):
+Prints the median and the slowest rerun in milliseconds. Targets:
 Tokenize < 300 ms after a change of tokenizer, Compare with four tokenizers < 1 s.
 """
 

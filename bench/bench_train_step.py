@@ -1,4 +1,4 @@
-"""How fast the Train, Step through and Vocabulary pages are (issue 4's targets).
+"""How fast the Train, Step through and Vocabulary pages are, against their targets.
 
     .venv/bin/python bench/bench_train_step.py [--runs 20] [--chars 6000]
 
@@ -12,7 +12,7 @@
    50,257-token training, the largest the Train page makes); then, in Chromium
    against a real server, Next from the key or click to the frame that shows it
    (median, p95), Play at the fastest speed (steps shown per second) and the
-   messages the page sent the server meanwhile. Targets (issue 15): Next under
+   messages the page sent the server meanwhile. Targets: Next under
    0.1 s at p95, Play at least 10 (aim 30) steps a second, one message per five
    steps at most.
 3. The Vocabulary page: first build of o200k's table, then a rerun with a regex
@@ -20,7 +20,7 @@
 4. ``--scenario``: the load test's student, alone, against a real server
    (``streamlit run serve.py`` in shared mode, over the websocket protocol with
    ``bench/stclient.py``): every rerun of the scenario, each page opened in a session
-   that has just trained (issue 10's per-rerun costs: opening Step through, switching
+   that has just trained (the per-rerun costs: opening Step through, switching
    its mode, the step reported after five steps in the page, opening Vocabulary and Compare). ``--runs`` sessions, medians.
 
 Before timing, the process starts up as the app's server does (``shell.start_up``:
@@ -185,9 +185,8 @@ PLAY_JS = """() => new Promise((done) => {
 
 def bench_step_browser(runs: int, chars: int) -> None:
     """Stepping in the page (Chromium against a real server): Next from the key to the frame that shows it, and Play."""
+    from harness import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_idle
     from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_idle
 
     ws = Path(tempfile.mkdtemp(prefix="bpe-bench-step-")) / "ws"
     srv = StreamlitServer(ws).start()
@@ -278,7 +277,7 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
     from collections import defaultdict
 
     sys.path.insert(0, str(ROOT / "bench"))
-    from load_test import report_step, student_text
+    from load_test import student_text
     from stclient import Student
 
     with socket.socket() as sock:
@@ -358,7 +357,7 @@ def bench_scenario(runs: int, root: Path = ROOT) -> None:
             await t("open Step through", s.navigate("step"))
             s.segment("step.mode", "Training")
             await t("Step through: training mode", s.rerun())
-            report_step(s, 5)  # five steps in the page, then the step told once
+            s.report_step(5)  # five steps in the page, then the step told once
             await t("Step through: report the step", s.rerun(fragment_of="step.stepper"))
             await t("open Vocabulary", s.navigate("vocabulary"))
             await s.close()

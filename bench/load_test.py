@@ -127,12 +127,6 @@ def send_text(s: Student, text: str):
     return s.rerun()
 
 
-def report_step(s: Student, k: int) -> None:
-    """What the stepper (ui/step/stepper.js) sends when stepping pauses: the step, for the trace it was given."""
-    data = s.component_data("step.stepper")
-    s.set_component_state("step.stepper", "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None})
-
-
 async def scenario(
     i: int, base: str, rec: Recorder, think: tuple[float, float], assets: list[str] | None, rng: random.Random
 ) -> None:
@@ -179,7 +173,7 @@ async def scenario(
         s.segment("step.mode", "Training")
         await step("Step: training mode", s.rerun())
         await asyncio.sleep(rng.uniform(think[0] / 2, think[1] / 2) * 5)  # five steps in the page, no message
-        report_step(s, 5)
+        s.report_step(5)
         await step("Step: report the step", s.rerun(fragment_of="step.stepper"))
         await pause()
         await step("open Vocabulary", s.navigate("vocabulary"))

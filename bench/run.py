@@ -36,7 +36,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.append(str(ROOT / "tests"))  # last: tests/tokenizer must not shadow the package
 
 import hf_reference  # noqa: E402  (sets RAYON_NUM_THREADS=1 before tokenizers loads)
 import tiktoken  # noqa: E402
@@ -221,12 +220,8 @@ def bench_memory() -> dict[str, str]:
 
 def multilingual(n_chars: int = 2_000_000) -> str:
     """Mostly non-ASCII text (our own lines, many scripts), repeated: the slow split path."""
-    import importlib.util
+    from texts import MULTILINGUAL
 
-    spec = importlib.util.spec_from_file_location("test_texts", ROOT / "tests" / "texts.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    MULTILINGUAL = mod.MULTILINGUAL
     return (MULTILINGUAL * (n_chars // len(MULTILINGUAL) + 1))[:n_chars]
 
 

@@ -372,6 +372,13 @@ class Student:
         state[name] = value
         s.json_value = json.dumps(state)
 
+    def report_step(self, k: int) -> None:
+        """What Step through's stepper (ui/step/stepper.js) sends when stepping pauses: step ``k`` of its trace."""
+        data = self.component_data("step.stepper")
+        self.set_component_state(
+            "step.stepper", "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None}
+        )
+
 
 def parse_back(payload: bytes | str) -> BackMsg:
     """A websocket frame a browser sent, as the ``BackMsg`` it encodes (Playwright gives binary frames as latin-1 text)."""

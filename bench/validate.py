@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
+from harness import CHROMIUM, CHROMIUM_ARGS, wait_idle  # noqa: E402
 from stclient import Student, describe, parse_back  # noqa: E402
 
 TEXT = "Validation text: hello world, tokenization. " * 5
@@ -30,8 +31,6 @@ TEXT = "Validation text: hello world, tokenization. " * 5
 
 def chromium_run(base: str) -> tuple[list[dict], list[str]]:
     from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, wait_idle
 
     sent: list[dict] = []
     assets: list[str] = []
@@ -94,9 +93,7 @@ async def client_run(base: str, assets: list[str]) -> list[dict]:
     await s.navigate("step")
     s.segment("step.mode", "Training")
     await s.rerun()
-    from load_test import report_step
-
-    report_step(s, 5)
+    s.report_step(5)
     await s.rerun(fragment_of="step.stepper")
     await s.close()
     return [describe(m) for m in s.sent]

@@ -19,8 +19,11 @@ and the first visit after ``make run`` does not wait on "Loading the official en
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import NoReturn
+
+from ui.common import workspace
 
 from . import database, identity, workers, workspaces
 
@@ -60,8 +63,7 @@ def check_database() -> str:
 def warm_up(shared: bool = True) -> None:
     """Load the official encodings and the default training corpus, then freeze the heap, so the process answers its
     health check ready for students (not one of them waits for a load). Local mode (``make run``, one person watching
-    the terminal until the address appears) says so on stderr, and how long it took (about 5-20 s on a busy 2-core
-    machine)."""
+    the terminal until the address appears) says so on stderr, and how long it took."""
     import tokenizer
     from ui.common import shell, tokenizers
     from ui.compare import view as compare
@@ -72,7 +74,7 @@ def warm_up(shared: bool = True) -> None:
     if not shared:
         print("BPE Lab: loading the official encodings before the first page opens…", file=sys.stderr, flush=True)
     tokenizer.configure()
-    # the Train page's default sample: 0.4 CPU-s of parsing .py files, or the data folder's cache of them (0.01)
+    # the Train page's default sample, parsed from .py files or read from the data folder's cache
     corpora.text("stdlib-docstrings")
     compare.warm_up()  # the models Compare opens with (OpenAI's three and Llama 3) and their leaderboard counts
     live.warm_up()  # Tokenize's in-browser copies of OpenAI's three: their patterns as JavaScript, their model files
@@ -131,3 +133,19 @@ def start() -> list:
     warm_up(shared)
     trim_memory_every()  # in every mode: Streamlit's collection after every rerun is off (.streamlit/config.toml)
     return [Middleware(identity.BrowserKeyMiddleware, enabled=shared)]
+
+
+_local = threading.Lock()
+_trimming = threading.Event()  # one trimming thread per process, however often the store is chosen again (tests)
+
+
+def start_local() -> None:
+    """app.py's start-up when nothing chose a store before it (``streamlit run app.py``, ``AppTest.from_file``): local
+    mode, once per process. Shared mode needs serve.py, whose middleware gives each browser its key."""
+    with _local:  # the first runs of several sessions may arrive at once
+        if workspace.chosen():
+            return
+        workspaces.configure(shared=False)
+        if not _trimming.is_set():
+            _trimming.set()
+            trim_memory_every()

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import grp
 import gzip
 import os
+import pwd
 import shlex
 import shutil
 import signal
@@ -185,9 +187,9 @@ def render_config(
     named by their content) nginx serves itself, cached by browsers for a year.
     """
     servers = "\n".join(f"        server {u} max_fails=1 fail_timeout=3s;" for u in upstreams)
-    user_line = "user nobody nogroup;" if os.geteuid() == 0 else "# (not root: nginx runs as this user)"
+    app_static = app_static if app_static is not None else APP_STATIC
     return TEMPLATE.read_text(encoding="utf-8").format(
-        user_line=user_line,
+        user_line=nginx_user(app_static),
         nginx_workers=nginx_workers,
         run=run,
         error_log=error_log or f"{run}/nginx-error.log",
@@ -196,10 +198,25 @@ def render_config(
         servers=servers,
         listen=f"{listen_host}:{port}" if listen_host else str(port),
         static=static,
-        app_static=app_static if app_static is not None else APP_STATIC,
+        app_static=app_static,
         max_body=MAX_BODY,
         port=port,
     )
+
+
+def nginx_user(app_static: Path) -> str:
+    """nginx's ``user`` line. Under root its workers run as ``nobody`` when they can reach the app's static folder,
+    else as that folder's owner, who can read it wherever the checkout is (under /root, or a ``mktemp -d`` folder)."""
+    if os.geteuid() != 0:
+        return "# (not root: nginx runs as this user)"
+    if world_traversable(app_static):
+        return "user nobody nogroup;"
+    folder = next(p for p in [app_static, *app_static.parents] if p.exists())
+    info = folder.stat()
+    try:
+        return f"user {pwd.getpwuid(info.st_uid).pw_name} {grp.getgrgid(info.st_gid).gr_name};"
+    except KeyError:  # an owner with no name (files from another system): nginx takes names only
+        return f"user nobody nogroup;  # {folder} is owned by uid {info.st_uid}, which has no name: its files come from the app"
 
 
 def check_config(nginx: str, conf: Path, run: Path) -> None:

@@ -1,10 +1,9 @@
 """Training in worker processes, so one student's training never stalls another student's page.
 
 An app process runs every session's script on a thread of its own, but Python runs
-one thread at a time: a training (0.3-1 s of pure Python for the built-in samples)
-holds up every rerun of every other session in that process while it runs. The load
-test measured it: with ten students, a Step through Next that overlapped trainings
-took up to 1.2 s. Here a training runs in a separate process (a small pool per app
+one thread at a time: a training (pure Python) holds up every rerun of every other
+session in that process while it runs (the load test's figures: docs/performance.md).
+Here a training runs in a separate process (a small pool per app
 process, ``BPE_LAB_TRAIN_WORKERS``, default 2 in shared mode and 0, in the session's
 own thread, in local mode); the session's thread only waits, which leaves the
 interpreter to the other sessions, and shows the worker's progress.
@@ -222,7 +221,7 @@ def runner(size: int) -> Callable[..., Tokenizer]:
     return train
 
 
-#: Niceness of a training process: the app processes' reruns (what students wait for, 0.05-0.3 s each) get the
+#: Niceness of a training process: the app processes' reruns (what students wait for, a fraction of a second each) get the
 #: cores first, and a training (seconds, with a progress bar) takes what is left.
 NICE = 5
 

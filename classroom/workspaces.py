@@ -177,8 +177,8 @@ class SharedStore(BaseStore):
 
     def _this_run(self, what: str, read: Callable[[], object]):
         """``read()`` once per script run: every page lists the workspace two or three times a run (its notices, the
-        sidebar, a tokenizer menu), a database query each, about 5% of a class's server CPU (bench/load_test.py
-        --profile). Streamlit runs each script run on a thread of its own, so a run is the thread ``begin_run`` saw
+        sidebar, a tokenizer menu), a database query each, a visible share of a class's server CPU (docs/performance.md).
+        Streamlit runs each script run on a thread of its own, so a run is the thread ``begin_run`` saw
         (a caller that never began one reads afresh every time); a change made through this store forgets what was
         read (``_changed``); another tab's change shows on the next run."""
         if self._run is not threading.current_thread():

@@ -1,4 +1,4 @@
-"""Shared test setup: hypothesis profiles, the official encodings (loaded once), the longest modules first."""
+"""Shared test setup: hypothesis profiles, the official encodings (loaded once), the long modules first."""
 
 from __future__ import annotations
 
@@ -20,28 +20,13 @@ settings.load_profile("fast" if FAST else "ci" if os.environ.get("CI") else "def
 
 OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 
-#: The modules that took longest in a round one on 2 workers (`pytest -n 2 --dist loadscope --durations=0`, seconds of
-#: test time, nothing else running), longest first. `make test` gives each worker whole modules in collection order (``--no-loadscope-reorder``: xdist's own
-#: order is "most tests first", which put the long modules near the end), so these start first, one per free
-#: worker, and the hundreds of short modules fill in beside them: the run ends when the last long module does, not
-#: one long module after the rest.
-LONGEST_FIRST = [  # 2026-11-25, after browser tests became tabs of one context: the round took 1,032 s (the deployment
-    # and restart modules, marked `waiting`, have since moved to a round of their own beside this one: the Makefile)
-    "tests/browser/test_newcomer.py",  # 182 s: eight tokenizers at three screen sizes, a fresh server
-    "tests/browser/test_a11y.py",  # 124 s then: axe-core on every page (now opened by its name; presenter mode moved)
-    "tests/tokenizer/models/test_parity.py",  # 110 s: the open models' code-point scans and exports
-    "tests/browser/test_tokenize.py",  # 103 s
-    "tests/tokenizer/formats/test_hf.py",  # 89 s: tokenizer.json pipelines against tokenizers
-    "tests/browser/test_step.py",  # 79 s
-    "tests/browser/test_compare.py",  # 67 s
-    "tests/tokenizer/models/test_pretrained.py",  # 62 s: the code-point scans of r50k, cl100k, o200k
-]
-
 
 def pytest_collection_modifyitems(config, items):
-    """The modules of ``LONGEST_FIRST`` first, in its order; the rest as collected (a stable sort)."""
-    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+    """The modules that hold slow or browser tests first, each module's tests in their own order: with
+    ``--no-loadscope-reorder`` (`make test`) each worker takes whole modules in this order, so the run does not end
+    with one worker on a long module that started last while the other idles."""
+    long = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in long)
 
 
 @pytest.fixture(scope="session", params=OFFICIAL)

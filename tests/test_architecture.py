@@ -135,7 +135,7 @@ TOKENIZER_LEVELS = (
     ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through
     ("core",),  # the Tokenizer puts them together
     # what makes or saves a Tokenizer: the trainer and its variants, the baselines, the file formats
-    ("bpe.trainer", "bpe.methods", "bpe.parity", "bpe.superwords", "bpe.continued", "baselines", "formats"),
+    ("bpe.common", "bpe.trainer", "bpe.methods", "bpe.parity", "bpe.superwords", "bpe.continued", "baselines", "formats"),
     ("models",),  # the registered models, their files and chat formats
     ("cli",),
 )

@@ -28,7 +28,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-#: the documents issue 17 asks for, beside the README
+#: the documents, beside the README
 DOC_FILES = ("api.md", "architecture.md", "classroom.md", "formats.md", "models.md", "pages.md", "performance.md")
 DOCUMENTS = [README, *(DOCS / name for name in DOC_FILES)]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tokenizer", "ui", "classroom")
-#: The UI's shared Streamlit glue stays small (issue 17): what is not glue lives in a package of its own.
+#: The UI's shared Streamlit glue stays small: what is not glue lives in a package of its own.
 UI_COMMON_MAX_LINES = 1500
 
 
@@ -96,12 +96,24 @@ def test_the_graph_sees_what_the_code_imports():
     g = graph()
     assert {"ui.common.workspace", "ui.common.training", "classroom.database", "classroom.identity"} <= g["classroom.workspaces"]
     assert "ui.common.shell" in g["classroom.asgi"]  # inside a function: counted
-    assert "classroom.asgi" in g["serve"] and "tokenizer" in g["ui.common.tokenizers"]
+    assert "classroom.asgi" in g["serve"] and "classroom.asgi" in g["app"] and "tokenizer" in g["ui.common.tokenizers"]
 
 
 def test_no_import_cycle_anywhere():
     cycle = find_cycle(graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_no_module_imports_another_by_a_name_in_a_string():
+    """``importlib.import_module(name)`` and ``__import__`` hide an edge from the graph above (and so a cycle)."""
+    hidden = [
+        f"{name}:{node.lineno}"
+        for name, path in modules().items()
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and (getattr(node.func, "attr", None) == "import_module" or getattr(node.func, "id", None) == "__import__")
+    ]
+    assert hidden == []
 
 
 def test_the_cycle_check_can_fail():
@@ -110,13 +122,14 @@ def test_the_cycle_check_can_fail():
 
 
 def test_dependencies_run_from_the_server_to_the_ui_to_the_core():
-    """``classroom -> ui -> tokenizer``: the core imports neither, the UI (and its pages) never the server."""
+    """``classroom -> ui -> tokenizer``: the core imports neither, the UI (and its pages) never the server. The entry
+    points (app.py, serve.py) sit above all three."""
     offenders = []
     for name, deps in graph().items():
         top = name.split(".")[0]
         for dep in deps:
             up = dep.split(".")[0]
-            if (top == "tokenizer" and up != "tokenizer") or (top in ("ui", "pages", "app") and up == "classroom"):
+            if (top == "tokenizer" and up != "tokenizer") or (top in ("ui", "pages") and up == "classroom"):
                 offenders.append(f"{name} -> {dep}")
     assert offenders == []
 
@@ -124,3 +137,23 @@ def test_dependencies_run_from_the_server_to_the_ui_to_the_core():
 def test_ui_common_is_small():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "ui" / "common").glob("*.py"))
     assert lines < UI_COMMON_MAX_LINES, f"ui/common has {lines} lines"
+
+
+def test_the_benchmarks_never_import_the_tests_nor_each_other_in_a_cycle():
+    """bench/ holds what the benchmarks and the tests share (tests import it, never the reverse), with no cycle."""
+    bench = {p.stem: p for p in (ROOT / "bench").glob("*.py")}
+    of_tests = {"tests"} | {p.stem for p in (ROOT / "tests").glob("*.py")}  # tests.x, or x with tests/ on sys.path
+    g, offenders = {}, []
+    for name, path in bench.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]
+        offenders += [f"{name} -> {m}" for m in names if m.split(".")[0] in of_tests - set(bench)]
+        offenders += [
+            f"{name}: ROOT / 'tests'"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.BinOp) and isinstance(n.right, ast.Constant) and n.right.value == "tests"
+        ]
+        g[name] = {m for m in names if m in bench} - {name}
+    assert offenders == []
+    assert find_cycle(g) is None, find_cycle(g)

@@ -22,6 +22,7 @@ provisioned files, once, at start-up.
 [258, 100, 258, 97, 99]
 """
 
+from .bpe.methods import train_with
 from .bpe.trainer import TrainingTrace, train
 from .core import Tokenizer
 from .display import gpt2_form, hex_bytes, visible
@@ -44,6 +45,7 @@ from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, PairCount, Span
 __all__ = [
     "Tokenizer",
     "train",
+    "train_with",
     "load_encoding",
     "load_gpt2_files",
     "configure",

@@ -26,7 +26,7 @@ MIXED = "Hello 你好 — tokenization! 🤚🏾 x = 1234567890\n\tdef f():  ret
 
 
 def enc(name: str) -> tiktoken.Encoding:
-    """The model's own reference (tests/model_packages.py): tiktoken's registry for OpenAI's, the packages' for the others."""
+    """The model's own reference (bench/model_packages.py): tiktoken's registry for OpenAI's, the packages' for the others."""
     return package_reference(name)
 
 

@@ -74,7 +74,7 @@ def test_training_the_default_sample(workspace):
 
 
 def test_a_sample_suggests_its_settings_and_never_overwrites_them(workspace):
-    """Issue 19: picking a sample changed the vocab size the user had typed (2,000 became 1,000)."""
+    """Picking a sample keeps the vocab size the user typed (2,000 must not become 1,000)."""
     at = page()
     at.number_input(key="train.vocab_size").set_value(2000).run()
     for sample in ("honolulu", "stdlib-source", "aaabdaaabac"):

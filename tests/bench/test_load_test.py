@@ -7,19 +7,13 @@ A single `streamlit run serve.py` in shared mode (what `make run` starts), with 
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
+import load_test  # bench/ is on the tests' path (pyproject.toml)
 import pytest
+from harness import StreamlitServer
+from stclient import ProtocolError, Student
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.append(str(ROOT / "bench"))  # last: tests/ has a corpus module too
-
-import load_test  # noqa: E402
-from stclient import ProtocolError, Student  # noqa: E402
-
-from tests import aio  # noqa: E402
-from tests.browser.conftest import StreamlitServer  # noqa: E402
+from tests import aio
 
 pytestmark = pytest.mark.slow  # a real server for the module
 

@@ -1,4 +1,4 @@
-"""Real-browser fixtures: a `streamlit run` server on a free port and Debian's Chromium.
+"""Real-browser fixtures: a `streamlit run` server on a free port and Debian's Chromium (both from bench/harness.py).
 
 Playwright drives /usr/bin/chromium (installed by `make browser`); it never downloads
 a browser. Screenshots go to artifacts/screenshots/ (a CI artifact).
@@ -9,99 +9,17 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from harness import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    # the pages of one site share a renderer process (see ``tabs``): a test's page then starts with the app's scripts
-    # already compiled, about 2 CPU-s of the 3.5-6 that opening a page costs
-    "--process-per-site",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class StreamlitServer:
-    """`streamlit run serve.py` (what `make run` starts) in a subprocess, with its own workspace folder and database."""
-
-    def __init__(self, workspace: Path, shared: bool = False):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.workspace = workspace
-        self.shared = shared
-        self.proc: subprocess.Popen | None = None
-        self.log = workspace.parent / f"streamlit-{self.port}.log"
-
-    def start(self) -> StreamlitServer:
-        env = dict(os.environ)
-        env["BPE_LAB_WORKSPACE"] = str(self.workspace)
-        env["BPE_LAB_SHARED"] = "1" if self.shared else "0"
-        env["BPE_LAB_DATABASE_URL"] = f"sqlite:///{self.workspace.parent / f'workspaces-{self.port}.sqlite3'}"  # never data/'s
-        cmd = [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "serve.py"),  # what `make run` starts
-            "--server.port",
-            str(self.port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-            "--server.runOnSave",
-            "false",
-        ]
-        self._logf = open(self.log, "w")
-        self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-        deadline = time.time() + 120  # serve.py loads the official encodings before it answers (about 5-20 s)
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited early:\n{self.log.read_text()}")
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.3)
-        raise RuntimeError(f"streamlit did not start in 120 s:\n{self.log.read_text()}")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self._logf.close()
 
 
 #: How long an ``expect(...)`` waits for the page by default (Playwright's own default is 5 s). `make test` runs the
@@ -137,9 +55,9 @@ def server(tmp_path_factory):
 def tabs(browser, server):
     """The browser context (one per test worker) that the tests' pages open in, as tabs of one browser.
 
-    Opening a page in a fresh context costs Chromium 3.5-6 CPU-s, most of it compiling the app's scripts again; a
-    new tab of this context, with the tab ``keeper`` holding the site's renderer process (``--process-per-site``),
-    costs 1.5-2 fewer. A tab closes after its test and ``forget`` clears what the site stored in the browser, so each
+    Opening a page in a fresh context makes Chromium compile the app's scripts again; a new tab of this context, with
+    the tab ``keeper`` holding the site's renderer process (``--process-per-site``), starts with them compiled
+    (docs/performance.md, "The test suite"). A tab closes after its test and ``forget`` clears what the site stored in the browser, so each
     test still starts as a new visitor with a session of its own. Tests of what a browser keeps (cookies, a reload,
     two students) open contexts of their own.
     """
@@ -206,20 +124,6 @@ def projector(tabs, server):
     """A page the size of a classroom projector (1280x720), where presenter mode is checked."""
     with tab(tabs, server, 1280, 720, 60_000) as pg:
         yield pg
-
-
-def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the app is rendered and no rerun is running.
-
-    The status widget shows up only after a run has lasted a moment, so the app's own
-    script state (``data-test-script-state`` on ``stApp``, what Streamlit's e2e tests
-    read) is checked too: a long first run (loading the encodings) is not mistaken for idle.
-    """
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_timeout(300)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
-    page.wait_for_timeout(200)
 
 
 def choose(page, box, option: str) -> None:

@@ -1,5 +1,5 @@
 """axe-core (4.12, bundled by axe-playwright-python) on every page: no serious or critical violations (conftest's
-``assert_accessible``; in presenter mode, test_present.py). Each page is opened by its name (issue 19: a link to
+``assert_accessible``; in presenter mode, test_present.py). Each page is opened by its name (a link to
 /compare or /tokenize must land on the page, never "Page not found"), so the same page open checks both.
 
 Moderate and minor findings are printed, not failed. Known ones, all in Streamlit's own

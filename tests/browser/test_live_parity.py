@@ -18,8 +18,8 @@ import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from texts import C_LIKE, MULTILINGUAL, code_and_prose
 
-from tests.texts import C_LIKE, MULTILINGUAL, code_and_prose
 from tests.tier import examples
 from tokenizer import load_encoding, registry, train
 from tokenizer.pretokenize.pattern_syntax import class_ranges, parse

@@ -1,4 +1,4 @@
-"""What a newcomer tripped over (issue 19), each in a real browser at 1280×720, 1400×900 and in presenter mode where
+"""What a newcomer tripped over, each in a real browser at 1280×720, 1400×900 and in presenter mode where
 it applies, with a screenshot of the fixed view: Tokenize opened by its name (every page by its name: test_a11y.py), a sample that suggests its settings, an
 upload that always ends in a tokenizer or a message, a merge-count chart for a small tokenizer, Compare with eight
 tokenizers, whole pattern names, a spinner while a rerun waits, a binary corpus, control characters, the note about
@@ -229,7 +229,7 @@ def test_the_uploader_outlives_its_own_upload(page, server, workspace):
 
 
 def test_a_second_upload_right_after_the_first(page, server, workspace):
-    """Issue 19: a tokenizer.json uploaded right after the tiktoken file of the same tokenizer did nothing."""
+    """A tokenizer.json uploaded right after the tiktoken file of the same tokenizer is kept too (it once did nothing)."""
     page.goto(server.url + "/train")
     wait_idle(page)
     files = tokenizer_files("newcomer-twice")
@@ -269,7 +269,8 @@ def test_a_binary_corpus_says_what_it_is(page, server):
 
 
 def test_a_new_session_opens_on_a_trained_tokenizer_without_a_greeting(page, server, workspace):
-    """Issue 19: the note about an uploaded tokenizer ("No training text is stored…") greeted every new session."""
+    """The note about an uploaded tokenizer ("No training text is stored…") is said where it applies, not to every new
+    session."""
     text = corpora.text("about-bpe")
     workspace.add(train(text, 300, pattern="gpt4", name="newcomer trained"), corpus=text)
     workspace.import_bytes(tokenizer_files("newcomer-uploaded")["newcomer-uploaded.tiktoken"], "newcomer-uploaded.tiktoken")

@@ -7,7 +7,7 @@ import pytest
 
 from .conftest import StreamlitServer, assert_no_exception, screenshot, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.waiting]  # `make test` runs it beside round one (the Makefile)
+pytestmark = pytest.mark.browser
 
 
 def new_page(browser):

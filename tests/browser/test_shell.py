@@ -34,8 +34,8 @@ def assert_inside_the_app(page) -> None:
     assert block.evaluate("e => getComputedStyle(e).maxWidth") == "none"  # layout="wide" (centered caps it at 736px)
     assert page.get_by_text("Page not found").count() == 0
     styles = "() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-spans')).length"
-    # waited for: a fresh server's first page, settled by wait_idle, was once read with no stylesheet (a fresh
-    # clone's make test, 2026-11-29, not seen again in six runs under load); one that never comes, or twice, fails
+    # waited for, since a fresh server's first page, settled by wait_idle, can still be read before its stylesheet;
+    # one that never comes, or twice, fails
     page.wait_for_function(f"({styles})() > 0", timeout=20_000)
     assert page.evaluate(styles) == 1  # the stylesheet, once
     assert_no_exception(page)

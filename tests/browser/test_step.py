@@ -126,7 +126,6 @@ def p95(values: list[float]) -> float:
 
 
 @pytest.mark.latency
-@pytest.mark.alone
 def test_next_shows_the_next_step_at_once_without_asking_the_server(page, server):
     """p95 under 0.1 s from the key or click to the frame that shows the step; measured robustly on a busy machine:
     after five warm-up steps, three rounds of 30 (keys, clicks, keys), the median of the rounds' p95."""
@@ -162,7 +161,6 @@ def test_next_shows_the_next_step_at_once_without_asking_the_server(page, server
 
 
 @pytest.mark.latency
-@pytest.mark.alone
 def test_play_at_the_fastest_speed(page, server):
     frames = Frames(page)
     open_step(page, server.url + "/step?mode=encoding&tokenizer=r50k_base&step=0")  # the page's default text

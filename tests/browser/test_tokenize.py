@@ -87,8 +87,6 @@ def key_latencies(page, keys: str, pause_ms: int = 60) -> list[float]:
     return out
 
 
-# the longest latency test, first in the file: the latency round runs two at a time, and this one started last made
-# the round's tail
 @pytest.mark.latency
 def test_a_long_paste_never_freezes_the_tab(page, server):
     """A text just under the live limit is encoded in the worker while the page stays responsive; a 3 MB one goes
@@ -414,7 +412,7 @@ SIZES = {"1280x720": (1280, 720), "1400x900": (1400, 900)}
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presenter"])
 def test_the_counts_are_never_cut_off(tabs, server, present):
-    """Issue 19: with thousands of tokens, every count and its label is whole, at 1280 px and up and in presenter mode:
+    """With thousands of tokens, every count and its label is whole, at 1280 px and up and in presenter mode:
     the page at each size in turn, as a window is resized."""
     width, height = SIZES["1280x720"]
     with tab(tabs, server, width, height, 60_000) as page:

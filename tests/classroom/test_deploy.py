@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -22,8 +23,6 @@ import pytest
 from processes import group, programs
 
 from classroom import deploy as classroom
-
-pytestmark = pytest.mark.waiting  # `make test` runs it beside round one (the Makefile)
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE = [sys.executable, "-m", "classroom"]  # what `make serve` runs
@@ -53,6 +52,69 @@ def test_a_broken_config_is_reported(tmp_path):
     conf.write_text("events {}\nhttp { server { listen nonsense_port; } }\n")
     with pytest.raises(SystemExit, match="is not valid"):
         classroom.check_config(classroom.nginx_binary(), conf, tmp_path)
+
+
+def test_under_root_nginxs_workers_run_as_whoever_can_read_the_apps_static_folder(tmp_path, monkeypatch):
+    """``nobody`` when every folder down to the app's static folder lets others through; else the folder's owner,
+    who can read it (a checkout under a private folder: /root, ``mktemp -d``); not root: no user line at all."""
+    import grp
+    import pwd
+
+    private = tmp_path / "home"
+    (private / "checkout" / "static").mkdir(parents=True)
+    private.chmod(0o700)
+    me = f"user {pwd.getpwuid(os.getuid()).pw_name} {grp.getgrgid(os.getgid()).gr_name};"
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert classroom.nginx_user(private / "checkout" / "static") == me
+    assert classroom.nginx_user(private / "checkout" / "static" / "not yet written") == me
+    assert classroom.nginx_user(Path("/usr/share")) == "user nobody nogroup;"
+    text = classroom.render_config(port=1, upstreams=["127.0.0.1:1"], static=tmp_path, run=tmp_path, app_static=private)
+    assert me in text.splitlines()
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert not classroom.nginx_user(private).startswith("user ")
+
+
+def test_nginx_serves_the_apps_hashed_files_from_a_checkout_in_a_private_folder(tmp_path):
+    """A real nginx (as root here, its workers as the checkout's owner) reads the live view's files under a folder of
+    mode 0700 itself, cached for a year, rather than falling back to the app (which is not even running)."""
+    private = tmp_path / "private"
+    bpe = private / "checkout" / "static" / "bpe"
+    bpe.mkdir(parents=True)
+    (bpe / "model-abc.bin").write_bytes(b"BPEL" * 100)
+    private.chmod(0o700)
+    run = tmp_path / "run"
+    run.mkdir()
+    static = run / "streamlit"
+    static.mkdir()
+    (static / "index.html").write_text("<html></html>")
+    port = classroom.free_port()
+    conf = run / "nginx.conf"
+    conf.write_text(
+        classroom.render_config(
+            port=port, upstreams=["127.0.0.1:1"], static=static, run=run, error_log="stderr", app_static=bpe.parent
+        )
+    )
+    nginx = subprocess.Popen(
+        [classroom.nginx_binary(), "-p", str(run), "-c", str(conf), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/app/static/bpe/model-abc.bin", timeout=5) as r:
+                    body, cache = r.read(), r.headers.get("Cache-Control", "")
+                break
+            except urllib.error.HTTPError:
+                raise  # nginx answered: what it said is the failure
+            except OSError:
+                assert nginx.poll() is None and time.time() < deadline, nginx.stderr.read().decode() if nginx.stderr else ""
+                time.sleep(0.2)
+        assert body == b"BPEL" * 100 and "max-age=31536000" in cache
+    finally:
+        nginx.terminate()
+        nginx.wait(10)
 
 
 def test_the_compose_file_follows_the_compose_specification():

@@ -199,7 +199,7 @@ def test_stored_tokenizers_are_never_changed_in_place(tmp_path, tok):
 
 
 def test_names_stay_unique(store, tok):
-    """Issue 19: uploading the same tokenizer twice made two "docstrings-2000"; the second is "docstrings-2000 (2)"."""
+    """Uploading the same tokenizer twice makes no two "docstrings-2000": the second is "docstrings-2000 (2)"."""
     data = formats.dumps_tiktoken(tok)
     keys = [store.import_bytes(data, "docstrings-2000.tiktoken") for _ in range(3)]
     assert [store.get(k).name for k in keys] == ["docstrings-2000", "docstrings-2000 (2)", "docstrings-2000 (3)"]

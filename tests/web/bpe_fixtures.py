@@ -20,9 +20,10 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from tests.texts import C_LIKE, MULTILINGUAL  # noqa: E402
+from texts import C_LIKE, MULTILINGUAL  # noqa: E402
+
 from tokenizer import Tokenizer, train  # noqa: E402
 from tokenizer.bpe.merges import MergeTable  # noqa: E402
 from ui.web.model import model_file  # noqa: E402

@@ -40,7 +40,7 @@ from ..errors import MAX_ID, InvalidType, check_str
 from ..pretokenize.count import count_chunks, count_stream, special_names, text_stream
 from ..pretokenize.patterns import pattern_name, resolve_pattern
 from ..pretokenize.splitter import Splitter
-from .methods import StagedProgress, metadata, training_record
+from .common import StagedProgress, metadata, training_record
 from .trainer import Progress, TrainingTrace, check_vocab_size, lengths_by_replay, train_merges
 
 REFERENCE = "Purason et al. 2025, Teaching Old Tokenizers New Words, arXiv:2512.03989"
@@ -193,6 +193,8 @@ class ContinuedTrace(TrainingTrace):
     new text, then the new ones), but only from ``first_learned`` on is the top pair the
     merge that step takes: the base learned its merges on other text.
     """
+
+    method: ClassVar[str] = "continued"
 
     base_merges: int = 0
 

@@ -14,40 +14,31 @@ training saw from the stored text. Plain training records nothing there.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable
 
 from ..core import Tokenizer
-from ..pretokenize.patterns import pattern_name
+from .common import training_method, training_record
+from .continued import train_continued
+from .parity import train_parity
+from .superwords import train_superwords
+from .trainer import train
 
-#: Method name -> (module, function) under ``tokenizer.bpe``; imported when first used.
-METHODS: dict[str, tuple[str, str]] = {
-    "bpe": ("trainer", "train"),
-    "parity": ("parity", "train_parity"),
-    "superwords": ("superwords", "train_superwords"),
-    "continued": ("continued", "train_continued"),
+__all__ = ["METHODS", "train_with", "trainer_for", "training_method", "training_record"]
+
+#: Method name -> its training function.
+METHODS: dict[str, Callable[..., Tokenizer]] = {
+    "bpe": train,
+    "parity": train_parity,
+    "superwords": train_superwords,
+    "continued": train_continued,
 }
-#: Trace class per variant, for ``TrainingTrace.from_text``.
-TRACES: dict[str, tuple[str, str]] = {
-    "parity": ("parity", "ParityTrace"),
-    "superwords": ("superwords", "SuperwordTrace"),
-    "continued": ("continued", "ContinuedTrace"),
-}
-
-
-def _load(where: tuple[str, str]):
-    import importlib
-
-    module, name = where
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
 
 def trainer_for(method: str) -> Callable[..., Tokenizer]:
     """The training function of ``method``; ValueError listing the methods for an unknown one."""
     if method not in METHODS:
         raise ValueError(f"unknown training method {method!r}: use one of {', '.join(METHODS)}")
-    return _load(METHODS[method])
+    return METHODS[method]
 
 
 def train_with(method: str, text, vocab_size: int, **kwargs) -> Tokenizer:
@@ -57,99 +48,3 @@ def train_with(method: str, text, vocab_size: int, **kwargs) -> Tokenizer:
     [258, 100, 258, 97, 99]
     """
     return trainer_for(method)(text, vocab_size, **kwargs)
-
-
-def training_record(tok: Tokenizer) -> dict[str, Any]:
-    """What ``metadata["training"]`` says about how ``tok`` was trained (``{}`` for plain BPE or none)."""
-    record = tok.metadata.get("training")
-    return record if isinstance(record, dict) else {}
-
-
-def training_method(tok: Tokenizer) -> str:
-    """``"bpe"`` unless the tokenizer's metadata names a variant.
-
-    >>> training_method(Tokenizer(metadata={"training": {"method": "parity"}}))
-    'parity'
-    """
-    return str(training_record(tok).get("method") or "bpe")
-
-
-def trace_class(method: str):
-    """The ``TrainingTrace`` subclass that rebuilds a ``method`` training; ValueError for an unknown one."""
-    if method not in TRACES:
-        raise ValueError(f"this tokenizer says it was trained by {method!r}, which this BPE Lab does not know: update BPE Lab")
-    return _load(TRACES[method])
-
-
-# ----------------------------------------------------------------------------- shared by the variants
-
-
-def special_ids_after(
-    special_tokens: Sequence[str] | Mapping[str, int] | None, names: Sequence[str], first_free: int
-) -> dict[str, int]:
-    """Special-token ids: as given in a mapping, else one after another from ``first_free``.
-
-    >>> special_ids_after(["<|a|>", "<|b|>", "<|a|>"], ["<|a|>", "<|b|>", "<|a|>"], 300)
-    {'<|a|>': 300, '<|b|>': 301}
-    """
-    if isinstance(special_tokens, Mapping):
-        return dict(special_tokens)
-    return {s: first_free + i for i, s in enumerate(dict.fromkeys(names))}
-
-
-def metadata(
-    *,
-    vocab_size: int,
-    merges: int,
-    asked: int,
-    pattern: str | None,
-    chars: int,
-    before: int,
-    after: int,
-    unique_chunks: int,
-    seconds: float,
-    record: dict[str, Any],
-) -> dict[str, Any]:
-    """The metadata every trained tokenizer carries (as ``train`` writes it), with the method's ``record``."""
-    return {
-        "vocab_size": vocab_size,
-        "merges_learned": merges,
-        "stopped_early": merges < asked,
-        "pattern_name": pattern_name(pattern),
-        "corpus_chars": chars,
-        "corpus_bytes": before,
-        "unique_chunks": unique_chunks,
-        "tokens_before": before,
-        "tokens_after": after,
-        "seconds": round(seconds, 4),
-        "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "training": record,
-    }
-
-
-class StagedProgress:
-    """One ``progress(done, total)`` over several stages of merges, so a page's bar runs once from 0 to the end.
-
-    >>> seen = []
-    >>> p = StagedProgress(lambda d, t: seen.append((d, t)), 10)
-    >>> p.stage(4)(2, 4); p.stage(6)(6, 6)
-    >>> seen
-    [(2, 10), (10, 10)]
-    """
-
-    def __init__(self, progress: Callable[[int, int], object] | None, total: int):
-        self.progress = progress
-        self.total = total
-        self.offset = 0
-
-    def stage(self, size: int) -> Callable[[int, int], object] | None:
-        """The callback for the next stage of ``size`` merges (None without a progress function)."""
-        if self.progress is None:
-            return None
-        offset = self.offset
-        self.offset += size
-
-        def report(done: int, total: int) -> None:
-            self.progress(min(self.total, offset + done), self.total)
-
-        return report

@@ -43,7 +43,7 @@ from ..pretokenize.count import count_chunks, count_stream, special_names, text_
 from ..pretokenize.patterns import DEFAULT_PATTERN
 from ..pretokenize.splitter import Splitter
 from ..trace import Merge, PairCount
-from .methods import StagedProgress, metadata, special_ids_after, training_record
+from .common import StagedProgress, metadata, special_ids_after, training_record
 from .trainer import Progress, TrainingTrace, check_vocab_size, count_pairs, lengths_by_replay, train
 
 REFERENCE = "Foroutan et al. 2025, Parity-aware Byte Pair Encoding, arXiv:2508.04796"
@@ -430,6 +430,8 @@ class ParityTrace(TrainingTrace):
     length is their sum; but the pair counts behind step ``k`` (``pair_counts``) are those
     of the language step ``k`` served, where its merge is the top pair.
     """
+
+    method: ClassVar[str] = "parity"
 
     languages: list[str] = field(default_factory=list)
     bounds: list[tuple[int, int]] = field(default_factory=list)

@@ -32,7 +32,7 @@ from ..pretokenize.count import count_chunks, count_stream, special_names, text_
 from ..pretokenize.patterns import DEFAULT_PATTERN, pattern_name, resolve_pattern
 from ..pretokenize.splitter import Splitter
 from ..trace import Merge, PairCount
-from .methods import StagedProgress, metadata, special_ids_after, training_record
+from .common import StagedProgress, metadata, special_ids_after, training_record
 from .trainer import Progress, TrainingTrace, check_vocab_size, count_pairs, train_merges
 
 REFERENCE = "Liu et al. 2025, SuperBPE: Space Travel for Language Models, arXiv:2503.13423"
@@ -238,6 +238,8 @@ class SuperwordTrace(TrainingTrace):
     transition, where ``stage2_start`` is the same text cut again). ``baseline``: plain BPE
     of the same size on the same text (with its own trace), when one was trained for comparison.
     """
+
+    method: ClassVar[str] = "superwords"
 
     stage1_merges: int = 0
     stage1_pattern: str | None = None

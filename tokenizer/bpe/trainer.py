@@ -23,7 +23,7 @@ from ..pretokenize.count import count_chunks, count_stream, special_names, text_
 from ..pretokenize.patterns import DEFAULT_PATTERN, pattern_name
 from ..pretokenize.splitter import Splitter
 from ..trace import Merge, PairCount
-from .methods import trace_class, training_method
+from .common import training_method
 
 Progress = Callable[[int, int], object] | None
 
@@ -309,10 +309,20 @@ class TrainingTrace:
     tokens_after: list[int]
     seconds: float = 0.0
 
+    #: The training method whose traces this class rebuilds (``from_text``); each variant's subclass names its own.
+    method: ClassVar[str] = "bpe"
+    _by_method: ClassVar[dict[str, type[TrainingTrace]]] = {}
+
     #: True when the pair counts after k merges are those of ``chunks`` with the first k
     #: merges applied to their bytes (plain training), so a page may carry them from one
     #: step to the next (``ui.step.model.PairCounter``); a variant asks ``pair_counts``.
     incremental: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Each variant's trace registers itself, so ``from_text`` finds it without importing the variants (which
+        import this module); ``tokenizer`` imports every variant (``bpe.methods``)."""
+        super().__init_subclass__(**kwargs)
+        TrainingTrace._by_method[cls.method] = cls
 
     @property
     def first_learned(self) -> int:
@@ -329,7 +339,11 @@ class TrainingTrace:
         check_tokenizer(tokenizer)
         method = training_method(tokenizer)
         if cls is TrainingTrace and method != "bpe":
-            return trace_class(method).from_text(tokenizer, text)
+            if method not in cls._by_method:
+                raise ValueError(
+                    f"this tokenizer says it was trained by {method!r}, which this BPE Lab does not know: update BPE Lab"
+                )
+            return cls._by_method[method].from_text(tokenizer, text)
         counts = count_chunks(text, tokenizer.pattern, tokenizer.special_tokens)
         chunks = [c.encode("utf-8") for c in counts]
         weights = list(counts.values())

@@ -162,9 +162,8 @@ def _recover_merges(name: str) -> float | ValueError:
 def _recovered(names: list[str], jobs: int) -> list[tuple[str, float | ValueError]]:
     """``(name, _recover_merges(name))`` for each of ``names``, in order, built ``jobs`` at a time.
 
-    Each build is pure Python on one core (0.3-2.2 s), and they are independent (each
-    writes only its own cache file), so set-up recovers them side by side in forked
-    processes: 10.3 s one after another on two cores, about 6 side by side.
+    Each build is pure Python on one core, and they are independent (each writes only
+    its own cache file), so set-up recovers them side by side in forked processes.
     """
     if jobs <= 1:
         return [(name, _recover_merges(name)) for name in names]

@@ -780,8 +780,7 @@ def _faster_for_re(alternative, ranges: list, atoms: list) -> list:
     Returns the alternatives that replace it, in order (one or two); may add classes to
     ``ranges`` and ``atoms``. Each rewrite gives the same matches on any text (the tests
     check them against ``regex``); together with the optional groups of ``_emit`` they cut
-    the instructions ``re`` spends splitting the benchmark corpus by about 16% for o200k
-    and 6% for cl100k (callgrind):
+    the instructions ``re`` spends splitting text (docs/performance.md):
 
     - a greedy optional class first, ``X?R``, becomes ``XR|R`` (the same tries in the same
       order): ``re`` skips an alternative that starts with a class after one look at the

@@ -132,8 +132,7 @@ def has_astral(text: str) -> bool:
     >>> has_astral("héllo 你好"), has_astral("hi 😄")
     (False, True)
     """
-    # its UTF-16 is two bytes a character unless it has one: a copy at memory speed,
-    # ten times quicker than scanning with a regex (60 ms for the 10 MB corpus)
+    # its UTF-16 is two bytes a character unless it has one: a copy at memory speed, far quicker than a regex scan
     return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
 
 

@@ -142,7 +142,7 @@ def get(key: str):
             raise ValueError(unavailable_message(key))
         if key in _LOADED:  # loaded in this process: at once, so no spinner (each one starts a timer thread)
             return official(key)
-        # shown only if it takes more than half a second: a model's first load (1-3 s), once per server
+        # shown only if it takes more than half a second: a model's first load, once per server
         with st.spinner(f"Loading {OFFICIAL[key]}: reading its file and building its tables, once per server…", show_time=True):
             tok = official(key)
         _LOADED.add(key)

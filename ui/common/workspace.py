@@ -1,8 +1,8 @@
 """Where the user's trained and uploaded tokenizers live, as the pages see them: the ``Store`` protocol.
 
 The pages only ask ``store()`` for this session's store and call the methods below.
-Which store that is, the server decides once at start-up (``use``): the ``classroom``
-package provides a folder (local mode, ``make run``), a database per browser (shared
+Which store that is, the start-up decides once (``use``): ``serve.py``'s, or app.py's
+own when it runs without serve.py (local mode). The ``classroom`` package provides a folder (local mode, ``make run``), a database per browser (shared
 mode, ``make serve``) and a store in memory (a browser without a cookie, a database
 that stopped answering). Nothing here knows which: ``ui`` never imports ``classroom``.
 
@@ -110,10 +110,15 @@ def use(provider: Callable[[], Store] | None) -> None:
     _provider = provider
 
 
+def chosen() -> bool:
+    """Whether a start-up has chosen the store already."""
+    return _provider is not None
+
+
 def store() -> Store:
     """This session's store."""
     if _provider is None:
-        raise RuntimeError("no workspace was chosen at start-up: start BPE Lab with `make run` (streamlit run serve.py)")
+        raise RuntimeError("no workspace was chosen at start-up: start BPE Lab with `streamlit run app.py` or `make run`")
     return _provider()
 
 

@@ -179,7 +179,7 @@ def show_token_tax(chosen: Chosen) -> None:
     )
     scripts = {OURS: languages.scripts, CODE: code.files}.get(source, lambda: None)()
 
-    def build():  # about 20 ms of pandas: kept for this session's last few choices, not redone at every rerun
+    def build():  # pandas work worth keeping for this session's last few choices, not redone at every rerun
         frame = token_tax.tax_frame(
             passages, [label for label, _ in counted], lambda i, lang: counted[i][1][lang], reference=reference, scripts=scripts
         )

@@ -193,8 +193,8 @@ def _sample_counts(tok, sample: str):
 def warm_up() -> None:
     """Load the models every student meets (OpenAI's three, which every page starts from, and those Compare opens
     with) and count the built-in samples under them now (kept for every session), so the first student to open
-    Compare on a fresh app process does not wait 2 s for Llama 3 and the counts. The other open models load on
-    first use (docs/models.md): warming every one would cost each app process 10 s and about 1 GB."""
+    Compare on a fresh app process does not wait for Llama 3 and the counts. The other open models load on
+    first use (docs/models.md), since warming every one would cost each app process far more time and memory."""
     for key in dict.fromkeys((*ESSENTIAL, *model.OFFICIAL_DEFAULT)):
         if not tk.available(key):
             continue

@@ -7,8 +7,8 @@ the large corpora are built from the ``.py`` files every Python installation has
 (their source, or only their docstrings, which are English prose). Plain Python,
 no Streamlit: the page caches ``text(key)`` itself.
 
-Collecting the docstrings parses dozens of files (about 0.4 CPU-s, at every app process's
-start), so the docstring corpus is kept in the data folder's cache
+Collecting the docstrings parses dozens of files at every app process's start
+(docs/performance.md), so the docstring corpus is kept in the data folder's cache
 (``tokenizer.models.disk_cache``) under a key of everything it depends on: this Python's
 version, the files read (their paths and bytes), the arguments and this module's source.
 """

@@ -12,10 +12,9 @@ are compared by name, ``special_overlap``): they are markers, not text.
   Llama 3 pieces): for each token, the number of tokens the other tokenizer needs for
   it on its own (``target_pieces``).
 
-Set operations on 200,000-token vocabularies take a fraction of a second;
-``split_under`` encodes every token, about 1-3 s for 200,000 tokens under an OpenAI
-encoding or Llama 3, longer under a tokenizer.json with several split stages (docs/performance.md,
-``bench/bench_overlap.py``). The page keeps both as ``ui.common.cache`` allows.
+Set operations on whole vocabularies are quick; ``split_under`` encodes every token,
+which takes seconds for a large vocabulary (docs/performance.md, ``bench/bench_overlap.py``).
+The page keeps both as ``ui.common.cache`` allows.
 """
 
 from __future__ import annotations

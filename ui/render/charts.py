@@ -3,9 +3,8 @@
 Each function takes a DataFrame built by a page's model and returns the spec; the
 page puts it on screen with ``st.vega_lite_chart(spec)``, which sends the data
 (``data.values``, a DataFrame) as Arrow. The specs are written as dicts, not with
-Altair: building and validating an Altair chart took 0.05-0.15 s each, several per
-page open, measured in the load test's scenario; building a dict takes well under a
-millisecond. The tests validate every spec against Vega-Lite's JSON schema
+Altair, because building and validating an Altair chart costs a page open far more
+than a dict (docs/performance.md). The tests validate every spec against Vega-Lite's JSON schema
 (``tests/ui/render/test_charts.py``). The movable cursor of the training curves is
 a Vega-Lite parameter that ``at_cursor`` sets without building the chart again.
 

@@ -147,8 +147,8 @@ class PairCounter:
     """The training text's pair counts after k merges, carried from one step to the next.
 
     ``TrainingTrace.pair_counts(tok, k)`` encodes every unique chunk of the training
-    text again with the first k merges: 0.2-0.7 s per step for the 250 kB docstrings
-    sample, measured in the load test's scenario. Going from step k to k+1 changes
+    text again with the first k merges, too slow to do at every step of a large
+    training text. Going from step k to k+1 changes
     only the chunks that hold the pair merge k+1 takes, so this keeps every chunk's
     ids, the counts, and which chunks hold each pair, and applies one merge at a time.
     ``top(n)`` after ``advance(k)`` equals ``trace.pair_counts(tok, k, top=n)``, order

@@ -69,9 +69,8 @@ def _official_model(name: str, static: str) -> dict:
 
 def warm_up() -> None:
     """Prepare OpenAI's three encodings for the browser now, at start-up: each one's split pattern as a JavaScript
-    RegExp (``web.browser_reason``: ``regex`` run over every code point per character class, 0.5 CPU-s for the three,
-    or 0.02 from the data folder's cache, ``ui.web.jsregex``) and its model file, so the class's first students on
-    each app process do not pay for them (the load test found them at 5% of a class's server CPU)."""
+    RegExp (``web.browser_reason``, which reads every code point's character classes) and its model file, so the
+    class's first students on each app process do not wait for them."""
     for key in ESSENTIAL:
         if tk.available(key) and web.browser_reason(tk.official(key)) is None:
             official_model(key)

@@ -389,9 +389,8 @@ def workspace_section() -> str | None:
     st.subheader("3 · Your tokenizers")
     st.caption(workspace.describe() + " Each one is also offered on the Tokenize, Compare, Step through and Vocabulary pages.")
     store = workspace.store()
-    # One slot, however many messages: what follows keeps its place on the page. When a message appeared above the
-    # uploader, the browser dropped the uploader and drew a new one, and a file picked or dropped on the old one
-    # while the run that put the message there was still arriving was silently lost (issue 19).
+    # One slot, however many messages, so the uploader below keeps its place: a message that moved it made the browser
+    # draw a new uploader and lose a file dropped on the old one.
     with st.container():
         for bad in store.damaged():
             c1, c2 = st.columns([5, 1], vertical_alignment="center")

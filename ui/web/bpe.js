@@ -1,16 +1,16 @@
-// The BPE encoder of BPE Lab's core (tokenizer/engine_py.py), in the browser: exact by construction.
+// The BPE encoder of BPE Lab's core (tokenizer/bpe/encoder.py), in the browser: the same ids, held equal by the parity tests.
 //
 // A tokenizer comes as a model file (ui/web/model.py writes it): its merges in rank order as
 // (left, right, new id), the ids of the 256 bytes, the whole tokens (tokens no merge builds, taken
 // only for a chunk equal to one), its special tokens and its split pattern as data for a RegExp
 // (ui/web/jsregex.py, pattern.js). Encoding is the core's rule, step for step:
 //
-//   1. lone surrogates become U+FFFD (tokenizer.bpe.clean_text); a model whose own package normalizes
+//   1. lone surrogates become U+FFFD (tokenizer.errors.clean_text); a model whose own package normalizes
 //      (Qwen: NFC) puts the text in that form as Python's unicodedata does (nfcAsPython);
 //   2. with special tokens recognised, the text is cut at each one (leftmost, longest first);
 //   3. each piece is split by the pattern (text it leaves unmatched stays a chunk of its own);
 //   4. a chunk equal to a whole token is that token; any other chunk starts as its UTF-8 bytes
-//      and merges the leftmost pair of lowest rank until no pair has a merge (engine_py.bpe_short,
+//      and merges the leftmost pair of lowest rank until no pair has a merge (encoder.bpe_short,
 //      bpe_heap: the same order, so the same ids, for every kind of tokenizer: OpenAI's, the open
 //      models' whose merges build on later ones, and the user's own).
 //
@@ -26,7 +26,7 @@ const NORMAL_FORMS = [null, "NFC"];
 const NO_RANK = 0x7fffffff;
 // chunks shorter than this are merged by rescanning (fast for words); longer ones with a heap
 const SHORT_CHUNK = 48;
-// the chunk cache forgets everything past this many chunks (engine_py.ChunkCache's policy)
+// the chunk cache forgets everything past this many chunks (tokenizer/bpe/encoder.py ChunkCache's policy)
 const CACHE_LIMIT = 200_000;
 
 const utf8 = new TextEncoder();

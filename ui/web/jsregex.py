@@ -33,9 +33,8 @@ points), plus ``"negate"``, ``"props"`` and ``"rest"`` (the code points of its
 other items) when it is a class of properties. ``js_source`` writes the explicit
 RegExp from a spec, as ``pattern.js`` does without native properties.
 
-Finding the code points runs ``regex`` over all of Unicode per class (0.1-0.2 CPU-s per
-built-in pattern, and every app process needs OpenAI's three at start-up), so a built-in
-pattern's spec is kept in the data folder's cache (``tokenizer.models.disk_cache``,
+Finding the code points runs ``regex`` over all of Unicode per class, and every app process
+needs OpenAI's three at start-up (docs/performance.md), so a built-in pattern's spec is kept in the data folder's cache (``tokenizer.models.disk_cache``,
 ``jsregex-<name>.json``) under a key of everything it depends on: the pattern, ``regex``'s
 release and compiled extension (its Unicode tables), ``unicodedata.unidata_version``, the
 Python version and the source of this module and of ``pattern_syntax``. A user's pattern is

