@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 import time
 import zlib
@@ -218,6 +219,9 @@ class Database:
 
     def __init__(self, url: str):
         self.url = url
+        # the SQLite file this process opened (device, inode), once the schema is in it: ``_same_file`` compares
+        self._file: tuple[int, int] | None = None
+        self._gone_said = False
         scheme = urlsplit(url).scheme.split("+")[0]
         if scheme == "sqlite":
             self.kind = "sqlite"
@@ -255,6 +259,8 @@ class Database:
             version = conn.execute(sa.text("SELECT version FROM bpe_lab_schema")).scalar()
             if version is None:
                 conn.execute(sa.text("INSERT INTO bpe_lab_schema (version) VALUES (:v)"), {"v": SCHEMA_VERSION})
+        if self.kind == "sqlite":
+            self._file = self._file_id()
         if version is not None and not isinstance(version, int):  # another table's page where the schema's should be
             raise DatabaseUnavailable(SQLITE_PROBLEMS[0][1].format(path=self.path, why=f"schema version {version!r}"))
         if version is not None and version > SCHEMA_VERSION:
@@ -311,14 +317,43 @@ class Database:
                 )
             conn.execute(sa.text("UPDATE bpe_lab_schema SET version = version"))  # a page written: read-only, full disk
 
+    def _file_id(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _same_file(self) -> None:
+        """``DatabaseUnavailable`` when the SQLite file at ``path`` is no longer the one this process opened.
+
+        Removed (``rm data/workspaces.sqlite3*``) or replaced while the server runs, the old file lives on for the
+        connections that hold it open, and whatever they write is lost when the process ends: better say it cannot
+        be saved (the page keeps the work in the session) than report a save into a file nobody will read again.
+        """
+        if self._file is None or self._file_id() == self._file:
+            return
+        problem = (
+            f"the database file {self.path} was removed or replaced while BPE Lab was running, so nothing more can be "
+            "saved in it: restart BPE Lab to open the file at that path again (a new, empty one if it is gone)"
+        )
+        if not self._gone_said:  # the teacher reads the server's log; the students see the page's notice
+            self._gone_said = True
+            print(f"BPE Lab: {problem}", file=sys.stderr, flush=True)
+        raise DatabaseUnavailable(problem)
+
     @contextmanager
     def _connection(self, write: bool) -> Iterator[sa.Connection]:
-        """A pooled connection in a transaction (committed when the block ends, rolled back on an exception)."""
+        """A pooled connection in a transaction (committed when the block ends, rolled back on an exception); the file
+        checked before (nothing read from a removed file) and after a write (a write into one is no save)."""
+        self._same_file()
         with self.engine.connect() as conn:
             if write:
                 conn.execution_options(bpe_lab_write=True)
             with conn.begin():
                 yield conn
+        if write:
+            self._same_file()
 
     def query(self, sql: str, **params) -> list[tuple]:
         with self._errors(), self._connection(write=False) as conn:

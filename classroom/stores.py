@@ -141,6 +141,10 @@ class BaseStore:
     def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
         """Always room (a folder, a session); the database store has limits."""
 
+    def unsaved(self, key: str) -> str | None:
+        """Every add saves, or raises (a store that can fail to save and keeps the work meanwhile says why)."""
+        return None
+
     def notices(self) -> list[Notice]:
         return []
 

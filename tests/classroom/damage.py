@@ -96,3 +96,7 @@ def fill(disk: Path) -> None:
 
 def read_only(disk: Path) -> None:
     _mount("-o", "remount,ro", str(disk))
+
+
+def read_write(disk: Path) -> None:
+    _mount("-o", "remount,rw", str(disk))

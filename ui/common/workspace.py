@@ -1,16 +1,14 @@
 """Where the user's trained and uploaded tokenizers live, as the pages see them: the ``Store`` protocol.
 
-The pages only ask ``store()`` for this session's store and call the methods below.
-Which store that is, the server decides once at start-up (``use``): the ``classroom``
-package provides a folder (local mode, ``make run``), a database per browser (shared
-mode, ``make serve``) and a store in memory (a browser without a cookie, a database
+The pages only ask ``store()`` for this session's store and call the methods below. Which store that is, the
+server decides once at start-up (``use``): the ``classroom`` package provides a folder (local mode, ``make run``),
+a database per browser (shared mode, ``make serve``) and a store in memory (a browser without a cookie, a database
 that stopped answering). Nothing here knows which: ``ui`` never imports ``classroom``.
 
-A store's failure modes are part of the protocol: a ValueError with the message for the
-page (a missing key, a full workspace, a database that cannot be read), ``damaged()``
-for saved tokenizers that cannot be read, and ``notices()`` for what the page must say
-first (no cookie, an expired workspace, saved tokenizers out of reach).
-
+A store's failure modes are part of the protocol: a ValueError with the message for the page (a missing key, a
+full workspace, a database that cannot be read), ``damaged()`` for saved tokenizers that cannot be read,
+``unsaved(key)`` for one kept in the session because saving it failed (never reported as saved), and
+``notices()`` for what the page must say first (no cookie, an expired workspace, saved tokenizers out of reach).
 Plain Python but for ``notices``, which remembers in the session what it said once.
 """
 
@@ -72,6 +70,8 @@ class Store(Protocol):
 
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
         """Keep ``tok`` itself (and its training text); return its new key."""
+
+    def unsaved(self, key: str) -> str | None: ...  # why ``key`` is kept in this session only (saving it failed), or None
 
     def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
         """A ValueError saying what to delete when ``adding`` tokenizers of ``extra_bytes`` would not fit."""
