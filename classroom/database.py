@@ -14,6 +14,8 @@ Schema (``SCHEMA``, SQLAlchemy Core tables: the same in both, created at start-u
                 every change makes a new one, so caches know) · bytes (what the
                 limit counts: the JSON plus the training text, uncompressed) ·
                 doc (BPE Lab JSON, zlib) · corpus (UTF-8 training text, zlib, or NULL)
+    browser_files  owner + key + name PK · bytes: the model files the browser was sent for
+                a tokenizer (``ui.web.payload``), counted in the limit and removed with it
 
 Limits per browser (``Limits``, from the environment): how many tokenizers and how
 many megabytes; ``add`` checks both inside one transaction (two tabs adding at
@@ -53,6 +55,7 @@ from sqlalchemy import exc
 from tokenizer import Tokenizer, formats
 from tokenizer.models.fetch import data_dir
 from ui.common.workspace import Damaged, Entry, Notice
+from ui.web import payload
 
 from . import settings
 from .stores import BaseStore, new_key
@@ -90,6 +93,15 @@ sa.Table(
     sa.Column("bytes", sa.BigInteger, nullable=False),
     sa.Column("doc", sa.LargeBinary, nullable=False),
     sa.Column("corpus", sa.LargeBinary),
+)
+sa.Table(
+    "browser_files",
+    SCHEMA,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("bytes", sa.BigInteger, nullable=False),
+    sa.Index("browser_files_name", "name"),
 )
 
 
@@ -386,13 +398,24 @@ class Database:
         def go(run):
             owners = [r[0] for r in run("SELECT owner FROM workspaces WHERE last_seen < :cutoff AND expired = 0", cutoff=cutoff)]
             for owner in owners:
+                names.update(r[0] for r in run("SELECT name FROM browser_files WHERE owner = :owner", owner=owner))
+                run("DELETE FROM browser_files WHERE owner = :owner", owner=owner)
                 run("DELETE FROM tokenizers WHERE owner = :owner", owner=owner)
                 run("UPDATE workspaces SET expired = :now WHERE owner = :owner", now=now, owner=owner)
             # the note that a workspace expired is kept for another period after expiring, then forgotten
             run("DELETE FROM workspaces WHERE expired > 0 AND expired < :cutoff", cutoff=cutoff)
             return len(owners)
 
-        return self.transaction(go)
+        names: set[str] = set()
+        gone = self.transaction(go)
+        self.remove_unused_files(names)
+        return gone
+
+    def remove_unused_files(self, names) -> None:
+        """Remove the browser model files ``names`` that no tokenizer of anyone's refers to any more."""
+        for name in names:
+            if not self.query("SELECT 1 FROM browser_files WHERE name = :name", name=name):
+                payload.remove_user_model(name)
 
 
 _PURGE_EVERY = 600.0
@@ -408,6 +431,14 @@ def maybe_purge(db: Database, limits: Limits, now: float | None = None) -> None:
             return
         _last_purge[db.url] = now
     db.purge_expired(limits.ttl_days, now)
+
+
+#: What one browser keeps: its tokenizers, their bytes, and the bytes of their browser model files.
+USAGE = (
+    "SELECT (SELECT COUNT(*) FROM tokenizers WHERE owner = :owner), "
+    "(SELECT COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner), "
+    "(SELECT COALESCE(SUM(bytes), 0) FROM browser_files WHERE owner = :owner)"
+)
 
 
 def _mb(n: int) -> str:
@@ -477,9 +508,9 @@ class DatabaseStore(BaseStore):
         return bool(rows and rows[0][0])
 
     def usage(self) -> tuple[int, int]:
-        """``(tokenizers, bytes)`` this browser keeps."""
-        rows = self.db.query("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner", owner=self.owner)
-        return int(rows[0][0]), int(rows[0][1])
+        """``(tokenizers, bytes)`` this browser keeps (the bytes of their browser model files too)."""
+        rows = self.db.query(USAGE, owner=self.owner)
+        return int(rows[0][0]), int(rows[0][1]) + int(rows[0][2])
 
     def _version(self, key: str) -> int:
         rows = self.db.query("SELECT version FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
@@ -547,10 +578,19 @@ class DatabaseStore(BaseStore):
                 f"{lim.max_tokenizers}. Delete one on the Train page (download it first to keep a copy), then try again."
             )
         if used + extra > lim.max_bytes:
+            head = (
+                f"Your workspace is full: your tokenizers, their training texts and their copies for your browser take "
+                f"{_mb(used)}, and {'this one' if adding else 'its copy for your browser'} needs {_mb(extra)} more; "
+                f"this server keeps at most {_mb(lim.max_bytes)} per browser"
+            )
+            if adding:
+                raise LimitReached(
+                    f"{head}. Delete a tokenizer on the Train page (download it first to keep a copy), or train on a "
+                    "shorter text."
+                )
             raise LimitReached(
-                f"Your workspace is full: your tokenizers and their training texts take {_mb(used)}, and this one needs "
-                f"{_mb(extra)} more; this server keeps at most {_mb(lim.max_bytes)} per browser. Delete a tokenizer on the "
-                "Train page (download it first to keep a copy), or train on a shorter text."
+                f"{head}, so the server tokenizes its text instead. Delete a tokenizer on the Train page (download it "
+                "first to keep a copy) to make room."
             )
 
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
@@ -585,10 +625,8 @@ class DatabaseStore(BaseStore):
             )
             if self.db.kind == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the writer lock
                 run("SELECT owner FROM workspaces WHERE owner = :owner FOR UPDATE", owner=self.owner)
-            count, used = run("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner", owner=self.owner)[
-                0
-            ]
-            self._check(int(count), int(used), size, 1)
+            count, used, files = run(USAGE, owner=self.owner)[0]
+            self._check(int(count), int(used) + int(files), size, 1)
             run("UPDATE workspaces SET last_seen = :now, expired = 0 WHERE owner = :owner", now=now, owner=self.owner)
             run(
                 f"INSERT INTO tokenizers ({', '.join(row)}) VALUES ({', '.join(':' + c for c in row)})",
@@ -627,8 +665,41 @@ class DatabaseStore(BaseStore):
         self._parsed[key] = (version, tok)
         self._corpora.pop(key, None)
 
+    def attach(self, key: str, name: str, size: int) -> None:
+        """Count the browser model file ``name`` in this browser's limit (``LimitReached`` when it does not fit)."""
+
+        def go(run):
+            if run(
+                "SELECT 1 FROM browser_files WHERE owner = :owner AND key = :key AND name = :name",
+                owner=self.owner,
+                key=key,
+                name=name,
+            ):
+                return
+            if not run("SELECT 1 FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key):
+                raise ValueError(f"there is no tokenizer {key!r} in your workspace (it may have been deleted in another tab)")
+            count, used, files = run(USAGE, owner=self.owner)[0]
+            self._check(int(count), int(used) + int(files), size, 0)
+            run(
+                "INSERT INTO browser_files (owner, key, name, bytes) VALUES (:owner, :key, :name, :bytes)",
+                owner=self.owner,
+                key=key,
+                name=name,
+                bytes=size,
+            )
+
+        self.db.transaction(go)
+
     def delete(self, key: str) -> None:
-        self.db.execute("DELETE FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+        def go(run):
+            names = [
+                r[0] for r in run("SELECT name FROM browser_files WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+            ]
+            run("DELETE FROM browser_files WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+            run("DELETE FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+            return names
+
+        self.db.remove_unused_files(self.db.transaction(go))
         self._parsed.pop(key, None)
         self._corpora.pop(key, None)
         self._traces.pop(key, None)

@@ -247,6 +247,12 @@ class SharedStore(BaseStore):
         """Why ``key`` is kept in this session only (its save failed), or None when it is in the database."""
         return self._unsaved.get(key) if key in self.session else None
 
+    def attach(self, key: str, name: str, size: int) -> None:
+        self._changed()  # the sidebar's count follows
+        if key in self.session:
+            return self.session.attach(key, name, size)
+        return self._db(lambda s: s.attach(key, name, size), lambda: None)  # a file not counted: prune removes it in time
+
     def rename(self, key: str, name: str) -> None:
         self._changed()
         if key in self.session:

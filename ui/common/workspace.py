@@ -54,16 +54,14 @@ class Notice:
 class Store(Protocol):
     """Tokenizers by key. Every method may raise a ValueError whose message the page shows as it is."""
 
-    def entries(self) -> list[Entry]:
-        """Every readable tokenizer, oldest first."""
+    def entries(self) -> list[Entry]: ...  # every readable tokenizer, oldest first
 
     def damaged(self) -> list[Damaged]:
         """Saved tokenizers that cannot be read (a Delete button each on the Train page)."""
 
     def get(self, key: str) -> Tokenizer: ...
 
-    def corpus(self, key: str) -> str | None:
-        """The text it was trained on, as kept, or None."""
+    def corpus(self, key: str) -> str | None: ...  # the text it was trained on, as kept, or None
 
     def training_trace(self, key: str) -> TrainingTrace | None:
         """What training saw (for Step through), rebuilt from the kept text when needed; None without one."""
@@ -75,6 +73,8 @@ class Store(Protocol):
 
     def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
         """A ValueError saying what to delete when ``adding`` tokenizers of ``extra_bytes`` would not fit."""
+
+    def attach(self, key: str, name: str, size: int) -> None: ...  # a browser model file of ``key``: counted, deleted with it
 
     def import_bytes(self, data: bytes, file_name: str, *, pattern: str | None = "gpt4") -> str:
         """Keep an uploaded tokenizer file (``pattern`` for tiktoken files, which carry none); return its key."""

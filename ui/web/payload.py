@@ -15,15 +15,19 @@ a keyed hash (HMAC-SHA256 with a random key that each server process keeps in me
 ``new_key``), so its address cannot be guessed, not even by someone who has the same
 merges: only the session that shows it learns it. (Behind ``make serve`` each app
 process names the file its own way; a restart renames it, and the browser fetches the
-small file once more.) Files stay in the static folder after a tokenizer is
-deleted (``prune`` removes user files nobody asked for in ``USER_DAYS`` days).
+small file once more.) The name is keyed by the tokenizer's workspace key too
+(``salt``), so no two tokenizers share a file: the workspace counts each file in its
+owner's limits and removes it with the tokenizer (``remove_user_model``); ``prune``
+removes the ones nobody asked for in ``USER_DAYS`` days (a store that lost track).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import time
 import unicodedata
@@ -46,13 +50,31 @@ def new_key() -> bytes:
     return secrets.token_bytes(32)
 
 
-def publish_user_model(data: bytes, key: bytes, static: Path | None = None) -> str:
-    """Put a user's model file in the static folder under a keyed name; its URL path (relative to the page)."""
-    name = hmac.new(key, data, hashlib.sha256).hexdigest()[:32] + ".bin"
+def user_model_name(data: bytes, key: bytes, salt: str = "") -> str:
+    """The file name of a user's model file: keyed (``key``), and one per tokenizer (``salt``, its workspace key)."""
+    return hmac.new(key, salt.encode("utf-8") + b"\0" + data, hashlib.sha256).hexdigest()[:32] + ".bin"
+
+
+def publish_user_model(data: bytes, key: bytes, static: Path | None = None, *, salt: str = "") -> str:
+    """Put a user's model file in the static folder under a keyed name; its URL path (relative to the page).
+
+    OSError when the folder cannot be written (a full or read-only disk): the page tokenizes on the server then."""
+    name = user_model_name(data, key, salt)
     path = (static or model.static_dir()) / model.FOLDER / "user" / name
     model.write_once(path, data)
     os.utime(path)  # last asked for now: prune keeps it
     return model.URL + "user/" + name
+
+
+_USER_FILE = re.compile(r"[0-9a-f]{32}\.bin")
+
+
+def remove_user_model(name: str, static: Path | None = None) -> None:
+    """Remove the user model file ``name`` (as ``user_model_name`` makes them; anything else is left alone)."""
+    if not _USER_FILE.fullmatch(name):
+        return
+    with contextlib.suppress(OSError):  # gone already, or a read-only folder: prune tries again later
+        ((static or model.static_dir()) / model.FOLDER / "user" / name).unlink(missing_ok=True)
 
 
 def prune(static: Path | None = None, days: float = USER_DAYS) -> int:
