@@ -133,3 +133,15 @@ def test_only_model_file_names_are_removed(static):
     (static / "keep.bin").write_bytes(b"x")
     payload.remove_user_model("keep.bin")
     assert (static / "keep.bin").exists()
+
+
+def test_every_process_names_a_tokenizers_file_alike(tmp_path):
+    """One key for the server (a file in the data folder): a restart or another app process names the same file,
+    so the workspace counts it once; a folder that cannot be written still gives a key (of that process)."""
+    path = tmp_path / "data" / "user-models.key"
+    first = payload.server_key(path)
+    assert len(first) == 32 and payload.server_key(path) == first and path.stat().st_mode & 0o077 == 0
+    assert [p.name for p in path.parent.iterdir()] == ["user-models.key"]  # no temporary file left
+    (tmp_path / "file").write_text("x")
+    cannot = tmp_path / "file" / "user-models.key"
+    assert len(payload.server_key(cannot)) == 32 and payload.server_key(cannot) != payload.server_key(cannot)

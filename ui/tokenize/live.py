@@ -27,6 +27,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from tokenizer.models.fetch import data_dir
 from tokenizer.models.provision import ESSENTIAL
 from ui.common import cache, errors, presenter, state, user_text, workspace
 from ui.common import tokenizers as tk
@@ -87,9 +88,9 @@ def warm_up() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _user_key() -> bytes:
-    """The key that names user model files: this process's, in memory (``payload.new_key``)."""
+    """The key that names user model files: the server's, in the data folder (``payload.server_key``)."""
     payload.prune()
-    return payload.new_key()
+    return payload.server_key(data_dir() / "user-models.key")
 
 
 #: Seconds before a model file that could not be written (or did not fit) is tried again.
