@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -351,8 +352,34 @@ class Database:
         )
         if not self._gone_said:  # the teacher reads the server's log; the students see the page's notice
             self._gone_said = True
-            print(f"BPE Lab: {problem}", file=sys.stderr, flush=True)
+            rescued = self._rescue()
+            kept = (
+                f"; what it held is copied to {rescued}: stop BPE Lab and move that copy to {self.path} to keep it"
+                if rescued
+                else ""
+            )
+            print(f"BPE Lab: {problem}{kept}", file=sys.stderr, flush=True)
         raise DatabaseUnavailable(problem)
+
+    def _rescue(self) -> str | None:
+        """Copy the removed file, through a pooled connection that still holds it open, next to the path; where to.
+
+        Only with an idle connection in the pool: a new one would open (and make) a file at the path. None when
+        the copy cannot be made (the folder gone too, a full disk)."""
+        if self.engine.pool.checkedin() == 0:
+            return None
+        target = f"{self.path}.rescued-{os.getpid()}"
+        try:
+            with self.engine.connect() as conn:
+                copy = sqlite3.connect(target)
+                try:
+                    conn.connection.dbapi_connection.backup(copy)
+                finally:
+                    copy.close()
+        except (OSError, sqlite3.Error, exc.SQLAlchemyError):
+            Path(target).unlink(missing_ok=True)
+            return None
+        return target
 
     @contextmanager
     def _connection(self, write: bool) -> Iterator[sa.Connection]:

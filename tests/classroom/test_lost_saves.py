@@ -99,6 +99,24 @@ def test_a_database_file_removed_or_replaced_while_running_is_noticed(way, tmp_p
     db.close()
 
 
+def test_what_a_removed_file_held_is_copied_for_the_teacher(tmp_path, capsys):
+    """The process still holds the removed file open: it copies it next to the path and says where, once."""
+    path = tmp_path / "ws.sqlite3"
+    make(path, n=2)
+    db = Database(f"sqlite:///{path}")
+    store = SharedStore(lambda: db, OWNER)
+    store.add(train(corpus(7, 300), 260, name="after start"))  # in the WAL, not yet in the main file
+    remove(path)
+    store.add(train(corpus(9, 300), 260, name="meanwhile"))
+    store.add(train(corpus(8, 300), 260, name="and more"))
+    [line] = capsys.readouterr().err.strip().splitlines()
+    rescued = path.with_name(f"ws.sqlite3.rescued-{os.getpid()}")
+    assert line.startswith("BPE Lab: the database file") and f"copied to {rescued}" in line, line
+    db.close()
+    os.replace(rescued, path)  # what the line says to do, with BPE Lab stopped
+    assert saved_names(path) == ["tok0", "tok1", "after start"]
+
+
 def test_a_file_removed_during_a_write_is_no_save(tmp_path):
     """The file goes between the check before a transaction and its commit: the write went to a dead file."""
     path = tmp_path / "ws.sqlite3"
