@@ -48,3 +48,18 @@ def test_train_says_the_save_failed_and_keeps_the_tokenizer(how, disk, monkeypat
     assert any("cannot be saved right now" in e for e in texts(at.error)), (texts(at.error), texts(at.warning))
     key = at.session_state["train.selected"]
     assert at.session_state[state.TOKENIZER] == f"user:{key}"  # the other pages offer it first
+
+
+def test_an_upload_whose_save_failed_says_so(disk, monkeypatch):
+    from tokenizer import formats, train
+
+    as_browser(monkeypatch, ALICE)
+    at = page("train")
+    fill(disk)
+    data = formats.dumps(train("aaabdaaabac " * 20, 262, name="up")).encode()
+    at.file_uploader(key="train.tokenizer_file").upload("up.json", data, "application/json").run()
+    assert not at.exception
+    [error] = [e for e in texts(at.error) if "Uploaded up.json" in e]
+    assert "not saved" in error and "is full" in error
+    assert not any("Uploaded up.json" in s for s in texts(at.success))
+    assert any("up" in o for o in at.selectbox(key="train.selected").options)
