@@ -147,7 +147,7 @@ def how(choice: tk.Choice, tok) -> tuple[str, dict | None, str | None]:
     if choice.browser_model:
         try:
             info = official_model(choice.key)
-        except OSError as e:  # written at start-up, so only when someone removed it since and the disk is full
+        except OSError as e:  # a full or read-only static folder (OpenAI's three were written at start-up)
             info = {"error": f"the server could not write its copy for your browser ({e.strerror or e})"}
     else:
         info = user_model(tok, choice.key.removeprefix(tk.USER) if choice.key.startswith(tk.USER) else "")
