@@ -225,6 +225,30 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("bpe_lab_write") else "BEGIN")
 
 
+def file_id(path: str) -> tuple[int, int] | None:
+    """The file at ``path`` as (device, inode), or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file a ``sqlite:///`` URL names, resolved as ``Database`` opens it; None for any other URL."""
+    if urlsplit(url).scheme.split("+")[0] != "sqlite" or ":///" not in url or not url.split(":///", 1)[1]:
+        return None
+    return str(Path(url.split(":///", 1)[1]).resolve())
+
+
+def removed(path: str) -> str:
+    """What the page and the log say when the SQLite file at ``path`` is not the one this process opened."""
+    return (
+        f"the database file {path} was removed or replaced while BPE Lab was running, so nothing more can be "
+        "saved in it: restart BPE Lab to open the file at that path again (a new, empty one if it is gone)"
+    )
+
+
 class Database:
     """One database URL (``sqlite:///path`` or ``postgresql://…``): SQLAlchemy's engine and what went wrong, in words."""
 
@@ -331,11 +355,7 @@ class Database:
             conn.execute(sa.text("UPDATE bpe_lab_schema SET version = version"))  # a page written: read-only, full disk
 
     def _file_id(self) -> tuple[int, int] | None:
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return st.st_dev, st.st_ino
+        return file_id(self.path)
 
     def _same_file(self) -> None:
         """``DatabaseUnavailable`` when the SQLite file at ``path`` is no longer the one this process opened.
@@ -346,10 +366,7 @@ class Database:
         """
         if self._file is None or self._file_id() == self._file:
             return
-        problem = (
-            f"the database file {self.path} was removed or replaced while BPE Lab was running, so nothing more can be "
-            "saved in it: restart BPE Lab to open the file at that path again (a new, empty one if it is gone)"
-        )
+        problem = removed(self.path)
         if not self._gone_said:  # the teacher reads the server's log; the students see the page's notice
             self._gone_said = True
             rescued = self._rescue()

@@ -90,11 +90,18 @@ class SharedMode:
         self.url = url
         self._db: database.Database | None = None
         self._lock = threading.Lock()
+        # the SQLite file start-up checked (``classroom.asgi.check_database``): opened later, it must still be that one
+        path = database.sqlite_path(url)
+        self._file = database.file_id(path) if path else None
 
     def database(self) -> database.Database:
-        """The process's connection pool, opened on first use (``DatabaseUnavailable`` when it cannot be)."""
+        """The process's connection pool, opened on first use (``DatabaseUnavailable`` when it cannot be, or when the
+        SQLite file start-up found was removed or replaced since: opening would make a new, empty one unnoticed)."""
         with self._lock:
             if self._db is None:
+                path = database.sqlite_path(self.url)
+                if self._file is not None and database.file_id(path) != self._file:
+                    raise database.DatabaseUnavailable(database.removed(path))
                 self._db = database.Database(self.url)
             return self._db
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from classroom import database
+from classroom import database, workspaces
 from classroom.database import Database, DatabaseStore, DatabaseUnavailable
 from classroom.workspaces import RETRY_AFTER, SharedStore
 from tokenizer import train
@@ -186,3 +186,25 @@ def test_work_made_while_the_disk_was_read_only_stays_marked_unsaved_once_it_is_
         assert store.unsaved(later) is None and "later" in saved_names(path)
         assert "meanwhile" not in saved_names(path)
         db.close()
+
+
+def test_a_process_that_opens_the_database_late_never_makes_an_empty_one(tmp_path):
+    """Start-up checked the file; the first session of this process comes after it was removed: no new, empty file
+    (whose empty workspaces students would take for their own), the page says why, the work stays in the session."""
+    path = tmp_path / "ws.sqlite3"
+    make(path, n=1)
+    mode = workspaces.SharedMode(f"sqlite:///{path}")  # what configure makes, after asgi.check_database
+    remove(path)
+    store = SharedStore(mode.database, OWNER)
+    key = store.add(train(corpus(9, 300), 260, name="meanwhile"))
+    assert "was removed or replaced" in store.unsaved(key)
+    assert not path.exists() and [e.name for e in store.entries()] == ["meanwhile"]
+    mode.close()
+
+
+def test_a_process_that_opens_a_database_start_up_made_opens_it(tmp_path):
+    path = tmp_path / "ws.sqlite3"
+    make(path, n=1)
+    mode = workspaces.SharedMode(f"sqlite:///{path}")
+    assert [e.name for e in DatabaseStore(mode.database(), OWNER).entries()] == ["tok0"]
+    mode.close()
