@@ -63,3 +63,19 @@ def test_an_upload_whose_save_failed_says_so(disk, monkeypatch):
     assert "not saved" in error and "is full" in error
     assert not any("Uploaded up.json" in s for s in texts(at.success))
     assert any("up" in o for o in at.selectbox(key="train.selected").options)
+
+
+def test_local_mode_on_a_full_disk_says_the_save_failed(tmp_path, monkeypatch):
+    """``make run``'s workspace folder on a disk that fills up: the same message, the training kept."""
+    with small_disk(tmp_path / "ws", "1m") as ws:
+        monkeypatch.setenv("BPE_LAB_WORKSPACE", str(ws))
+        workspaces.configure(shared=False)
+        at = train_tiny(page("train"), "first")
+        assert any("Trained **first**" in s and "with saving" in s for s in texts(at.success))
+        fill(ws)
+        at = train_tiny(at, "second")
+        assert not at.exception and not any("with saving" in s for s in texts(at.success))
+        [warning] = [w for w in texts(at.warning) if "Trained **second**" in w]
+        assert "not saved" in warning and "No space left on device" in warning
+        assert any("second" in o for o in at.selectbox(key="train.selected").options)
+        workspaces.unconfigure()
