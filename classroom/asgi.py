@@ -10,14 +10,16 @@ this passes everything through.
 
 ``start()`` is the start-up: it reads every setting (``classroom.settings``) and chooses
 the stores and the training runner (``classroom.workspaces.configure``). In shared mode
-the database is opened and checked before the server starts. A bad setting or a database
-that cannot be used is one line on stderr and exit status 2, never a traceback. In both
+the database is opened and checked before the server starts. A bad setting, a database
+that cannot be used, or a static or data folder it cannot write (full, read-only) is one
+line on stderr and exit status 2, never a traceback. In both
 modes the official encodings are loaded before it answers, so no student waits for them,
 and the first visit after ``make run`` does not wait on "Loading the official encodings".
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -58,6 +60,24 @@ def check_database() -> str:
     except ValueError as e:  # DatabaseUnavailable
         fail(e)
     return database.describe_url(url)
+
+
+def check_static() -> None:
+    """Write the browser modules to the static folder and a probe file next to them (a full or read-only disk: ``fail``).
+
+    Every page's live view loads those modules, and each user tokenizer on the Tokenize page becomes a file there;
+    a folder that cannot take them is said once, now, rather than as a traceback in a student's page."""
+    from ui.web import model as web
+
+    folder = web.static_dir() / web.FOLDER
+    try:
+        web.publish_assets()
+        web.write_once(folder / f".probe-{os.getpid()}", b"BPE Lab can write here\n").unlink()
+    except OSError as e:
+        fail(
+            f"cannot write the static folder {folder} ({e.strerror or e}): free some space on its disk, or let this user "
+            "write it (BPE Lab puts the browser's copies of the tokenizers there)"
+        )
 
 
 def warm_up(shared: bool = True) -> None:
@@ -129,8 +149,12 @@ def start() -> list:
     shared = check_settings()
     if shared:
         check_database()
-    workspaces.configure(shared)
-    warm_up(shared)
+    check_static()
+    try:
+        workspaces.configure(shared)  # local mode makes the workspace folder
+        warm_up(shared)
+    except OSError as e:  # a folder of the data or static files filled up or turned read-only just now
+        fail(f"cannot write {e.filename or 'a file'} ({e.strerror or e}): free some space on its disk, or let this user write it")
     trim_memory_every()  # in every mode: Streamlit's collection after every rerun is off (.streamlit/config.toml)
     return [Middleware(identity.BrowserKeyMiddleware, enabled=shared)]
 

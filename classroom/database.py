@@ -14,6 +14,8 @@ Schema (``SCHEMA``, SQLAlchemy Core tables: the same in both, created at start-u
                 every change makes a new one, so caches know) · bytes (what the
                 limit counts: the JSON plus the training text, uncompressed) ·
                 doc (BPE Lab JSON, zlib) · corpus (UTF-8 training text, zlib, or NULL)
+    browser_files  owner + key + name PK · bytes: the model files the browser was sent for
+                a tokenizer (``ui.web.payload``), counted in the limit and removed with it
 
 Limits per browser (``Limits``, from the environment): how many tokenizers and how
 many megabytes; ``add`` checks both inside one transaction (two tabs adding at
@@ -36,6 +38,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
+import sys
 import threading
 import time
 import zlib
@@ -52,6 +56,7 @@ from sqlalchemy import exc
 from tokenizer import Tokenizer, formats
 from tokenizer.models.fetch import data_dir
 from ui.common.workspace import Damaged, Entry, Notice
+from ui.web import payload
 
 from . import settings
 from .stores import BaseStore, new_key
@@ -89,6 +94,15 @@ sa.Table(
     sa.Column("bytes", sa.BigInteger, nullable=False),
     sa.Column("doc", sa.LargeBinary, nullable=False),
     sa.Column("corpus", sa.LargeBinary),
+)
+sa.Table(
+    "browser_files",
+    SCHEMA,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("bytes", sa.BigInteger, nullable=False),
+    sa.Index("browser_files_name", "name"),
 )
 
 
@@ -211,6 +225,30 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("bpe_lab_write") else "BEGIN")
 
 
+def file_id(path: str) -> tuple[int, int] | None:
+    """The file at ``path`` as (device, inode), or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file a ``sqlite:///`` URL names, resolved as ``Database`` opens it; None for any other URL."""
+    if urlsplit(url).scheme.split("+")[0] != "sqlite" or ":///" not in url or not url.split(":///", 1)[1]:
+        return None
+    return str(Path(url.split(":///", 1)[1]).resolve())
+
+
+def removed(path: str) -> str:
+    """What the page and the log say when the SQLite file at ``path`` is not the one this process opened."""
+    return (
+        f"the database file {path} was removed or replaced while BPE Lab was running, so nothing more can be "
+        "saved in it: restart BPE Lab to open the file at that path again (a new, empty one if it is gone)"
+    )
+
+
 class Database:
     """One database URL (``sqlite:///path`` or ``postgresql://…``): SQLAlchemy's engine and what went wrong, in words."""
 
@@ -218,6 +256,9 @@ class Database:
 
     def __init__(self, url: str):
         self.url = url
+        # the SQLite file this process opened (device, inode), once the schema is in it: ``_same_file`` compares
+        self._file: tuple[int, int] | None = None
+        self._gone_said = False
         scheme = urlsplit(url).scheme.split("+")[0]
         if scheme == "sqlite":
             self.kind = "sqlite"
@@ -255,6 +296,8 @@ class Database:
             version = conn.execute(sa.text("SELECT version FROM bpe_lab_schema")).scalar()
             if version is None:
                 conn.execute(sa.text("INSERT INTO bpe_lab_schema (version) VALUES (:v)"), {"v": SCHEMA_VERSION})
+        if self.kind == "sqlite":
+            self._file = self._file_id()
         if version is not None and not isinstance(version, int):  # another table's page where the schema's should be
             raise DatabaseUnavailable(SQLITE_PROBLEMS[0][1].format(path=self.path, why=f"schema version {version!r}"))
         if version is not None and version > SCHEMA_VERSION:
@@ -311,14 +354,62 @@ class Database:
                 )
             conn.execute(sa.text("UPDATE bpe_lab_schema SET version = version"))  # a page written: read-only, full disk
 
+    def _file_id(self) -> tuple[int, int] | None:
+        return file_id(self.path)
+
+    def _same_file(self) -> None:
+        """``DatabaseUnavailable`` when the SQLite file at ``path`` is no longer the one this process opened.
+
+        Removed (``rm data/workspaces.sqlite3*``) or replaced while the server runs, the old file lives on for the
+        connections that hold it open, and whatever they write is lost when the process ends: better say it cannot
+        be saved (the page keeps the work in the session) than report a save into a file nobody will read again.
+        """
+        if self._file is None or self._file_id() == self._file:
+            return
+        problem = removed(self.path)
+        if not self._gone_said:  # the teacher reads the server's log; the students see the page's notice
+            self._gone_said = True
+            rescued = self._rescue()
+            kept = (
+                f"; what it held is copied to {rescued}: stop BPE Lab and move that copy to {self.path} to keep it"
+                if rescued
+                else ""
+            )
+            print(f"BPE Lab: {problem}{kept}", file=sys.stderr, flush=True)
+        raise DatabaseUnavailable(problem)
+
+    def _rescue(self) -> str | None:
+        """Copy the removed file, through a pooled connection that still holds it open, next to the path; where to.
+
+        Only with an idle connection in the pool: a new one would open (and make) a file at the path. None when
+        the copy cannot be made (the folder gone too, a full disk)."""
+        if self.engine.pool.checkedin() == 0:
+            return None
+        target = f"{self.path}.rescued-{os.getpid()}"
+        try:
+            with self.engine.connect() as conn:
+                copy = sqlite3.connect(target)
+                try:
+                    conn.connection.dbapi_connection.backup(copy)
+                finally:
+                    copy.close()
+        except (OSError, sqlite3.Error, exc.SQLAlchemyError):
+            Path(target).unlink(missing_ok=True)
+            return None
+        return target
+
     @contextmanager
     def _connection(self, write: bool) -> Iterator[sa.Connection]:
-        """A pooled connection in a transaction (committed when the block ends, rolled back on an exception)."""
+        """A pooled connection in a transaction (committed when the block ends, rolled back on an exception); the file
+        checked before (nothing read from a removed file) and after a write (a write into one is no save)."""
+        self._same_file()
         with self.engine.connect() as conn:
             if write:
                 conn.execution_options(bpe_lab_write=True)
             with conn.begin():
                 yield conn
+        if write:
+            self._same_file()
 
     def query(self, sql: str, **params) -> list[tuple]:
         with self._errors(), self._connection(write=False) as conn:
@@ -351,13 +442,24 @@ class Database:
         def go(run):
             owners = [r[0] for r in run("SELECT owner FROM workspaces WHERE last_seen < :cutoff AND expired = 0", cutoff=cutoff)]
             for owner in owners:
+                names.update(r[0] for r in run("SELECT name FROM browser_files WHERE owner = :owner", owner=owner))
+                run("DELETE FROM browser_files WHERE owner = :owner", owner=owner)
                 run("DELETE FROM tokenizers WHERE owner = :owner", owner=owner)
                 run("UPDATE workspaces SET expired = :now WHERE owner = :owner", now=now, owner=owner)
             # the note that a workspace expired is kept for another period after expiring, then forgotten
             run("DELETE FROM workspaces WHERE expired > 0 AND expired < :cutoff", cutoff=cutoff)
             return len(owners)
 
-        return self.transaction(go)
+        names: set[str] = set()
+        gone = self.transaction(go)
+        self.remove_unused_files(names)
+        return gone
+
+    def remove_unused_files(self, names) -> None:
+        """Remove the browser model files ``names`` that no tokenizer of anyone's refers to any more."""
+        for name in names:
+            if not self.query("SELECT 1 FROM browser_files WHERE name = :name", name=name):
+                payload.remove_user_model(name)
 
 
 _PURGE_EVERY = 600.0
@@ -373,6 +475,14 @@ def maybe_purge(db: Database, limits: Limits, now: float | None = None) -> None:
             return
         _last_purge[db.url] = now
     db.purge_expired(limits.ttl_days, now)
+
+
+#: What one browser keeps: its tokenizers, their bytes, and the bytes of their browser model files.
+USAGE = (
+    "SELECT (SELECT COUNT(*) FROM tokenizers WHERE owner = :owner), "
+    "(SELECT COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner), "
+    "(SELECT COALESCE(SUM(bytes), 0) FROM browser_files WHERE owner = :owner)"
+)
 
 
 def _mb(n: int) -> str:
@@ -442,9 +552,9 @@ class DatabaseStore(BaseStore):
         return bool(rows and rows[0][0])
 
     def usage(self) -> tuple[int, int]:
-        """``(tokenizers, bytes)`` this browser keeps."""
-        rows = self.db.query("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner", owner=self.owner)
-        return int(rows[0][0]), int(rows[0][1])
+        """``(tokenizers, bytes)`` this browser keeps (the bytes of their browser model files too)."""
+        rows = self.db.query(USAGE, owner=self.owner)
+        return int(rows[0][0]), int(rows[0][1]) + int(rows[0][2])
 
     def _version(self, key: str) -> int:
         rows = self.db.query("SELECT version FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
@@ -512,10 +622,19 @@ class DatabaseStore(BaseStore):
                 f"{lim.max_tokenizers}. Delete one on the Train page (download it first to keep a copy), then try again."
             )
         if used + extra > lim.max_bytes:
+            head = (
+                f"Your workspace is full: your tokenizers, their training texts and their copies for your browser take "
+                f"{_mb(used)}, and {'this one' if adding else 'its copy for your browser'} needs {_mb(extra)} more; "
+                f"this server keeps at most {_mb(lim.max_bytes)} per browser"
+            )
+            if adding:
+                raise LimitReached(
+                    f"{head}. Delete a tokenizer on the Train page (download it first to keep a copy), or train on a "
+                    "shorter text."
+                )
             raise LimitReached(
-                f"Your workspace is full: your tokenizers and their training texts take {_mb(used)}, and this one needs "
-                f"{_mb(extra)} more; this server keeps at most {_mb(lim.max_bytes)} per browser. Delete a tokenizer on the "
-                "Train page (download it first to keep a copy), or train on a shorter text."
+                f"{head}, so the server tokenizes its text instead. Delete a tokenizer on the Train page (download it "
+                "first to keep a copy) to make room."
             )
 
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
@@ -550,10 +669,8 @@ class DatabaseStore(BaseStore):
             )
             if self.db.kind == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the writer lock
                 run("SELECT owner FROM workspaces WHERE owner = :owner FOR UPDATE", owner=self.owner)
-            count, used = run("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM tokenizers WHERE owner = :owner", owner=self.owner)[
-                0
-            ]
-            self._check(int(count), int(used), size, 1)
+            count, used, files = run(USAGE, owner=self.owner)[0]
+            self._check(int(count), int(used) + int(files), size, 1)
             run("UPDATE workspaces SET last_seen = :now, expired = 0 WHERE owner = :owner", now=now, owner=self.owner)
             run(
                 f"INSERT INTO tokenizers ({', '.join(row)}) VALUES ({', '.join(':' + c for c in row)})",
@@ -592,8 +709,41 @@ class DatabaseStore(BaseStore):
         self._parsed[key] = (version, tok)
         self._corpora.pop(key, None)
 
+    def attach(self, key: str, name: str, size: int) -> None:
+        """Count the browser model file ``name`` in this browser's limit (``LimitReached`` when it does not fit)."""
+
+        def go(run):
+            if run(
+                "SELECT 1 FROM browser_files WHERE owner = :owner AND key = :key AND name = :name",
+                owner=self.owner,
+                key=key,
+                name=name,
+            ):
+                return
+            if not run("SELECT 1 FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key):
+                raise ValueError(f"there is no tokenizer {key!r} in your workspace (it may have been deleted in another tab)")
+            count, used, files = run(USAGE, owner=self.owner)[0]
+            self._check(int(count), int(used) + int(files), size, 0)
+            run(
+                "INSERT INTO browser_files (owner, key, name, bytes) VALUES (:owner, :key, :name, :bytes)",
+                owner=self.owner,
+                key=key,
+                name=name,
+                bytes=size,
+            )
+
+        self.db.transaction(go)
+
     def delete(self, key: str) -> None:
-        self.db.execute("DELETE FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+        def go(run):
+            names = [
+                r[0] for r in run("SELECT name FROM browser_files WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+            ]
+            run("DELETE FROM browser_files WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+            run("DELETE FROM tokenizers WHERE owner = :owner AND key = :key", owner=self.owner, key=key)
+            return names
+
+        self.db.remove_unused_files(self.db.transaction(go))
         self._parsed.pop(key, None)
         self._corpora.pop(key, None)
         self._traces.pop(key, None)

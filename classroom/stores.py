@@ -16,6 +16,7 @@ Plain Python (no Streamlit).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import time
@@ -23,7 +24,9 @@ from pathlib import Path
 
 from tokenizer import Tokenizer, TrainingTrace, formats
 from ui.common.upload import check_size
+from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice, slug
+from ui.web import payload
 
 #: The most training text kept with a tokenizer (for the Step page); more is cut
 #: (and the tokenizer's metadata says so). Above the 10 MB upload limit on purpose:
@@ -95,6 +98,8 @@ class BaseStore:
     def __init__(self) -> None:
         # traces rebuilt from a stored corpus, by key and tokenizer object (never written onto the tokenizer)
         self._traces: dict[str, tuple[Tokenizer, TrainingTrace]] = {}
+        # the browser's model files of each tokenizer (``attach``): name -> bytes, removed with the tokenizer
+        self._files: dict[str, dict[str, int]] = {}
 
     def keys(self) -> list[str]:
         raise NotImplementedError
@@ -140,6 +145,18 @@ class BaseStore:
 
     def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
         """Always room (a folder, a session); the database store has limits."""
+
+    def attach(self, key: str, name: str, size: int) -> None:
+        """The browser's model file ``name`` (``size`` bytes, under the static folder) serves ``key``: it goes with it."""
+        self._files.setdefault(key, {})[name] = size
+
+    def _drop_files(self, key: str) -> None:
+        for name in self._files.pop(key, {}):
+            payload.remove_user_model(name)
+
+    def unsaved(self, key: str) -> str | None:
+        """Every add saves, or raises (a store that can fail to save and keeps the work meanwhile says why)."""
+        return None
 
     def notices(self) -> list[Notice]:
         return []
@@ -241,6 +258,7 @@ class MemoryStore(BaseStore):
     def delete(self, key: str) -> None:
         self._rows.pop(key, None)
         self._traces.pop(key, None)
+        self._drop_files(key)
 
     def notices(self) -> list[Notice]:
         return list(self._notices)
@@ -256,6 +274,9 @@ class FolderStore(BaseStore):
         super().__init__()
         self.root = Path(root)
         self._loaded: dict[str, tuple[float, Tokenizer]] = {}
+        # what could not be written (a full or read-only disk): kept in this process, with why
+        self.held = MemoryStore()
+        self._unsaved: dict[str, str] = {}
         self.root.mkdir(parents=True, exist_ok=True)
 
     def _json(self, key: str) -> Path:
@@ -266,12 +287,14 @@ class FolderStore(BaseStore):
 
     def keys(self) -> list[str]:
         files = sorted(self.root.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        return [p.stem for p in files]
+        return [p.stem for p in files] + self.held.keys()
 
     def has_corpus(self, key: str) -> bool:
-        return self._corpus(key).exists()
+        return self.held.has_corpus(key) if key in self.held else self._corpus(key).exists()
 
     def get(self, key: str) -> Tokenizer:
+        if key in self.held:
+            return self.held.get(key)
         path = self._json(key)
         if not path.exists():
             raise ValueError(f"there is no tokenizer {key!r} in the workspace (it may have been deleted)")
@@ -291,28 +314,59 @@ class FolderStore(BaseStore):
         return tok
 
     def corpus(self, key: str) -> str | None:
+        if key in self.held:
+            return self.held.corpus(key)
         p = self._corpus(key)
         return p.read_text(encoding="utf-8") if p.exists() else None
 
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
-        """Keep ``tok`` itself (and write it), so what was computed for it stays available without reading the file back."""
+        """Keep ``tok`` itself (and write it), so what was computed for it stays available without reading the file back.
+
+        A disk that is full or read-only keeps it in this process instead (``unsaved`` says why, the notice too)."""
         corpus = self._prepare(tok, corpus, source)
         key = new_key(tok)
-        if corpus is not None:
-            self._corpus(key).write_text(corpus, encoding="utf-8")
-        formats.save(tok, self._json(key))
-        self._loaded[key] = (self._json(key).stat().st_mtime, tok)
+        try:
+            if corpus is not None:
+                self._corpus(key).write_text(corpus, encoding="utf-8")
+            formats.save(tok, self._json(key))
+            self._loaded[key] = (self._json(key).stat().st_mtime, tok)
+        except (OSError, ValueError) as e:  # formats.save says ValueError("cannot write ...: No space left on device")
+            for p in (self._json(key), self._corpus(key), self._json(key).with_name(f"{key}.json.tmp")):
+                with contextlib.suppress(OSError):
+                    p.unlink(missing_ok=True)
+            self.held._rows[key] = (tok, corpus)
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).rsplit(": ", 1)[-1]
+            self._unsaved[key] = (
+                f"Your tokenizers cannot be saved right now: the workspace folder {self.root} cannot be written ({why}). "
+                "What you train meanwhile is kept until BPE Lab stops: download it to keep it."
+            )
         return key
 
+    def unsaved(self, key: str) -> str | None:
+        return self._unsaved.get(key) if key in self.held else None
+
+    def notices(self) -> list[Notice]:
+        names = [e.name for e in self.held.entries()]
+        if not names:
+            return []
+        return [Notice("warning", f"Not saved: {', '.join(md(n) for n in names)}. {next(iter(self._unsaved.values()))}")]
+
     def _replace(self, key: str, tok: Tokenizer) -> None:
+        if key in self.held:
+            return self.held._replace(key, tok)
         formats.save(tok, self._json(key))
         self._loaded[key] = (self._json(key).stat().st_mtime, tok)
 
     def delete(self, key: str) -> None:
+        if key in self.held:
+            self.held.delete(key)
+            self._unsaved.pop(key, None)
+            return
         self._traces.pop(key, None)
         for p in (self._json(key), self._corpus(key)):
             p.unlink(missing_ok=True)
         self._loaded.pop(key, None)
+        self._drop_files(key)
 
     def describe(self) -> str:
         return f"Local mode: tokenizers are saved in {self.root}."

@@ -24,6 +24,7 @@ from pathlib import Path
 from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.models.fetch import data_dir
 from ui.common import training, workspace
+from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice
 
 from . import database, identity, settings, workers
@@ -89,11 +90,18 @@ class SharedMode:
         self.url = url
         self._db: database.Database | None = None
         self._lock = threading.Lock()
+        # the SQLite file start-up checked (``classroom.asgi.check_database``): opened later, it must still be that one
+        path = database.sqlite_path(url)
+        self._file = database.file_id(path) if path else None
 
     def database(self) -> database.Database:
-        """The process's connection pool, opened on first use (``DatabaseUnavailable`` when it cannot be)."""
+        """The process's connection pool, opened on first use (``DatabaseUnavailable`` when it cannot be, or when the
+        SQLite file start-up found was removed or replaced since: opening would make a new, empty one unnoticed)."""
         with self._lock:
             if self._db is None:
+                path = database.sqlite_path(self.url)
+                if self._file is not None and database.file_id(path) != self._file:
+                    raise database.DatabaseUnavailable(database.removed(path))
                 self._db = database.Database(self.url)
             return self._db
 
@@ -137,16 +145,29 @@ class SharedStore(BaseStore):
         self._store: database.DatabaseStore | None = None
         self._failed_at: float | None = None
         self.problem: str | None = None
+        self._why = "the database cannot be reached"
         # what this script run read already (``_this_run``), and the run's thread
         self._run: threading.Thread | None = None
         self._read: dict[str, object] = {}
+        # what could not be saved, by key in ``session``: why (the page's message when it was trained)
+        self._unsaved: dict[str, str] = {}
 
-    def _failed(self, e: database.DatabaseUnavailable) -> None:
+    def _failed(self, e: database.DatabaseUnavailable, doing: str = "read") -> None:
         self._store = None
         self._failed_at = self._clock()
-        self.problem = (
-            f"Your saved tokenizers cannot be read right now ({e}). What you train meanwhile is kept "
-            "for this session only: download it to keep it."
+        self._why = str(e)
+        self.problem = self._said(doing)
+
+    def _said(self, doing: str) -> str:
+        """What the page says while the database fails: reading (the saved ones are out of reach) or saving."""
+        if doing == "read":
+            return (
+                f"Your saved tokenizers cannot be read right now ({self._why}). What you train meanwhile is kept "
+                "for this session only: download it to keep it."
+            )
+        return (
+            f"Your tokenizers cannot be saved right now ({self._why}); the saved ones are back when it works again. "
+            "What you train meanwhile is kept for this session only: download it to keep it."
         )
 
     def _database(self) -> database.DatabaseStore | None:
@@ -158,7 +179,7 @@ class SharedStore(BaseStore):
                 self._failed(e)
         return self._store
 
-    def _db(self, call: Callable[[database.DatabaseStore], object], fallback: Callable[[], object]):
+    def _db(self, call: Callable[[database.DatabaseStore], object], fallback: Callable[[], object], doing: str = "read"):
         """``call(store)`` on the database; ``fallback()`` when it is down (and the failure noted for the page)."""
         store = self._database()
         if store is None:
@@ -166,7 +187,7 @@ class SharedStore(BaseStore):
         try:
             return call(store)
         except database.DatabaseUnavailable as e:
-            self._failed(e)
+            self._failed(e, doing)
             return fallback()
 
     def begin_run(self) -> None:
@@ -221,11 +242,23 @@ class SharedStore(BaseStore):
         self._db(lambda s: s.check_room(extra_bytes, adding=adding), lambda: None)
 
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
-        return self._changed(
-            self._db(
-                lambda s: s.add(tok, corpus=corpus, source=source), lambda: self.session.add(tok, corpus=corpus, source=source)
-            )
-        )
+        def in_session() -> str:
+            key = self.session.add(tok, corpus=corpus, source=source)
+            self._unsaved[key] = self._said("saved")
+            self.problem = self._unsaved[key]  # the notice says what it cost: this one is not saved
+            return key
+
+        return self._changed(self._db(lambda s: s.add(tok, corpus=corpus, source=source), in_session, "saved"))
+
+    def unsaved(self, key: str) -> str | None:
+        """Why ``key`` is kept in this session only (its save failed), or None when it is in the database."""
+        return self._unsaved.get(key) if key in self.session else None
+
+    def attach(self, key: str, name: str, size: int) -> None:
+        self._changed()  # the sidebar's count follows
+        if key in self.session:
+            return self.session.attach(key, name, size)
+        return self._db(lambda s: s.attach(key, name, size), lambda: None)  # a file not counted: prune removes it in time
 
     def rename(self, key: str, name: str) -> None:
         self._changed()
@@ -243,6 +276,16 @@ class SharedStore(BaseStore):
     def notices(self) -> list[Notice]:
         self.entries()  # the listing every page reads anyway: a database that fails is said first, on this run
         out = [Notice("error", self.problem)] if self.problem else []
+        names = [e.name for e in self.session.entries()]
+        if names and not self.problem:  # the database is back, but these were made while it was not
+            out.append(
+                Notice(
+                    "warning",
+                    f"Not saved: {', '.join(md(n) for n in names)} could not be saved when "
+                    f"{'it was' if len(names) == 1 else 'they were'} made, so {'it is' if len(names) == 1 else 'they are'} "
+                    "kept in this tab only until you reload or close it: download what you want to keep (Train page).",
+                )
+            )
         return out + (self._store.notices() if self._store is not None else [])
 
     def describe(self) -> str:

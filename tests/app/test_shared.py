@@ -158,8 +158,9 @@ def test_database_unavailable_in_a_session_is_a_message(monkeypatch, tmp_path):
     as_browser(monkeypatch, ALICE)
     at = page("train")
     assert any("cannot be read right now" in e for e in texts(at.error))
-    at = train_tiny(at, "kept here")  # still works, for the session
-    assert any("Trained **kept here**" in s for s in texts(at.success))
+    at = train_tiny(at, "kept here")  # still works, for the session, and says it was not saved
+    assert any("Trained **kept here**" in w and "not saved" in w for w in texts(at.warning))
+    assert not any("with saving" in s for s in texts(at.success))
 
 
 def test_a_built_in_sample_is_trained_once_and_each_browser_gets_its_own_copy(monkeypatch):
@@ -197,5 +198,5 @@ def test_a_damaged_database_file_is_a_message_and_new_work_stays_in_the_session(
     [error] = [e for e in texts(at.error) if "cannot be read right now" in e]
     assert str(path) in error and "move it away" in error
     at = train_tiny(at, "meanwhile")
-    assert not at.exception and any("Trained **meanwhile**" in s for s in texts(at.success))
+    assert not at.exception and any("Trained **meanwhile**" in w and "not saved" in w for w in texts(at.warning))
     assert [o.split(" · ")[0] for o in at.selectbox(key="train.selected").options] == ["meanwhile"]

@@ -87,12 +87,15 @@ def small_disk(path: Path, size: str = "4m") -> Iterator[Path]:
 
 def fill(disk: Path) -> None:
     """Write until the disk says it is full."""
-    with open(disk / "filler", "wb") as f:
+    with open(disk / "filler", "wb", buffering=0) as f:  # unbuffered: closing has nothing left to write (and fail on)
         with contextlib.suppress(OSError):
             while True:
                 f.write(b"\0" * 65536)
-                f.flush()
 
 
 def read_only(disk: Path) -> None:
     _mount("-o", "remount,ro", str(disk))
+
+
+def read_write(disk: Path) -> None:
+    _mount("-o", "remount,rw", str(disk))

@@ -1,16 +1,15 @@
 """Where the user's trained and uploaded tokenizers live, as the pages see them: the ``Store`` protocol.
 
-The pages only ask ``store()`` for this session's store and call the methods below.
-Which store that is, the start-up decides once (``use``): ``serve.py``'s, or app.py's
-own when it runs without serve.py (local mode). The ``classroom`` package provides a folder (local mode, ``make run``), a database per browser (shared
-mode, ``make serve``) and a store in memory (a browser without a cookie, a database
+The pages only ask ``store()`` for this session's store and call the methods below. Which store that is, the
+start-up decides once (``use``): serve.py's, or app.py's own when it runs without serve.py (local mode). The
+``classroom`` package provides a folder (local mode, ``make run``), a database per browser (shared mode,
+``make serve``) and a store in memory (a browser without a cookie, a database
 that stopped answering). Nothing here knows which: ``ui`` never imports ``classroom``.
 
-A store's failure modes are part of the protocol: a ValueError with the message for the
-page (a missing key, a full workspace, a database that cannot be read), ``damaged()``
-for saved tokenizers that cannot be read, and ``notices()`` for what the page must say
-first (no cookie, an expired workspace, saved tokenizers out of reach).
-
+A store's failure modes are part of the protocol: a ValueError with the message for the page (a missing key, a
+full workspace, a database that cannot be read), ``damaged()`` for saved tokenizers that cannot be read,
+``unsaved(key)`` for one kept in the session because saving it failed (never reported as saved), and
+``notices()`` for what the page must say first (no cookie, an expired workspace, saved tokenizers out of reach).
 Plain Python but for ``notices``, which remembers in the session what it said once.
 """
 
@@ -56,16 +55,14 @@ class Notice:
 class Store(Protocol):
     """Tokenizers by key. Every method may raise a ValueError whose message the page shows as it is."""
 
-    def entries(self) -> list[Entry]:
-        """Every readable tokenizer, oldest first."""
+    def entries(self) -> list[Entry]: ...  # every readable tokenizer, oldest first
 
     def damaged(self) -> list[Damaged]:
         """Saved tokenizers that cannot be read (a Delete button each on the Train page)."""
 
     def get(self, key: str) -> Tokenizer: ...
 
-    def corpus(self, key: str) -> str | None:
-        """The text it was trained on, as kept, or None."""
+    def corpus(self, key: str) -> str | None: ...  # the text it was trained on, as kept, or None
 
     def training_trace(self, key: str) -> TrainingTrace | None:
         """What training saw (for Step through), rebuilt from the kept text when needed; None without one."""
@@ -73,8 +70,12 @@ class Store(Protocol):
     def add(self, tok: Tokenizer, *, corpus: str | None = None, source: str = "trained") -> str:
         """Keep ``tok`` itself (and its training text); return its new key."""
 
+    def unsaved(self, key: str) -> str | None: ...  # why ``key`` is kept in this session only (saving it failed), or None
+
     def check_room(self, extra_bytes: int = 0, *, adding: int = 1) -> None:
         """A ValueError saying what to delete when ``adding`` tokenizers of ``extra_bytes`` would not fit."""
+
+    def attach(self, key: str, name: str, size: int) -> None: ...  # a browser model file of ``key``: counted, deleted with it
 
     def import_bytes(self, data: bytes, file_name: str, *, pattern: str | None = "gpt4") -> str:
         """Keep an uploaded tokenizer file (``pattern`` for tiktoken files, which carry none); return its key."""

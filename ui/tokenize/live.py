@@ -21,13 +21,15 @@ server tokenizes, the box wants this text's tokens) only the fragment reruns.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
+from tokenizer.models.fetch import data_dir
 from tokenizer.models.provision import ESSENTIAL
-from ui.common import cache, errors, presenter, state, user_text
+from ui.common import cache, errors, presenter, state, user_text, workspace
 from ui.common import tokenizers as tk
 from ui.render import trees
 from ui.web import model as web
@@ -47,8 +49,15 @@ def _component():
 
 
 def assets() -> str:
-    """The browser modules' folder in the static folder (written once per process and folder)."""
-    return _assets(str(web.static_dir()))
+    """The browser modules' folder in the static folder (written once per process and folder; at start-up, which
+    stops with one line when it cannot: ``classroom.asgi.check_static``). A ValueError for the page when it cannot."""
+    try:
+        return _assets(str(web.static_dir()))
+    except OSError as e:
+        raise ValueError(
+            f"The server cannot write the files this text box needs ({e.strerror or e}): tell whoever runs it that "
+            "its disk is full or read-only. The other pages still work."
+        ) from None
 
 
 @st.cache_resource(show_spinner=False)
@@ -78,32 +87,73 @@ def warm_up() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _user_key() -> bytes:
-    """The key that names user model files: this process's, in memory (``payload.new_key``)."""
+    """The key that names user model files: the server's, in the data folder (``payload.server_key``)."""
     payload.prune()
-    return payload.new_key()
+    return payload.server_key(data_dir() / "user-models.key")
 
 
-def user_model(tok) -> dict:
-    """One of the user's tokenizers as a model file under a name nobody else can guess (this session's cache)."""
+#: Seconds before a model file that could not be written (or did not fit) is tried again.
+RETRY_AFTER = 30.0
+_FAILED = "tokenize.model_failed"
+
+
+class _Unpublished(Exception):
+    """The model file was not published (the message says why); nothing is cached, so it is tried again later."""
+
+
+def user_model(tok, key: str = "") -> dict:
+    """One of the user's tokenizers as a model file under a name nobody else can guess (this session's cache).
+
+    ``key`` (its workspace key) names the file too, and the workspace counts it in the student's limits and deletes
+    it with the tokenizer. ``{"error": why}`` when the file cannot be written (a full or read-only disk) or does not
+    fit in the workspace; tried again after ``RETRY_AFTER`` seconds."""
+    failed = st.session_state.setdefault(_FAILED, {})
+    hit = failed.get(id(tok))
+    if hit is not None and hit[0] is tok and time.monotonic() - hit[1] < RETRY_AFTER:
+        return {"error": hit[2]}
 
     def build() -> dict:
         data = web.model_file(tok)
-        url = payload.publish_user_model(data, _user_key())
-        return {"id": url.rsplit("/", 1)[1][:-4], "url": url, "size": len(data)}
+        try:
+            url = payload.publish_user_model(data, _user_key(), salt=key)
+        except OSError as e:
+            raise _Unpublished(f"the server could not write its copy for your browser ({e.strerror or e})") from None
+        name = url.rsplit("/", 1)[1]
+        if key:
+            try:
+                workspace.store().attach(key, name, len(data))
+            except ValueError as e:  # a full workspace, or deleted in another tab
+                payload.remove_user_model(name)
+                raise _Unpublished(str(e)) from None
+        return {"id": name[:-4], "url": url, "size": len(data)}
 
-    return cache.for_tokenizer(tok, "live.model", "v1", build, maxsize=2)
+    try:
+        return cache.for_tokenizer(tok, "live.model", "v2", build, maxsize=2)
+    except _Unpublished as e:
+        failed.clear()  # the tokenizer on screen is the one that matters
+        failed[id(tok)] = (tok, time.monotonic(), str(e))
+        return {"error": str(e)}
 
 
 def how(choice: tk.Choice, tok) -> tuple[str, dict | None, str | None]:
-    """``(kind, model, reason)``: where this tokenizer's text is tokenized (see ``ui.web.payload``)."""
+    """``(kind, model, reason)``: where this tokenizer's text is tokenized (see ``ui.web.payload``); a model file that
+    cannot be written or does not fit: the server's spans, and a note on the page."""
     if choice.key == "chars":
         return "chars", None, None
     reason = web.browser_reason(tok)
     if reason is not None:
         return "server", None, reason
     if choice.browser_model:
-        return "bpe", official_model(choice.key), None
-    return "bpe", user_model(tok), None
+        try:
+            info = official_model(choice.key)
+        except OSError as e:  # a full or read-only static folder (OpenAI's three were written at start-up)
+            info = {"error": f"the server could not write its copy for your browser ({e.strerror or e})"}
+    else:
+        info = user_model(tok, choice.key.removeprefix(tk.USER) if choice.key.startswith(tk.USER) else "")
+    if "error" in info:
+        st.warning(f"Tokenized on the server, not in your browser: {info['error']}", icon="💾")
+        return "server", None, "its copy for your browser could not be kept on the server"
+    return "bpe", info, None
 
 
 def _on_text() -> None:

@@ -384,6 +384,7 @@ def _run(method: str, text, settings: dict, corpus: str) -> None:
         "early": bool(tok.metadata.get("stopped_early")),
         "seconds": float(tok.metadata["seconds"]),
         "wall": time.perf_counter() - t0,
+        "unsaved": store.unsaved(key),
     }
     STATE["last"] = last
     view.STATE["selected"] = key
@@ -392,11 +393,17 @@ def _run(method: str, text, settings: dict, corpus: str) -> None:
 
 
 def _last_message(last: dict) -> None:
+    head = f"Trained **{md(last['name'])}** ({variants.method_label(last['method']).lower()}): {last['merges']:,} merges in "
+    early = " It stopped early: no pair was left to merge." if last.get("early") else ""
+    if last.get("unsaved"):  # kept in the session only: never reported as saved
+        st.warning(
+            head + f"{last['seconds']:.2f} s, but it was **not saved**. {last['unsaved']}{early} What changed is under "
+            "Results below.",
+            icon="⚠️",
+        )
+        return
     st.success(
-        f"Trained **{md(last['name'])}** ({variants.method_label(last['method']).lower()}): {last['merges']:,} merges in "
-        f"{last['seconds']:.2f} s ({last['wall']:.2f} s with saving)."
-        + (" It stopped early: no pair was left to merge." if last.get("early") else "")
-        + " What changed is under Results below.",
+        head + f"{last['seconds']:.2f} s ({last['wall']:.2f} s with saving).{early} What changed is under Results below.",
         icon="✅",
     )
 

@@ -285,7 +285,8 @@ def _train(text: str, s: dict) -> None:
         tok.name = s["name"]
     else:
         tok = run()
-    key = workspace.store().add(tok, corpus=text)
+    store = workspace.store()
+    key = store.add(tok, corpus=text)
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
     last = {
@@ -296,6 +297,7 @@ def _train(text: str, s: dict) -> None:
         "seconds": float(tok.metadata["seconds"]),
         "wall": wall,
         "reused": reused,
+        "unsaved": store.unsaved(key),
     }
     STATE["last"] = last
     STATE["selected"] = key
@@ -315,6 +317,13 @@ def _last_message(last: dict) -> None:
         if last.get("reused")
         else ""
     )
+    if last.get("unsaved"):  # kept in the session only: never reported as saved
+        st.warning(
+            f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s, but it was **not "
+            f"saved**. {last['unsaved']}{early}{reused}",
+            icon="⚠️",
+        )
+        return
     st.success(
         f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
         f"({last['wall']:.2f} s with saving).{early}{reused}",
@@ -346,7 +355,12 @@ def _on_upload_tokenizer() -> None:
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
-    STATE["flash"] = ("success", f"Uploaded {f.name} as **{name}**: it is now in your tokenizers and on every page.")
+    unsaved = store.unsaved(key)
+    STATE["flash"] = (
+        ("error", f"Uploaded {f.name} as **{name}**, but it was **not saved**. {unsaved}")
+        if unsaved
+        else ("success", f"Uploaded {f.name} as **{name}**: it is now in your tokenizers and on every page.")
+    )
 
 
 def _on_rename(key: str) -> None:

@@ -11,20 +11,25 @@ or ``"chars"`` (the one-token-per-character baseline, computed in the page); els
 
 Model files of the registry's encodings are named by their content's sha256 (the
 same for everyone, cached by browsers for good). A user's own tokenizer is named by
-a keyed hash (HMAC-SHA256 with a random key that each server process keeps in memory,
-``new_key``), so its address cannot be guessed, not even by someone who has the same
-merges: only the session that shows it learns it. (Behind ``make serve`` each app
-process names the file its own way; a restart renames it, and the browser fetches the
-small file once more.) Files stay in the static folder after a tokenizer is
-deleted (``prune`` removes user files nobody asked for in ``USER_DAYS`` days).
+a keyed hash (HMAC-SHA256 with the server's random key, ``server_key``: one file in
+the data folder, shared by the app processes, never served), so its address cannot be
+guessed, not even by someone who has the same merges: only the session that shows it
+learns it, and it keeps its name across app processes and restarts. The name is keyed
+by the tokenizer's workspace key too (``salt``), so no two tokenizers share a file: the
+workspace counts each file once in its owner's limits and removes it with the
+tokenizer (``remove_user_model``); ``prune`` removes the ones nobody asked for in
+``USER_DAYS`` days (what a store lost track of).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
+import re
 import secrets
+import tempfile
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -42,17 +47,61 @@ USER_DAYS = 14
 
 
 def new_key() -> bytes:
-    """A key for naming user model files (one per server process, never written anywhere)."""
+    """A random key for naming user model files."""
     return secrets.token_bytes(32)
 
 
-def publish_user_model(data: bytes, key: bytes, static: Path | None = None) -> str:
-    """Put a user's model file in the static folder under a keyed name; its URL path (relative to the page)."""
-    name = hmac.new(key, data, hashlib.sha256).hexdigest()[:32] + ".bin"
+def server_key(path: Path) -> bytes:
+    """The key that names user model files, the same for every app process and restart: kept in ``path`` (outside
+    the static folder, readable by this user only), made by the first process that finds none. The same name for
+    the same tokenizer everywhere is what lets the workspace count each file once; a key of this process alone when
+    the folder cannot be written (each process then names, and counts, its own copy)."""
+    for _ in range(3):
+        with contextlib.suppress(OSError):
+            key = path.read_bytes()
+            if len(key) == 32:
+                return key
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(new_key())
+                os.link(tmp, path)  # whole or not at all; a second process's link fails and it reads the first's
+            finally:
+                os.unlink(tmp)
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    return new_key()
+
+
+def user_model_name(data: bytes, key: bytes, salt: str = "") -> str:
+    """The file name of a user's model file: keyed (``key``), and one per tokenizer (``salt``, its workspace key)."""
+    return hmac.new(key, salt.encode("utf-8") + b"\0" + data, hashlib.sha256).hexdigest()[:32] + ".bin"
+
+
+def publish_user_model(data: bytes, key: bytes, static: Path | None = None, *, salt: str = "") -> str:
+    """Put a user's model file in the static folder under a keyed name; its URL path (relative to the page).
+
+    OSError when the folder cannot be written (a full or read-only disk): the page tokenizes on the server then."""
+    name = user_model_name(data, key, salt)
     path = (static or model.static_dir()) / model.FOLDER / "user" / name
     model.write_once(path, data)
     os.utime(path)  # last asked for now: prune keeps it
     return model.URL + "user/" + name
+
+
+_USER_FILE = re.compile(r"[0-9a-f]{32}\.bin")
+
+
+def remove_user_model(name: str, static: Path | None = None) -> None:
+    """Remove the user model file ``name`` (as ``user_model_name`` makes them; anything else is left alone)."""
+    if not _USER_FILE.fullmatch(name):
+        return
+    with contextlib.suppress(OSError):  # gone already, or a read-only folder: prune tries again later
+        ((static or model.static_dir()) / model.FOLDER / "user" / name).unlink(missing_ok=True)
 
 
 def prune(static: Path | None = None, days: float = USER_DAYS) -> int:
