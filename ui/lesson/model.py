@@ -347,7 +347,8 @@ class Question:
 
     def check(self, answer: str) -> Feedback:
         """Right or wrong, and what the core computed (a ValueError's message for an answer that is not one)."""
-        return self.checker(str(answer).strip())
+        answer = str(answer)
+        return self.checker(answer if self.kind == "text" else answer.strip())  # a text's spaces are tokens too
 
 
 class Env:
