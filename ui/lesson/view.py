@@ -129,7 +129,12 @@ def nav() -> None:
         label_visibility="collapsed",
     )
     nxt.button(
-        "Next ▶", key=STATE.key("next"), on_click=_next, disabled=n == model.N, width="stretch", help="Next chapter (PageDown)"
+        "Next chapter ▶",
+        key=STATE.key("next"),
+        on_click=_next,
+        disabled=n == model.N,
+        width="stretch",
+        help="Next chapter (PageDown)",
     )
     _keys()(key=STATE.key("keys"), data={"arrows": model.chapter(n).stepper is None}, on_go_change=_on_key, height=0)
 
@@ -169,20 +174,20 @@ def _text(ch: model.Chapter, *, limit: int | None = None, height: int = 100) -> 
             STATE["trace_id"] = None
             _goto(0)
 
-    if len(ch.examples) > 1:
-        st.segmented_control(
+    # the examples beside the box, on one row: the figure starts higher, on a projector's first screen
+    examples, box = st.columns([2, 3], vertical_alignment="bottom") if len(ch.examples) > 1 else (None, st.container())
+    if examples is not None:
+        examples.segmented_control(
             "The seeds' examples",
             list(range(len(ch.examples))),
-            format_func=lambda i: _short(ch.examples[i]),
+            format_func=lambda i: _short(ch.examples[i], 22 if len(ch.examples) > 2 else 28),
             key=pick_key,
             on_change=use,
         )
     label = "Your text (edit it, or pick an example)"
     if ch.multiline:
-        text = st.text_area(label, key=key, height=height, max_chars=limit)
-    else:
-        text = st.text_input(label, key=key, max_chars=limit)
-    return text
+        return box.text_area(label, key=key, height=height, max_chars=limit)
+    return box.text_input(label, key=key, max_chars=limit)
 
 
 def _short(text: str, width: int = 28) -> str:
@@ -211,7 +216,7 @@ def bytes_figure(ch: model.Chapter) -> None:
     text = _text(ch)
     chars = _spans(tokenizers.get("chars"), text)
     data = _spans(tokenizers.get("bytes"), text)
-    st.html(render_rows([Row(f"Characters ({len(text)})", chars), Row(f"UTF-8 bytes ({len(text.encode('utf-8'))})", data)]))
+    st.html(render_rows([Row("Characters", chars), Row("UTF-8 bytes", data)]))
     with presenter.fold("Each character's code point and bytes"):
         st.dataframe(model.bytes_table(text), hide_index=True, height=min(300, 38 + 35 * len(text)), width="stretch")
     _link("/compare", "Open on Compare (characters against bytes)", {"tokenizers": "chars,bytes"}, text)
