@@ -137,7 +137,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "The vocabulary was learned mostly on English: other languages pay a **token tax**. Some tokens almost never "
         "occur in real text (` SolidGoldMagikarp`), some can never be produced at all; digits come in odd groups, "
         "which makes arithmetic hard; a trailing space changes the tokens.",
-        "Compare the languages' bars and the rows: the same meaning, very different token counts.",
+        "Count the rows' tokens, then open the token tax: the same meaning costs some languages several times more.",
         (" SolidGoldMagikarp", "12345 + 67890 = 80235", "Hello world ", "Hello world"),
     ),
 )

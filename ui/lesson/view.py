@@ -191,7 +191,13 @@ def _text(ch: model.Chapter, *, limit: int | None = None, height: int = 100) -> 
 
 
 def _short(text: str, width: int = 28) -> str:
+    """An example as its button says it: newlines and a trailing space made visible.
+
+    >>> _short("Hello world "), _short("a\\nb")
+    ('Hello world·', 'a↵ b')
+    """
     flat = text.replace("\n", "↵ ")
+    flat = flat.rstrip(" ") + "·" * (len(flat) - len(flat.rstrip(" ")))
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
