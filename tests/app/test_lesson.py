@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tokenizer import load_encoding
+from tokenizer import load_encoding, train
 from ui.lesson import model, view
 from ui.step import payload
 
@@ -178,3 +178,33 @@ def test_the_class_call_sites(monkeypatch):
     q = model.questions(4, at.session_state["lesson.seed"], env())[0]
     answer(at, q, q.choices[0])
     assert (q.id, q.choices[0], q.check(q.choices[0]).correct) in calls
+
+
+OWN = {1: "Grüße 👋", 2: "xyxyz", 3: "banana bandana", 4: "low lower lowest " * 3, 5: "Hi you there", 6: "YOU'LL see", 7: "x  =  42", 8: "a<|endoftext|>b", 9: "99999 + 1"}
+
+
+@pytest.mark.parametrize("n", range(1, model.N + 1))
+def test_every_chapter_takes_the_students_own_text(n):
+    at = run(chapter=str(n))
+    ch = model.chapter(n)
+    key = TEXT_KEY.format(n)
+    (at.text_area(key=key) if ch.multiline else at.text_input(key=key)).input(OWN[n]).run()
+    assert not at.exception and not at.error
+    if ch.stepper:
+        assert payload.Replay(stepper_data(at)["trace"]).data == OWN[n].encode("utf-8")
+    else:
+        body = html(at)
+        shown = {1: "chars", 4: None, 6: None, 7: "r50k_base", 8: None, 9: "r50k_base"}[n]
+        if shown in ("chars", "r50k_base"):
+            tok = load_encoding(shown) if shown != "chars" else None
+            count = len(OWN[n]) if tok is None else len(tok.encode_ordinary(OWN[n]))
+            assert f"{count:,} tokens" in body
+        elif n == 6:
+            assert f"{len(load_encoding('r50k_base').split(OWN[n]))} chunks" in body
+        elif n == 8:
+            assert "1 tokens" not in body and 'class="t sp"' in body  # the special token, one span of its own
+        else:  # chapter 4: the student's paragraph trained to the slider's vocabulary size
+            vocab = at.slider(key="lesson.vocab").value
+            count = len(train(OWN[n], vocab, pattern=None).encode(OWN[n]))
+            assert f"After {vocab - 256} merges</b><span class=\"n\">{count} tokens" in body
+    assert any("text=" in m.value or "/train" in m.value for m in at.markdown if "🔗" in m.value)
