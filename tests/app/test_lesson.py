@@ -180,7 +180,17 @@ def test_the_class_call_sites(monkeypatch):
     assert (q.id, q.choices[0], q.check(q.choices[0]).correct) in calls
 
 
-OWN = {1: "Grüße 👋", 2: "xyxyz", 3: "banana bandana", 4: "low lower lowest " * 3, 5: "Hi you there", 6: "YOU'LL see", 7: "x  =  42", 8: "a<|endoftext|>b", 9: "99999 + 1"}
+OWN = {
+    1: "Grüße 👋",
+    2: "xyxyz",
+    3: "banana bandana",
+    4: "low lower lowest " * 3,
+    5: "Hi you there",
+    6: "YOU'LL see",
+    7: "x  =  42",
+    8: "a<|endoftext|>b",
+    9: "99999 + 1",
+}
 
 
 @pytest.mark.parametrize("n", range(1, model.N + 1))
@@ -206,5 +216,5 @@ def test_every_chapter_takes_the_students_own_text(n):
         else:  # chapter 4: the student's paragraph trained to the slider's vocabulary size
             vocab = at.slider(key="lesson.vocab").value
             count = len(train(OWN[n], vocab, pattern=None).encode(OWN[n]))
-            assert f"After {vocab - 256} merges</b><span class=\"n\">{count} tokens" in body
+            assert f'After {vocab - 256} merges</b><span class="n">{count} tokens' in body
     assert any("text=" in m.value or "/train" in m.value for m in at.markdown if "🔗" in m.value)
