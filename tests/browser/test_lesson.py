@@ -132,3 +132,108 @@ def test_own_text_and_a_question_answered_wrong_then_right(wide, server):
     wait_idle(wide)
     expect(wide.get_by_text(re.compile(rf"Right: {right}\."))).to_be_visible()
     screenshot(wide, "lesson-1-answered")
+
+
+def _prompt(form) -> str:
+    """The question's text as the page wrote it (spaces kept): the form's first markdown."""
+    return form.locator('[data-testid="stMarkdownContainer"]').first.text_content()
+
+
+def _solve(page, n: int, form, prompt: str) -> tuple[str, str, str]:
+    """(kind, right, wrong) for the question in ``form``, computed here from the core and the page's own text."""
+    import tiktoken
+
+    from tokenizer import load_encoding, train
+    from tokenizer.bpe import textbook
+    from tokenizer.display import visible
+
+    def between(a: str, b: str) -> str:
+        return prompt.split(a, 1)[1].split(b, 1)[0]
+
+    def number(right: int) -> tuple[str, str, str]:
+        return "number", str(right), str(right + 1)
+
+    options = [o.text_content() for o in form.locator('[data-testid="stRadio"] [role="radiogroup"] label').all()]
+    if n == 1:
+        return number(len(between("bytes is ", "?").encode("utf-8")))
+    if n == 2:
+        text = between("Which pair of ", " does")
+        stats = textbook.get_stats(list(text.encode()))
+        pair = next(p for p in stats if stats[p] == max(stats.values()))
+        right = chr(pair[0]) + chr(pair[1])
+        return "choice", right, next(o for o in options if o != right)
+    if n == 3:
+        text, label = between("Train on ", " until"), between("merge of ", " create")
+        tok = train(text, 256 + len(text), pattern=None)
+        return number(
+            next(
+                m.new_id for m in tok.merge_list if f"{visible(tok.vocab[m.pair[0]])} + {visible(tok.vocab[m.pair[1]])}" == label
+            )
+        )
+    if n == 4:
+        tok = train(model.PARAGRAPH, 300, pattern=None)
+        rank = {visible(tok.vocab[m.new_id]): m.rank for m in tok.merge_list}
+        right = min(options, key=rank.__getitem__)
+        return "choice", right, next(o for o in options if o != right)
+    if n == 5:
+        vocab, text = int(between("(vocabulary ", ")")), between("tokens is ", "?")
+        return number(len(train(model.PARAGRAPH, vocab, pattern=None).encode(text)))
+    if n == 6:
+        return number(len(load_encoding("r50k_base").split(between("pattern cut ", " into"))))
+    if n == 7:
+        code = form.locator('[data-testid="stCode"] code').first.text_content()
+        a, b = (len(tiktoken.get_encoding(e).encode_ordinary(code)) for e in ("gpt2", "cl100k_base"))
+        return "numbers", f"{a},{b}", f"{a + 1},{b}"
+    if n == 8:
+        who = between("does ", " give")
+        name = {"GPT-2": "gpt2", "GPT-4 (cl100k)": "cl100k_base", "GPT-4o (o200k)": "o200k_base"}[who]
+        return number(len(tiktoken.get_encoding(name).encode(between(" for ", " when"), disallowed_special=())))
+    if "exactly" in prompt:
+        k = int(between("exactly ", " tokens"))
+        return "text", " hello" * k, " hello" * (k + 1)  # " hello" is one o200k token
+    tok = load_encoding("o200k_base")
+    back = {o: tok.encode_ordinary(tok.vocab[int(o.split(":")[0])].decode("utf-8")) == [int(o.split(":")[0])] for o in options}
+    right = next(o for o, ok in back.items() if not ok)
+    return "choice", right, next(o for o in options if o != right)
+
+
+def _answer(form, kind: str, value: str) -> None:
+    if kind == "choice":
+        form.locator('[data-testid="stRadio"] [role="radiogroup"] label').filter(has_text=value).first.click()
+    elif kind == "numbers":
+        for box, part in zip(form.locator("input").all(), value.split(",")):
+            box.fill(part)
+    elif kind == "text":
+        form.locator("textarea").fill(value)
+    else:
+        form.locator("input").fill(value)
+    form.get_by_role("button", name="Check").click()
+
+
+def test_every_chapters_questions_answered_wrong_then_right_in_the_browser(wide, server):
+    wide.goto(server.url + "/lesson")
+    wait_idle(wide)
+    for n in range(1, model.N + 1):
+        at_chapter(wide, n)
+        forms = wide.locator('[data-testid="stForm"]')
+        expect(forms.first).to_be_visible()
+        for i in range(forms.count()):
+            form = forms.nth(i)
+            prompt = _prompt(form)
+            kind, right, bad = _solve(wide, n, form, prompt)
+            _answer(form, kind, bad)
+            wait_idle(wide, timeout=60_000)
+            expect(
+                wide.locator('[data-testid="stAlert"]', has_text="❌"), f"chapter {n}: {prompt!r} answered {bad!r}"
+            ).to_have_count(1)
+            form = wide.locator('[data-testid="stForm"]').nth(i)
+            _answer(form, kind, right)
+            wait_idle(wide, timeout=60_000)
+            alert = wide.locator('[data-testid="stAlert"]', has_text="❌")
+            expect(alert, f"chapter {n}: {prompt!r} answered {right!r}").to_have_count(0)
+            expect(wide.locator('[data-testid="stAlert"]', has_text="✅")).to_have_count(i + 1)
+        if n == 9:
+            screenshot(wide, "lesson-9-answered")
+        assert_no_exception(wide)
+        if n < model.N:
+            wide.get_by_role("button", name="Next chapter ▶").click()

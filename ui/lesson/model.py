@@ -70,7 +70,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Look at every two neighbouring bytes and count how often each **pair** occurs. The most frequent pair is "
         "**merged** into one new token, with the first unused id: **256**. Step once to see it happen.",
         "The orange pair is the most frequent one; after one step each place it stood is one token, id 256.",
-        ("aaabdaaabac", "abcab"),
+        ("abcab", "aaabdaaabac"),
         stepper="training",
     ),
     Chapter(
@@ -604,7 +604,8 @@ def _q6(rng, env) -> list[Question]:
 
 def _q7(rng, env) -> list[Question]:
     pad = " " * rng.choice((4, 8))
-    text = rng.choice(_SNIPPETS).format(pad=pad, n=rng.randint(2, 99999), m=rng.randint(2, 9999))
+    # no newline at the end: the page shows the code in a block that would hide it, and it is a token
+    text = rng.choice(_SNIPPETS).format(pad=pad, n=rng.randint(2, 99999), m=rng.randint(2, 9999)).rstrip("\n")
     gpt2, gpt4 = (len(env.encoding(name).encode_ordinary(text)) for name in ("r50k_base", "cl100k_base"))
     why = f"GPT-2 gives {gpt2} tokens, GPT-4 (cl100k) {gpt4}."
 
@@ -683,7 +684,11 @@ def _q9(rng, env) -> list[Question]:
     odd_set = set(odd)
     # ordinary tokens that look alike (same first byte class), so the answer is not the odd-looking one by its looks
     tail = tok.vocab[target_id].strip()[-2:]  # "//", "I'": decoys that look like it, so looks do not give it away
-    pool = [i for i in range(256, 100_000) if i not in odd_set and tail in tok.vocab.get(i, b"") and tok.vocab[i].isascii()]
+    pool = [
+        i
+        for i in range(256, 100_000)
+        if i not in odd_set and tail in tok.vocab.get(i, b"") and tok.vocab[i].isascii() and len(tok.vocab[i]) <= 12
+    ]
     decoys = rng.sample(pool, 5)
     ids = [target_id, *decoys]
     rng.shuffle(ids)

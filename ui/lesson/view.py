@@ -35,6 +35,9 @@ HERE = Path(__file__).parent
 URL = ("chapter", "step")
 OFFICIAL = {"r50k_base": "GPT-2 (r50k_base)", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)"}
 
+KEYS_HELP = "Keys: → or PageDown next chapter · ← or PageUp previous (when the cursor is not in a text box)."
+KEYS_HELP_STEPPING = "Keys: PageDown next chapter · PageUp previous · → ← step (when the cursor is not in a text box)."
+
 STATE = state.PageState(
     "lesson",
     {
@@ -156,6 +159,7 @@ def page() -> None:
     with errors.shown():
         FIGURES[ch.n](ch)
     st.markdown(f"👀 **What to notice:** {ch.notice}")
+    st.caption(KEYS_HELP if ch.stepper is None else KEYS_HELP_STEPPING)
     _publish()
     ask(ch)
 
@@ -446,10 +450,10 @@ def _answer_widget(q: model.Question) -> str:
 
 
 def _question(q: model.Question) -> None:
-    st.markdown(q.prompt)
-    if "\n" in q.subject:
-        st.code(q.subject, language="python")
     with st.form(STATE.key("form", q.id), border=False):
+        st.markdown(q.prompt)
+        if "\n" in q.subject:
+            st.code(q.subject, language="python")
         answer = _answer_widget(q)
         sent = st.form_submit_button("Check", type="primary")
     if sent:
@@ -498,5 +502,15 @@ def why_figure(q: model.Question, answer: str) -> None:
                 ]
             )
         )
+    elif n == 4:
+        tok = model.paragraph_tokenizer()
+        frame = model.merges_frame(tok)
+        st.dataframe(frame[frame["token"].isin(q.choices)], hide_index=True, width="stretch")
+    elif q.id == "9.unreachable" and answer in q.choices:
+        tok = tokenizers.get("o200k_base")
+        tid = int(answer.split(":")[0])
+        text = tok.vocab[tid].decode("utf-8", "replace")
+        rows = [Row(f"Token {tid} itself", make_spans([(tid, tok.vocab[tid])])), Row("Its text, encoded", _spans(tok, text))]
+        st.html(render_rows(rows, show_whitespace=True))
     elif q.id == "9.exact" and answer:
         st.html(render_rows([Row("GPT-4o (o200k_base)", _spans(tokenizers.get("o200k_base"), answer))], show_whitespace=True))
