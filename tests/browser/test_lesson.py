@@ -153,17 +153,19 @@ def _solve(page, n: int, form, prompt: str) -> tuple[str, str, str]:
     def number(right: int) -> tuple[str, str, str]:
         return "number", str(right), str(right + 1)
 
+    # the example a question asks about is in its prompt's code spans, as the page wrote them
+    codes = [c.text_content() for c in form.locator('[data-testid="stMarkdownContainer"]').first.locator("code").all()]
     options = [o.text_content() for o in form.locator('[data-testid="stRadio"] [role="radiogroup"] label').all()]
     if n == 1:
-        return number(len(between("bytes is ", "?").encode("utf-8")))
+        return number(len(codes[0].encode("utf-8")))
     if n == 2:
-        text = between("Which pair of ", " does")
+        text = codes[0]
         stats = textbook.get_stats(list(text.encode()))
         pair = next(p for p in stats if stats[p] == max(stats.values()))
         right = chr(pair[0]) + chr(pair[1])
         return "choice", right, next(o for o in options if o != right)
     if n == 3:
-        text, label = between("Train on ", " until"), between("merge of ", " create")
+        text, label = codes
         tok = train(text, 256 + len(text), pattern=None)
         return number(
             next(
@@ -176,10 +178,10 @@ def _solve(page, n: int, form, prompt: str) -> tuple[str, str, str]:
         right = min(options, key=rank.__getitem__)
         return "choice", right, next(o for o in options if o != right)
     if n == 5:
-        vocab, text = int(between("(vocabulary ", ")")), between("tokens is ", "?")
+        vocab, text = int(between("(vocabulary ", ")")), codes[0]
         return number(len(train(model.PARAGRAPH, vocab, pattern=None).encode(text)))
     if n == 6:
-        return number(len(load_encoding("r50k_base").split(between("pattern cut ", " into"))))
+        return number(len(load_encoding("r50k_base").split(codes[0])))
     if n == 7:
         code = form.locator('[data-testid="stCode"] code').first.text_content()
         a, b = (len(tiktoken.get_encoding(e).encode_ordinary(code)) for e in ("gpt2", "cl100k_base"))
@@ -187,7 +189,7 @@ def _solve(page, n: int, form, prompt: str) -> tuple[str, str, str]:
     if n == 8:
         who = between("does ", " give")
         name = {"GPT-2": "gpt2", "GPT-4 (cl100k)": "cl100k_base", "GPT-4o (o200k)": "o200k_base"}[who]
-        return number(len(tiktoken.get_encoding(name).encode(between(" for ", " when"), disallowed_special=())))
+        return number(len(tiktoken.get_encoding(name).encode(codes[0], disallowed_special=())))
     if "exactly" in prompt:
         k = int(between("exactly ", " tokens"))
         return "text", " hello" * k, " hello" * (k + 1)  # " hello" is one o200k token
