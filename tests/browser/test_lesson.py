@@ -50,7 +50,9 @@ def test_presenter_mode_puts_every_chapters_figure_on_the_first_screen(projector
         at_chapter(projector, n)
         assert "present=1" in projector.url
         top = figure_top(projector)
-        assert top < 720, f"chapter {n}: the figure starts at {top:.0f} px, below a 720 px projector's first screen"
+        print(f"chapter {n}: the figure starts at {top:.0f} px")
+        # on the first screen, with room to show some of it (a top at 700 px would be a sliver)
+        assert top < 720 - 150, f"chapter {n}: the figure starts at {top:.0f} px of a 720 px projector's first screen"
         # the explanation is folded away, one click from the screen
         about = projector.get_by_text(f"{n}. {model.chapter(n).title}", exact=False).first
         assert projector.locator('[data-testid="stExpander"] details').first.evaluate("d => d.open") is False

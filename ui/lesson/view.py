@@ -292,7 +292,9 @@ def training_figure(ch: model.Chapter) -> None:
 
 
 def paragraph_figure(ch: model.Chapter) -> None:
-    text = _text(ch, height=90)
+    box, side = st.columns([3, 2], vertical_alignment="bottom")  # the slider beside the text: the figure starts higher
+    with box:
+        text = _text(ch, height=90)
     data = text.encode("utf-8")
     if len(data) < 2:
         st.info("Type a paragraph to train on.", icon="✏️")
@@ -300,7 +302,7 @@ def paragraph_figure(ch: model.Chapter) -> None:
     top = 256 + max(2, min(len(data) - 1, max(20, 2 * model.repeated_merges(text))))
     tok = cache.for_session("lesson.paragraph", text, lambda: model.stepping_tokenizer(text, top - 256), maxsize=2)
     STATE["vocab"] = max(257, min(STATE["vocab"], 256 + tok.num_merges))
-    vocab = st.slider("Vocabulary size (256 + merges)", 257, 256 + tok.num_merges, key=STATE.key("vocab"))
+    vocab = side.slider("Vocabulary size (256 + merges)", 257, 256 + tok.num_merges, key=STATE.key("vocab"))
     small = tok.truncated(vocab - 256)
     frame = cache.for_session("lesson.curve", text, lambda: model.compression_frame(tok, text), owner=tok, maxsize=2)
     left, right = st.columns([3, 2])
@@ -315,10 +317,12 @@ def paragraph_figure(ch: model.Chapter) -> None:
 
 
 def encode_figure(ch: model.Chapter) -> None:
-    text = _text(ch, limit=model.MAX_STEP_TEXT)
+    box, side = st.columns([3, 2], vertical_alignment="bottom")
+    with box:
+        text = _text(ch, limit=model.MAX_STEP_TEXT)
     most = model.repeated_merges(model.PARAGRAPH)
     STATE["merges"] = max(1, min(STATE["merges"], most))
-    merges = st.slider("Merges learned on the paragraph of chapter 4", 1, most, key=STATE.key("merges"))
+    merges = side.slider("Merges learned on the paragraph of chapter 4", 1, most, key=STATE.key("merges"))
     tok = model.paragraph_tokenizer(256 + merges)
     etrace = cache.for_session("lesson.encode", (merges, text), lambda: tok.encode_trace(text), owner=tok, maxsize=4)
     trace_id, body = cache.for_session(
@@ -359,10 +363,12 @@ def models_figure(ch: model.Chapter) -> None:
 
 
 def special_figure(ch: model.Chapter) -> None:
-    name = st.segmented_control(
-        "Tokenizer", list(OFFICIAL), format_func=OFFICIAL.get, key=STATE.key("special_tok"), required=True
+    box, side = st.columns([3, 2], vertical_alignment="bottom")
+    name = side.segmented_control(
+        "Tokenizer", list(OFFICIAL), format_func=lambda k: OFFICIAL[k].split(" (")[0], key=STATE.key("special_tok"), required=True
     )
-    text = _text(ch)
+    with box:
+        text = _text(ch)
     tok = tokenizers.get(name)
     rows = [
         Row("Read as text", _spans(tok, text, disallowed_special=())),
