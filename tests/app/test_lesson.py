@@ -219,3 +219,15 @@ def test_every_chapter_takes_the_students_own_text(n):
             count = len(train(OWN[n], vocab, pattern=None).encode(OWN[n]))
             assert f'After {vocab - 256} merges</b><span class="n">{count} tokens' in body
     assert any("text=" in m.value or "/train" in m.value for m in at.markdown if "🔗" in m.value)
+
+
+def test_the_students_text_waits_in_its_chapter():
+    at = run(chapter="1")
+    at.text_input(key=TEXT_KEY.format(1)).input("mine").run()
+    at.button(key="lesson.next").click().run()
+    at.button(key="lesson.next").click().run()
+    at.button(key="lesson.back").click().run()
+    at.button(key="lesson.back").click().run()
+    assert at.session_state["lesson.chapter"] == 1
+    assert at.text_input(key=TEXT_KEY.format(1)).value == "mine"
+    assert "4 tokens" in html(at)

@@ -190,8 +190,8 @@ def _text(ch: model.Chapter, *, limit: int | None = None, height: int = 100) -> 
         )
     label = "Your text (edit it, or pick an example)"
     if ch.multiline:
-        return box.text_area(label, key=key, height=height, max_chars=limit)
-    return box.text_input(label, key=key, max_chars=limit)
+        return box.text_area(label, key=key, height=height, max_chars=limit, persist_state="session")
+    return box.text_input(label, key=key, max_chars=limit, persist_state="session")  # kept from chapter to chapter
 
 
 def _short(text: str, width: int = 28) -> str:
@@ -302,7 +302,9 @@ def paragraph_figure(ch: model.Chapter) -> None:
     top = 256 + max(2, min(len(data) - 1, max(20, 2 * model.repeated_merges(text))))
     tok = cache.for_session("lesson.paragraph", text, lambda: model.stepping_tokenizer(text, top - 256), maxsize=2)
     STATE["vocab"] = max(257, min(STATE["vocab"], 256 + tok.num_merges))
-    vocab = side.slider("Vocabulary size (256 + merges)", 257, 256 + tok.num_merges, key=STATE.key("vocab"))
+    vocab = side.slider(
+        "Vocabulary size (256 + merges)", 257, 256 + tok.num_merges, key=STATE.key("vocab"), persist_state="session"
+    )
     small = tok.truncated(vocab - 256)
     frame = cache.for_session("lesson.curve", text, lambda: model.compression_frame(tok, text), owner=tok, maxsize=2)
     left, right = st.columns([3, 2])
@@ -322,7 +324,9 @@ def encode_figure(ch: model.Chapter) -> None:
         text = _text(ch, limit=model.MAX_STEP_TEXT)
     most = model.repeated_merges(model.PARAGRAPH)
     STATE["merges"] = max(1, min(STATE["merges"], most))
-    merges = side.slider("Merges learned on the paragraph of chapter 4", 1, most, key=STATE.key("merges"))
+    merges = side.slider(
+        "Merges learned on the paragraph of chapter 4", 1, most, key=STATE.key("merges"), persist_state="session"
+    )
     tok = model.paragraph_tokenizer(256 + merges)
     etrace = cache.for_session("lesson.encode", (merges, text), lambda: tok.encode_trace(text), owner=tok, maxsize=4)
     trace_id, body = cache.for_session(
@@ -365,7 +369,12 @@ def models_figure(ch: model.Chapter) -> None:
 def special_figure(ch: model.Chapter) -> None:
     box, side = st.columns([3, 2], vertical_alignment="bottom")
     name = side.segmented_control(
-        "Tokenizer", list(OFFICIAL), format_func=lambda k: OFFICIAL[k].split(" (")[0], key=STATE.key("special_tok"), required=True
+        "Tokenizer",
+        list(OFFICIAL),
+        format_func=lambda k: OFFICIAL[k].split(" (")[0],
+        key=STATE.key("special_tok"),
+        required=True,
+        persist_state="session",
     )
     with box:
         text = _text(ch)
