@@ -90,7 +90,10 @@ def test_every_chapter_opens_with_the_seeds_example_and_its_figure(n):
     box = at.text_area(key=TEXT_KEY.format(n)) if ch.multiline else at.text_input(key=TEXT_KEY.format(n))
     assert box.value == ch.examples[0]
     assert any(ch.notice in m.value for m in at.markdown)
-    assert any("🔗" in m.value for m in at.markdown)  # the full page's link
+    if ch.stepper:  # Step through needs the tokenizer in the workspace: one click keeps it, then links
+        assert at.button(key="lesson.keep")
+    else:
+        assert any("🔗" in m.value for m in at.markdown)  # the full page's link
     if ch.stepper:
         data = stepper_data(at)
         assert data is not None
@@ -218,7 +221,8 @@ def test_every_chapter_takes_the_students_own_text(n):
             vocab = at.slider(key="lesson.vocab").value
             count = len(train(OWN[n], vocab, pattern=None).encode(OWN[n]))
             assert f'After {vocab - 256} merges</b><span class="n">{count} tokens' in body
-    assert any("text=" in m.value or "/train" in m.value for m in at.markdown if "🔗" in m.value)
+    if not ch.stepper:
+        assert any("text=" in m.value or "/train" in m.value for m in at.markdown if "🔗" in m.value)
 
 
 def test_the_students_text_waits_in_its_chapter():
@@ -231,3 +235,33 @@ def test_the_students_text_waits_in_its_chapter():
     assert at.session_state["lesson.chapter"] == 1
     assert at.text_input(key=TEXT_KEY.format(1)).value == "mine"
     assert "4 tokens" in html(at)
+
+
+@pytest.mark.parametrize("n, mode", [(2, "training"), (3, "training"), (5, "encoding")])
+def test_a_stepping_chapter_opens_the_same_steps_on_step_through(workspace, n, mode):
+    """The kept tokenizer, opened on Step through by the link's parameters, replays the same steps on the same text."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from classroom.stores import FolderStore
+
+    at = run(chapter=str(n), step="1")
+    lesson = payload.Replay(stepper_data(at)["trace"])
+    at.button(key="lesson.keep").click().run()
+    assert not at.exception
+    [entry] = FolderStore(workspace).entries()
+    [link] = [m.value for m in at.markdown if "Open these steps on Step through" in m.value]
+    params = dict(parse_qsl(urlsplit(link.split("](", 1)[1].rstrip(")")).query))
+    assert params["mode"] == mode and params["tokenizer"] == f"user:{entry.key}" and params["step"] == "1"
+    step = AppTest.from_file(str(ROOT / "pages" / "step.py"), default_timeout=120)
+    for k, v in params.items():
+        step.query_params[k] = v
+    step.run()
+    assert not step.exception
+    [el] = [e for e in step.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
+    sent = json.loads(el.proto.bytes)
+    there = payload.Replay(sent["trace"])
+    assert sent["goto"][1] == 1
+    assert there.n == lesson.n
+    assert [s.id for s in there.spans(1)] == [s.id for s in lesson.spans(1)]
+    if mode == "encoding":
+        assert there.data == lesson.data

@@ -229,7 +229,7 @@ def stepping_tokenizer(text: str, merges: int | None = None) -> Tokenizer:
     [258, 100, 258, 97, 99]
     """
     k = max(1, repeated_merges(text)) if merges is None else merges
-    return train(text, 256 + k, pattern=None)
+    return train(text, 256 + k, pattern=None, name=f"lesson · {text[:24]}")
 
 
 def ties(text: str, merges: int) -> list[str]:
@@ -530,7 +530,7 @@ def paragraph_tokenizer(vocab_size: int = 300) -> Tokenizer:
     >>> paragraph_tokenizer(259).encode("you")
     [121, 256]
     """
-    return train(PARAGRAPH, vocab_size, pattern=None)
+    return train(PARAGRAPH, vocab_size, pattern=None, name=f"lesson · the paragraph · {vocab_size}")
 
 
 def _q4(rng, env) -> list[Question]:

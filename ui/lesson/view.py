@@ -18,7 +18,8 @@ import streamlit as st
 
 from tokenizer import Tokenizer
 from tokenizer.trace import make_spans
-from ui.common import cache, errors, presenter, state, tokenizers, urlstate
+from ui.common import cache, errors, presenter, state, tokenizers, urlstate, workspace
+from ui.common.tokenizers import USER
 from ui.compare import languages
 from ui.compare import token_tax as tax
 from ui.pretokenize import model as pretok
@@ -51,8 +52,9 @@ STATE = state.PageState(
         "vocab": 262,  # chapter 4's vocabulary size
         "merges": 3,  # chapter 5's merges (the seed trains to 258: three merges)
         "special_tok": "r50k_base",
+        "kept": {},  # (chapter, text, merges) -> the workspace key of a stepping tokenizer the student kept
     },
-    widgets=("text", "example", "back", "next", "pick", "keys", "stepper", "pairs", "answer", "form"),
+    widgets=("text", "example", "back", "next", "pick", "keys", "stepper", "pairs", "answer", "form", "keep"),
 )
 
 
@@ -219,6 +221,35 @@ def _spans(tok, text: str, **special) -> list:
     )
 
 
+def _open_on_step(n: int, tok: Tokenizer, corpus: str, mode: str, text: str | None = None) -> None:
+    """Step through shows the same steps: the tokenizer is kept in the workspace first (one click), then linked."""
+    which = (n, text or corpus, tok.num_merges)
+    kept = STATE["kept"].get(which)
+    if kept is None:
+
+        def keep() -> None:
+            store = workspace.store()
+            try:
+                store.check_room(len(corpus.encode("utf-8")))
+                STATE["kept"] = {**STATE["kept"], which: store.add(tok, corpus=corpus)}
+            except ValueError as e:  # a full workspace, or the database not answering
+                STATE["kept"] = {**STATE["kept"], which: ValueError(str(e))}
+
+        label = "Open these steps on Step through (keeps this tokenizer in your workspace)"
+        st.button(label, key=STATE.key("keep"), on_click=keep, icon="👣")
+        return
+    if isinstance(kept, ValueError):
+        st.error(str(kept), icon="⚠️")
+        return
+    params = {"mode": mode, "tokenizer": USER + kept, "step": str(STATE["step"])}
+    if text is not None and urlstate.fits(text):
+        params["text"] = text
+    try:
+        st.page_link("pages/step.py", label="Open these steps on Step through", icon="👣", query_params=params)
+    except Exception:  # the page runs on its own (AppTest.from_file): there is no navigation to link into
+        st.markdown(f"🔗 [Open these steps on Step through](/step?{urlencode(params)})")
+
+
 # ----------------------------------------------------------------------------- the chapters' figures
 
 
@@ -283,12 +314,7 @@ def training_figure(ch: model.Chapter) -> None:
             with presenter.fold("The tie-breaks, in words"):
                 for line in told:
                     st.markdown(f"- {line}")
-    _link(
-        "/step",
-        "Open on Step through (GPT-2 encoding this text, step by step)",
-        {"mode": "encoding", "tokenizer": "r50k_base"},
-        text,
-    )
+    _open_on_step(ch.n, tok, text, "training")
 
 
 def paragraph_figure(ch: model.Chapter) -> None:
@@ -342,7 +368,7 @@ def encode_figure(ch: model.Chapter) -> None:
         st.markdown('**`decode([128])`**: byte 0x80 alone is no UTF-8 character, so `errors="replace"` gives `�`:')
         st.html(render_spans(make_spans([(128, bytes([128]))]), caption="Token 128"))
         st.code(f"decode([128]) == {Tokenizer().decode([128])!r}", language="python")
-    _link("/step", "Open on Step through (GPT-2 encoding this text)", {"mode": "encoding", "tokenizer": "r50k_base"}, text)
+    _open_on_step(ch.n, tok, model.PARAGRAPH, "encoding", text)
 
 
 def split_figure(ch: model.Chapter) -> None:
