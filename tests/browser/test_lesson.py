@@ -241,3 +241,18 @@ def test_every_chapters_questions_answered_wrong_then_right_in_the_browser(wide,
         assert_no_exception(wide)
         if n < model.N:
             wide.get_by_role("button", name="Next chapter ▶").click()
+
+
+def test_a_stepping_chapter_opens_the_same_steps_on_step_through(wide, server):
+    wide.goto(server.url + "/lesson?chapter=3&step=2")
+    wide.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
+    wait_idle(wide)
+    wide.get_by_role("button", name=re.compile("Open these steps on Step through")).click()
+    wait_idle(wide)
+    wide.get_by_role("link", name=re.compile("Open these steps on Step through")).click()
+    wide.wait_for_url(re.compile(r"/step\?.*mode=training"), timeout=30_000)
+    wide.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
+    wait_idle(wide)
+    assert wide.locator(".bpe-stepper").get_attribute("data-k") == "2"
+    expect(wide.locator(".bpe-stepper [data-fig=step] .v")).to_have_text("2 of 4")
+    assert_no_exception(wide)
