@@ -265,3 +265,25 @@ def test_a_stepping_chapter_opens_the_same_steps_on_step_through(workspace, n, m
     assert [s.id for s in there.spans(1)] == [s.id for s in lesson.spans(1)]
     if mode == "encoding":
         assert there.data == lesson.data
+
+
+def _font_sizes(node) -> list[float]:
+    if isinstance(node, dict):
+        own = [v for k, v in node.items() if k in ("labelFontSize", "titleFontSize") and isinstance(v, (int, float))]
+        return own + [x for v in node.values() for x in _font_sizes(v)]
+    if isinstance(node, list):
+        return [x for v in node for x in _font_sizes(v)]
+    return []
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_in_presenter_mode_the_charts_text_is_as_large_as_the_body_text(present):
+    at = run(chapter="4", present=present)
+    [chart] = at.get("vega_lite_chart")
+    spec = json.loads(chart.proto.spec)
+    sizes = _font_sizes(spec)
+    if present == "1":
+        assert sizes and min(sizes) >= view.PRESENT_FONT
+        assert spec["config"]["title"]["fontSize"] >= view.PRESENT_FONT
+    else:
+        assert "title" not in spec.get("config", {})  # the chart as every other page draws it
