@@ -214,11 +214,43 @@ def _answer(form, kind: str, value: str) -> None:
     form.get_by_role("button", name="Check").click()
 
 
-def test_every_chapters_questions_answered_wrong_then_right_in_the_browser(wide, server):
-    wide.goto(server.url + "/lesson")
+#: a student's own text per chapter (short: the stepping chapters' trace goes to the browser)
+OWN = {
+    1: "Grüße 👋",
+    2: "xyxyz",
+    3: "banana bandana",
+    4: "low lower lowest low",
+    5: "Hi you",
+    6: "YOU'LL see",
+    7: "x  =  42",
+    8: "a<|endoftext|>b",
+    9: "99999 + 1",
+}
+
+
+def _own_text(page, n: int) -> None:
+    """Type the student's own text into the chapter's box; the figure must change."""
+    fig = page.locator(FIGURE).first
+    before = fig.get_attribute("data-trace") or fig.inner_text()
+    box = page.get_by_label("Your text (edit it, or pick an example)")
+    box.fill(OWN[n])
+    box.press("Control+Enter" if model.chapter(n).multiline else "Enter")
+    wait_idle(page, timeout=60_000)
+    page.wait_for_function(
+        "([sel, before]) => { const f = document.querySelector(sel); return f && (f.dataset.trace || f.innerText) !== before; }",
+        arg=[FIGURE, before],
+        timeout=30_000,
+    )
+
+
+@pytest.mark.parametrize("where", ["wide", "projector"])
+def test_every_chapter_as_a_student_own_text_and_questions_wrong_then_right(request, server, where):
+    wide = request.getfixturevalue(where)
+    wide.goto(server.url + "/lesson" + ("?present=1" if where == "projector" else ""))
     wait_idle(wide)
     for n in range(1, model.N + 1):
         at_chapter(wide, n)
+        _own_text(wide, n)
         forms = wide.locator('[data-testid="stForm"]')
         expect(forms.first).to_be_visible()
         for i in range(forms.count()):
@@ -237,7 +269,7 @@ def test_every_chapters_questions_answered_wrong_then_right_in_the_browser(wide,
             expect(alert, f"chapter {n}: {prompt!r} answered {right!r}").to_have_count(0)
             expect(wide.locator('[data-testid="stAlert"]', has_text="✅")).to_have_count(i + 1)
         if n == 9:
-            screenshot(wide, "lesson-9-answered")
+            screenshot(wide, f"lesson-9-answered-{where}")
         assert_no_exception(wide)
         if n < model.N:
             wide.get_by_role("button", name="Next chapter ▶").click()
