@@ -22,6 +22,7 @@ st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 TOKENIZE = st.Page("pages/tokenize.py", title="Tokenize", icon="🔤", url_path="tokenize-home", default=True)
 PAGES = [
     TOKENIZE,
+    st.Page("pages/lesson.py", title="Lesson", icon="🎓", url_path="lesson"),
     st.Page("pages/pretokenize.py", title="Pre-tokenize", icon="✂️", url_path="pretokenize"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
     st.Page("pages/overlap.py", title="Overlap", icon="🔀", url_path="overlap"),

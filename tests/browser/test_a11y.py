@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 #: each page by its name (/tokenize lands at /, where the app keeps its first page)
 PAGES = {
     "tokenize": "/tokenize",
+    "lesson": "/lesson?chapter=3&step=2",
     "pretokenize": "/pretokenize",
     "compare": "/compare",
     "overlap": "/overlap",
@@ -28,6 +29,7 @@ PAGES = {
 #: the page's title (its h1)
 TITLES = {
     "tokenize": "Tokenize",
+    "lesson": "Lesson",
     "pretokenize": "Pre-tokenize",
     "compare": "Compare",
     "overlap": "Vocabulary overlap",

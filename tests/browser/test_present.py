@@ -10,6 +10,8 @@ pytestmark = pytest.mark.browser
 
 PAGES = [
     ("tokenize", "/"),
+    ("lesson", "/lesson?chapter=7"),
+    ("lesson-stepping", "/lesson?chapter=3&step=2"),
     ("pretokenize", "/pretokenize"),
     ("compare", "/compare"),
     ("overlap", "/overlap"),

@@ -10,7 +10,7 @@ from .conftest import StreamlitServer, assert_no_exception, screenshot, tab, wai
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["Tokenize", "Compare", "Train", "Step through", "Vocabulary"]
+PAGES = ["Tokenize", "Lesson", "Compare", "Train", "Step through", "Vocabulary"]
 
 
 def test_navigation_lists_every_page(page, server):

@@ -95,7 +95,7 @@ def test_without_the_rerun_a_linked_page_would_run_alone(monkeypatch):
     assert SIDEBAR not in sidebar_text(at)
 
 
-@pytest.mark.parametrize("name", ["tokenize", "pretokenize", "compare", "train", "step", "vocabulary"])
+@pytest.mark.parametrize("name", ["tokenize", "lesson", "pretokenize", "compare", "train", "step", "vocabulary"])
 def test_a_page_run_on_its_own_runs_alone_with_the_stylesheet(name):
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120)
     at.run()
