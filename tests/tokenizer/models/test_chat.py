@@ -298,6 +298,39 @@ def test_qwen36_refusals_say_what_to_change():
         chat.text(_messages([("system", "a"), ("assistant", "b")]), fmt)
 
 
+# ----------------------------------------------------------------------------- Phi-4
+
+# microsoft/phi-4's tokenizer_config.json chat_template (torchtune's Phi4Tokenizer frames each message alike)
+PHI4_TEMPLATE = (
+    "{% for message in messages %}{% if (message['role'] == 'system') %}"
+    "{{'<|im_start|>system<|im_sep|>' + message['content'] + '<|im_end|>'}}"
+    "{% elif (message['role'] == 'user') %}{{'<|im_start|>user<|im_sep|>' + message['content'] + '<|im_end|>'}}"
+    "{% elif (message['role'] == 'assistant') %}{{'<|im_start|>assistant<|im_sep|>' + message['content'] + '<|im_end|>'}}"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant<|im_sep|>' }}{% endif %}"
+)
+
+
+@settings(max_examples=examples(100))
+@given(conv=conversations(["system", "user", "assistant"]))
+@example(conv=[])
+@example(conv=[("system", ""), ("user", "<|im_end|>hi"), ("assistant", "<|dummy_86|>x<|dummy_87|>")])
+def test_phi4_is_its_chat_template_encoded_with_its_special_tokens(conv):
+    """Phi-4's template rendered as transformers renders it, then tiktoken with cl100k's ranks and Phi-4's special
+    tokens (special-token strings in the rendered text count, as in the tokenizer.json)."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from model_packages import tiktoken_reference
+
+    rendered = (
+        ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+        .from_string(PHI4_TEMPLATE)
+        .render(messages=_messages(conv), add_generation_prompt=True)
+    )
+    tok, fmt = load_encoding("phi4"), registry.spec("phi4").chat
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    expected = tiktoken_reference("phi4").encode(rendered, allowed_special="all")
+    assert ours("phi4", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+
+
 # ----------------------------------------------------------------------------- every format
 
 
