@@ -182,9 +182,18 @@ def qwen_tokenizer(name: str):
 
 @functools.cache
 def hf_file_tokenizer(name: str):
-    """Hugging Face tokenizers reading the very tokenizer.json we provisioned (DeepSeek V4's reference)."""
+    """Hugging Face tokenizers reading the very tokenizer.json we provisioned (DeepSeek V4's reference), or a GGUF's
+    vocabulary written as the tokenizer.json that splits as llama.cpp does (the llama.cpp models' reference besides
+    llama.cpp's own test vectors)."""
+    import json
+
     import tokenizers
 
+    if registry.spec(name).source.format == "gguf":
+        from tokenizer.formats import gguf
+
+        doc = gguf.to_hf_json(gguf.read_metadata(Path(path(name)).read_bytes()))
+        return tokenizers.Tokenizer.from_str(json.dumps(doc))
     return tokenizers.Tokenizer.from_file(path(name))
 
 
@@ -193,7 +202,7 @@ def reference_encode(name: str) -> Callable[[str], list[int]]:
     fmt = registry.spec(name).source.format
     if fmt == "tekken":
         return lambda text: tekkenizer().encode(text, bos=False, eos=False)
-    if fmt == "hf-json":
+    if fmt in ("hf-json", "gguf"):
         return lambda text: hf_file_tokenizer(name).encode(text, add_special_tokens=False).ids
     if name in PACKAGE_NORMALIZES:
         return lambda text: qwen_tokenizer(name).encode(text, allowed_special=set(), disallowed_special=())

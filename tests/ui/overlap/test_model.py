@@ -269,7 +269,7 @@ def package_tokens(name: str) -> set[bytes]:
     if fmt == "tekken":
         tk = tekkenizer()
         return {tk.id_to_byte_piece(i) for i in range(tk.num_special_tokens, tk.n_words)}
-    if fmt == "hf-json":
+    if fmt in ("hf-json", "gguf"):
         hf = hf_file_tokenizer(name)
         specials = {t.content for t in hf.get_added_tokens_decoder().values() if t.special}
         table = unicode_to_bytes()
