@@ -44,6 +44,7 @@ from ..pretokenize.patterns import (
 )
 from .chat import (
     CHATML_SEP,
+    COMMAND_R_CHAT,
     HARMONY_CHAT,
     IM_END,
     IM_SEP,
@@ -636,6 +637,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=None,  # llama.cpp's command-r rule: every digit alone, then GPT-2's split
         special_tokens={"<BOS_TOKEN>": 5, "<|END_OF_TURN_TOKEN|>": 255001},
         aliases=("command-r", "cohere", "command-r-plus", "c4ai-command-r"),
+        chat=COMMAND_R_CHAT,
         models="Command-R, Command-R+ (the first releases)",
     ),
 )

@@ -331,6 +331,50 @@ def test_phi4_is_its_chat_template_encoded_with_its_special_tokens(conv):
     assert ours("phi4", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
 
 
+# ----------------------------------------------------------------------------- Command-R
+
+
+@functools.cache
+def command_r_template():
+    """The chat template Command-R's GGUF carries, compiled as transformers compiles one."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from tokenizer.formats import gguf
+    from tokenizer.models import fetch
+
+    def raise_exception(message):
+        raise RuntimeError(message)
+
+    meta = gguf.read_metadata(fetch.read_verified(registry.spec("command_r")))
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.globals["raise_exception"] = raise_exception
+    return env.from_string(meta["tokenizer.chat_template"])
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(conv=conversations(["system", "user", "assistant"]))
+@example(conv=[])
+@example(conv=[("system", "  Be brief. "), ("user", " hi "), ("assistant", " yes "), ("user", "<|END_OF_TURN_TOKEN|>")])
+@example(conv=[("user", "a"), ("system", "b")])
+@example(conv=[("system", "a"), ("assistant", "b")])
+def test_command_r_is_its_ggufs_chat_template(conv):
+    """The template rendered (add_generation_prompt=True), then Command-R's vocabulary on the rendered text (special
+    and user-defined tokens recognised), as transformers' apply_chat_template(tokenize=True) does."""
+    from jinja2 import TemplateError
+    from model_packages import hf_file_tokenizer
+
+    fmt, tok = registry.spec("command_r").chat, load_encoding("command_r")
+    try:
+        rendered = command_r_template().render(messages=_messages(conv), bos_token="<BOS_TOKEN>", add_generation_prompt=True)
+    except (RuntimeError, TemplateError):
+        with pytest.raises(ValueError, match="Command-R"):
+            chat.text(_messages(conv), fmt)
+        return
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    expected = hf_file_tokenizer("command_r").encode(rendered, add_special_tokens=False).ids
+    assert ours("command_r", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+
+
 # ----------------------------------------------------------------------------- every format
 
 
