@@ -18,7 +18,7 @@ WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 
-.PHONY: run serve test test-fast lint format setup setup-dev provision provision-strict browser nginx postgres bench load-test clean help
+.PHONY: run serve test test-fast lint format setup setup-dev provision provision-strict models browser nginx postgres bench load-test clean help
 
 help:
 	@echo "make run    - set up and start BPE Lab on http://localhost:$(PORT)"
@@ -105,6 +105,11 @@ provision: $(VENV)/.runtime
 
 provision-strict: $(VENV)/.runtime
 	$(BIN)/python -m tokenizer provision --strict
+
+# The optional models too: llama.cpp's vocabularies (Falcon, StarCoder2, GPT-NeoX, MPT, Command-R, DeepSeek LLM and
+# Coder) from llama-cpp-python's 77 MB sdist, which `make run` leaves out to stay quick; `make test` always has them.
+models: $(VENV)/.runtime
+	$(BIN)/python -m tokenizer provision --all
 
 # Debian's Chromium and fonts for tests/browser (Playwright drives /usr/bin/chromium; no browser download)
 browser:

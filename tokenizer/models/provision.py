@@ -26,13 +26,14 @@ from pathlib import Path
 
 from ..formats.gpt2 import gpt2_files_from_ranks
 from ..formats.tiktoken import parse_tiktoken_ranks
-from .fetch import data_dir, fetch, is_present, path_of, read_verified, store, tiktoken_cache_dir
+from .fetch import data_dir, fetch, fetch_members, is_present, path_of, read_verified, store, tiktoken_cache_dir
 from .pretrained import build_encoding, merge_cache_path
 from .registry import EncodingSpec, FileSource, spec, specs
 
 __all__ = [
     "ESSENTIAL",
     "GPT2_FILES",
+    "LLAMA_CPP_TESTS",
     "REBUILT",
     "data_dir",
     "gpt2_file_path",
@@ -58,6 +59,64 @@ GPT2_FILES = {
     ),
     "vocab.bpe": FileSource(
         "vocab.bpe", "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5", "gpt2-vocab-bpe", url=_GPT2 + "vocab.bpe"
+    ),
+}
+
+
+_LLAMA_CPP = "llama-cpp-python==0.3.36"
+_MODELS = "vendor/llama.cpp/models/"
+
+
+def _vectors(name: str, sha256: str) -> FileSource:
+    return FileSource(
+        f"ggml-vocab-{name}.gguf.out", sha256, "llama-cpp-test", package=_LLAMA_CPP, member=f"{_MODELS}ggml-vocab-{name}.gguf.out"
+    )
+
+
+#: llama.cpp's own test vectors, beside each vocabulary in the same sdist: one input file (every ``.gguf.inp`` of
+#: these is the same) and each vocabulary's expected ids (tests/tokenizer/models/test_llama_cpp.py). gpt-2, qwen2
+#: and llama-bpe are the vocabularies of r50k_base, qwen2.5 and llama3, which BPE Lab reads from their own files.
+LLAMA_CPP_TESTS: dict[str, FileSource] = {
+    "inp": FileSource(
+        "llama-cpp-vocab-tests.inp",
+        "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+        "llama-cpp-test",
+        package=_LLAMA_CPP,
+        member=f"{_MODELS}ggml-vocab-falcon.gguf.inp",
+    ),
+    "falcon": _vectors("falcon", "f8c80a0483582ef195c2129b69bb2e4e421b0f31ed7b35d84b63511d7ebae7cd"),
+    "starcoder": _vectors("starcoder", "3ef12183c57ad076f9defd8e5eb454f509f5f0865cad35646abb4c4b2d2c5764"),
+    "mpt": _vectors("mpt", "9d0982a7e7950b81bc2e325fb61bb7e295d2238934ab889737494de2dc4d906b"),
+    "command-r": _vectors("command-r", "d2a601336e422b60a264858c01b14c5d37575fe1f9adfcafc2f3b3707903903f"),
+    "deepseek-llm": _vectors("deepseek-llm", "87cfc1a8a9a7ef25d04d28c26a67b6a620af7be938c9bd0feeb4d319b9302832"),
+    "deepseek-coder": _vectors("deepseek-coder", "c2cea4584b0487e67fbd81f491bb44f89238722062126120d2c412edb3dbd853"),
+    "gpt-2": _vectors("gpt-2", "48e8c4cb3ad5c37915b225f872222567c1c4dd4d66951aa53460c8d152ff6d60"),
+    "qwen2": _vectors("qwen2", "de785bb305cc6fa9d43908ed5da337f853c0b79e971348fcfb9f0915a39c5363"),
+    "llama-bpe": _vectors("llama-bpe", "118abf2034a197fc5c9dec5204dfdeee7004c7c70952ae577f66b99e212fab9b"),
+    # SentencePiece-style vocabularies for tokenizer/bpe/sentencepiece.py's tests (not registered models yet)
+    "llama-spm.gguf": FileSource(
+        "ggml-vocab-llama-spm.gguf",
+        "16c3724582d59aa8bf84711894e833f916ee46a31d80e21312759c48bf8d0e69",
+        "llama-cpp-test",
+        package=_LLAMA_CPP,
+        member=f"{_MODELS}ggml-vocab-llama-spm.gguf",
+    ),
+    "llama-spm": _vectors("llama-spm", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
+    "phi-3.gguf": FileSource(
+        "ggml-vocab-phi-3.gguf",
+        "967d7190d11c4842eab697079d98d56c2116e10eb617be355a2733bfc132e326",
+        "llama-cpp-test",
+        package=_LLAMA_CPP,
+        member=f"{_MODELS}ggml-vocab-phi-3.gguf",
+    ),
+    "phi-3": _vectors("phi-3", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
+    # the source of each pre-tokenizer's regexes, which tokenizer/formats/gguf.py transcribes (a test compares them)
+    "llama-vocab.cpp": FileSource(
+        "llama-vocab.cpp",
+        "78d11bfb12269c89a3153d347c151f12d5d0ab588f508d88bfaf38a91179a4c6",
+        "llama-cpp-test",
+        package=_LLAMA_CPP,
+        member="vendor/llama.cpp/src/llama-vocab.cpp",
     ),
 }
 
@@ -171,9 +230,15 @@ def _recovered(names: list[str], jobs: int) -> list[tuple[str, float | ValueErro
         return list(zip(names, pool.map(_recover_merges, names)))
 
 
-def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, jobs: int = 1) -> list[str]:
+def provision_all(
+    names: Iterable[str] | None = None, *, log=print, warn=print, jobs: int = 1, optional: bool = False
+) -> list[str]:
     """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached (only those
     not cached yet: building o200k_base again to find its cache takes a second).
+
+    With no names, the encodings whose file is ``optional`` (llama.cpp's vocabularies: a 77 MB sdist) are left out
+    unless ``optional`` is true (``make models``, and the tests' set-up); named ones are always provisioned. Whenever
+    one of them is, llama.cpp's test vectors (``LLAMA_CPP_TESTS``) come from the same download.
 
     The merges are recovered ``jobs`` at a time, in processes forked from this one
     (the CLI asks for one per core), only while this process runs no other thread
@@ -184,10 +249,21 @@ def provision_all(names: Iterable[str] | None = None, *, log=print, warn=print, 
     one warning line with the command that retries it). An encoding whose file is
     missing is shown as unavailable by the app, never with a traceback.
     """
-    chosen = _in_order(specs() if names is None else [spec(n) for n in names])
+    everything = specs() if names is None else [spec(n) for n in names]
+    left_out = [s.name for s in everything if names is None and not optional and s.source.optional]
+    chosen = _in_order([s for s in everything if s.name not in left_out])
+    if left_out:
+        log(f"left out {', '.join(left_out)} (llama.cpp's vocabularies, a 77 MB download): `make models` adds them")
     failed: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         downloads = Path(tmp)  # one download per package, for all its files
+        wanted = [s.source for s in chosen if s.source.optional]
+        if wanted:
+            wanted += LLAMA_CPP_TESTS.values()
+            for line in fetch_members(wanted, log=log, downloads=downloads):
+                if line.startswith(tuple(t.filename for t in LLAMA_CPP_TESTS.values())):
+                    failed.append(line.split(":")[0])
+                    warn(f"warning: llama.cpp's test vector {line} Retry with `python -m tokenizer provision --all`.")
         for s in chosen:
             if s.base is not None and s.base in failed:
                 failed.append(s.name)

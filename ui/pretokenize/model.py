@@ -107,7 +107,7 @@ def builtin_choices() -> dict[str, PatternChoice]:
     no_split: tuple[str, ...] = ()  # encodings without a pattern (SentencePiece-style ones) are users of "no split"
     for s in registry.specs():
         if s.pattern is None:
-            if s.source.format != "hf-json":  # a tokenizer.json splits with its own stages, not with no split
+            if not s.staged:  # a tokenizer.json (or a GGUF read as one) splits with its own stages, not with no split
                 no_split += (s.label,)
             continue
         if s.pattern in by_pattern:  # another encoding with the same pattern: name it as a user

@@ -298,6 +298,83 @@ def test_qwen36_refusals_say_what_to_change():
         chat.text(_messages([("system", "a"), ("assistant", "b")]), fmt)
 
 
+# ----------------------------------------------------------------------------- Phi-4
+
+# microsoft/phi-4's tokenizer_config.json chat_template (torchtune's Phi4Tokenizer frames each message alike)
+PHI4_TEMPLATE = (
+    "{% for message in messages %}{% if (message['role'] == 'system') %}"
+    "{{'<|im_start|>system<|im_sep|>' + message['content'] + '<|im_end|>'}}"
+    "{% elif (message['role'] == 'user') %}{{'<|im_start|>user<|im_sep|>' + message['content'] + '<|im_end|>'}}"
+    "{% elif (message['role'] == 'assistant') %}{{'<|im_start|>assistant<|im_sep|>' + message['content'] + '<|im_end|>'}}"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant<|im_sep|>' }}{% endif %}"
+)
+
+
+@settings(max_examples=examples(100))
+@given(conv=conversations(["system", "user", "assistant"]))
+@example(conv=[])
+@example(conv=[("system", ""), ("user", "<|im_end|>hi"), ("assistant", "<|dummy_86|>x<|dummy_87|>")])
+def test_phi4_is_its_chat_template_encoded_with_its_special_tokens(conv):
+    """Phi-4's template rendered as transformers renders it, then tiktoken with cl100k's ranks and Phi-4's special
+    tokens (special-token strings in the rendered text count, as in the tokenizer.json)."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from model_packages import tiktoken_reference
+
+    rendered = (
+        ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+        .from_string(PHI4_TEMPLATE)
+        .render(messages=_messages(conv), add_generation_prompt=True)
+    )
+    tok, fmt = load_encoding("phi4"), registry.spec("phi4").chat
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    expected = tiktoken_reference("phi4").encode(rendered, allowed_special="all")
+    assert ours("phi4", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+
+
+# ----------------------------------------------------------------------------- Command-R
+
+
+@functools.cache
+def command_r_template():
+    """The chat template Command-R's GGUF carries, compiled as transformers compiles one."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from tokenizer.formats import gguf
+    from tokenizer.models import fetch
+
+    def raise_exception(message):
+        raise RuntimeError(message)
+
+    meta = gguf.read_metadata(fetch.read_verified(registry.spec("command_r")))
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.globals["raise_exception"] = raise_exception
+    return env.from_string(meta["tokenizer.chat_template"])
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(conv=conversations(["system", "user", "assistant"]))
+@example(conv=[])
+@example(conv=[("system", "  Be brief. "), ("user", " hi "), ("assistant", " yes "), ("user", "<|END_OF_TURN_TOKEN|>")])
+@example(conv=[("user", "a"), ("system", "b")])
+@example(conv=[("system", "a"), ("assistant", "b")])
+def test_command_r_is_its_ggufs_chat_template(conv):
+    """The template rendered (add_generation_prompt=True), then Command-R's vocabulary on the rendered text (special
+    and user-defined tokens recognised), as transformers' apply_chat_template(tokenize=True) does."""
+    from jinja2 import TemplateError
+    from model_packages import hf_file_tokenizer
+
+    fmt, tok = registry.spec("command_r").chat, load_encoding("command_r")
+    try:
+        rendered = command_r_template().render(messages=_messages(conv), bos_token="<BOS_TOKEN>", add_generation_prompt=True)
+    except (RuntimeError, TemplateError):
+        with pytest.raises(ValueError, match="Command-R"):
+            chat.text(_messages(conv), fmt)
+        return
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    expected = hf_file_tokenizer("command_r").encode(rendered, add_special_tokens=False).ids
+    assert ours("command_r", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+
+
 # ----------------------------------------------------------------------------- every format
 
 

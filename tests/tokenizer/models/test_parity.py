@@ -85,6 +85,9 @@ def test_every_token_decodes_and_encodes_as_in_the_reference(model):
         except KeyError:
             assert i not in ours.vocab
             continue
+        if b == b"" and ref.name == "multilingual.tiktoken":
+            assert i == 50256 and i not in ours.vocab  # Whisper's empty token "=", which no text encodes to
+            continue
         assert ours.vocab[i] == b
         text = b.decode("utf-8", errors="replace")
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
@@ -240,10 +243,11 @@ def test_tekken_vocabulary_is_mistral_commons():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["llama3", "qwen2.5", "qwen3.6"])
+@pytest.mark.parametrize("name", ["llama3", "qwen2.5", "qwen3.6", "whisper"])
 def test_every_code_point_splits_like_the_reference(name):
-    """The open models' own patterns (\\p{M}, single digits, no possessives) under our regex tables, with the
-    package's own normalization (Qwen's NFC) before them; see tests/unicode_scan.py."""
+    """The open models' own patterns (\\p{M}, single digits, no possessives; Whisper's GPT-2 pattern in tiktoken's old
+    spelling) under our regex tables, with the package's own normalization (Qwen's NFC) before them; see
+    tests/unicode_scan.py."""
     ours, ref = load_encoding(name), package_reference(name)
     assert unicode_scan.mismatches(ours.encode_ordinary, ref.encode_ordinary) == []
 

