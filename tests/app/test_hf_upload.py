@@ -104,6 +104,8 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
         ("damaged", "model.merges"),
         ("nested_sequence", "nested too deeply"),  # a Sequence of Sequences a few hundred levels deep
         ("nested_list", "nested too deeply"),  # a list in a list, thousands of levels deep
+        ("panics", "Cannot parse precompiled_charsmap"),  # tokenizers panics reading it (a BaseException)
+        ("panics_bpe_lab", "Cannot parse precompiled_charsmap"),  # the same, in a BPE Lab JSON's pipeline
     ],
 )
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
@@ -118,6 +120,15 @@ def _other(kind: str) -> str:
     if kind == "damaged":
         doc = json.loads(_pipeline_file())
         doc["model"]["merges"][2] = "only-one-part"
+        return json.dumps(doc)
+    if kind.startswith("panics"):
+        doc = json.loads(_pipeline_file())
+        doc["normalizer"] = {"type": "Precompiled", "precompiled_charsmap": "AQ=="}
+        if kind == "panics_bpe_lab":
+            from tokenizer import formats
+
+            doc = json.loads(formats.dumps(formats.load_bytes(_pipeline_file().encode())))
+            doc["pipeline"]["normalizer"] = {"type": "Precompiled", "precompiled_charsmap": "AQ=="}
         return json.dumps(doc)
     if kind.startswith("nested"):
         doc = json.loads(_pipeline_file())

@@ -24,11 +24,12 @@ so a token's character span is the one ``tokenizers`` gives the same token.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..display import bytes_to_unicode
@@ -123,9 +124,10 @@ class HFPreTokenizer:
         (the content, normalized by the file's normalizer when the token is ``normalized``)."""
         norm = self._instance(None)[0].normalizer
         out = {}
-        for a in self.spec["added_tokens"]:
-            if not a["special"]:
-                out[a["id"]] = norm.normalize_str(a["content"]) if a["normalized"] and norm is not None else a["content"]
+        with refused_by_tokenizers("Hugging Face tokenizers cannot normalize this tokenizer.json's added tokens"):
+            for a in self.spec["added_tokens"]:
+                if not a["special"]:
+                    out[a["id"]] = norm.normalize_str(a["content"]) if a["normalized"] and norm is not None else a["content"]
         return out
 
     def budget(self) -> TimeBudget | None:
@@ -257,10 +259,8 @@ class HFPreTokenizer:
                 "merges": [],
             },
         }
-        try:
+        with refused_by_tokenizers("Hugging Face tokenizers cannot read this tokenizer.json's text handling"):
             tk = tokenizers.Tokenizer.from_str(json.dumps(doc, ensure_ascii=False))
-        except Exception as e:  # tokenizers raises its own Exception type for a spec it cannot read
-            raise ValueError(f"Hugging Face tokenizers cannot read this tokenizer.json's text handling: {_short(e)}") from None
         tk.no_truncation()
         tk.no_padding()
         if key == "none":
@@ -332,6 +332,23 @@ def _text_or_bytes(chunk: bytes) -> str | bytes:
         return chunk
 
 
-def _short(e: Exception) -> str:
+@contextlib.contextmanager
+def refused_by_tokenizers(message: str | Callable[[str], str], error: type[ValueError] = ValueError) -> Iterator[None]:
+    """Within: what Hugging Face ``tokenizers`` raises on a file's content, or its panic, becomes ``error``.
+
+    ``message`` is the sentence before ``": reason"``, or a function of tokenizers' reason.
+    A panic in its Rust code reaches Python as pyo3's PanicException, a BaseException that
+    ``except Exception`` lets through, up to the page; KeyboardInterrupt and SystemExit pass.
+    """
+    try:
+        yield
+    except BaseException as e:
+        if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
+            raise
+        reason = _short(e)
+        raise error(message(reason) if callable(message) else f"{message}: {reason}") from None
+
+
+def _short(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text[:300] + ("…" if len(text) > 300 else "")

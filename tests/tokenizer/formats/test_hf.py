@@ -704,3 +704,47 @@ def test_deepseek_exported_again_gives_the_same_ids(deepseek):
     again = HFTokenizer.from_str(json.dumps(hf.to_hf_json(ours)))
     text = MULTILINGUAL + "".join(DEEPSEEK_SPECIALS)
     assert hf_ids(again, text) == hf_ids(ref, text)
+
+
+# ----------------------------------------------------------------------------- files that make tokenizers panic
+
+# Each makes tokenizers' Rust code panic while reading the file; pyo3 raises that as PanicException,
+# a BaseException, which an `except Exception` lets through to the page.
+PANICS = {
+    "precompiled_one_byte": {"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AQ=="}},
+    "precompiled_junk": {"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AQIDBAUGBwgJ"}},
+    "precompiled_not_base64": {"normalizer": {"type": "Precompiled", "precompiled_charsmap": "!!"}},
+    "precompiled_in_a_sequence": {
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [{"type": "NFC"}, {"type": "Precompiled", "precompiled_charsmap": "AQ=="}],
+        }
+    },
+}
+
+
+def _panics_in_tokenizers(text_json: str) -> bool:
+    try:
+        HFTokenizer.from_str(text_json)
+    except BaseException as e:
+        return type(e).__name__ == "PanicException"
+    return False
+
+
+@pytest.mark.parametrize("name", PANICS)
+def test_a_file_that_makes_tokenizers_panic_on_load_is_a_value_error(name):
+    doc = {**json.loads(build()), **PANICS[name]}
+    text_json = json.dumps(doc)
+    assert _panics_in_tokenizers(text_json)  # the reference itself cannot read it
+    with pytest.raises(ValueError, match="tokenizers cannot read this tokenizer.json.*precompiled_charsmap|Invalid byte"):
+        formats.load_bytes(text_json.encode())
+
+
+@pytest.mark.parametrize("name", PANICS)
+def test_a_bpe_lab_json_whose_pipeline_makes_tokenizers_panic_is_a_value_error(name):
+    tok = formats.load_bytes(build(normalizer=normalizers.NFC(), added=[AddedToken("<think>")]).encode())
+    doc = json.loads(formats.dumps(tok))
+    assert "pipeline" in doc
+    doc["pipeline"].update(PANICS[name])
+    with pytest.raises(ValueError, match="tokenizers cannot read this tokenizer.json's text handling"):
+        formats.loads(json.dumps(doc))
