@@ -359,8 +359,14 @@ def from_hf_json(doc: Any, *, name: str = "", text: str | None = None) -> Tokeni
     added: dict[str, dict] = {}
     moved = {}
     for entry in entries:
-        if not entry["content"] or entry["content"] in added:
-            continue  # tokenizers ignores an empty added token, and keeps the first of two alike
+        if not entry["content"]:
+            continue  # tokenizers ignores an empty added token
+        if entry["content"] in added:
+            # tokenizers keeps the first one's id and takes the later one's flags, but a token once
+            # special stays among its special tokens (encode_special_tokens leaves it as text)
+            first = added[entry["content"]]
+            first.update({f: entry[f] for f in ADDED_FLAGS}, special=first["special"] or entry["special"])
+            continue
         with refused_by_tokenizers("Hugging Face tokenizers cannot read this tokenizer.json's added tokens", HFFileError):
             tid = reference.token_to_id(entry["content"])
         if tid is None:
@@ -479,9 +485,16 @@ def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: st
         raise HFFileError(f"field '{path}' should be an object, got {_kind(spec)}")
     _check_text_handling(spec, where=f"{path}.")
     added = _added_entries(_get(spec, "added_tokens", path, list), f"{path}.added_tokens")
+    seen: dict[str, int] = {}
     for i, a in enumerate(added):
         if not a["content"]:
             raise HFFileError(f"field '{path}.added_tokens[{i}]' needs a non-empty content")
+        if a["content"] in seen:  # BPE Lab writes each once, with the id and flags tokenizers gave it
+            raise HFFileError(
+                f"field '{path}.added_tokens' lists {a['content'][:40]!r} twice (entries {seen[a['content']]} and {i}): "
+                "keep one entry per token"
+            )
+        seen[a["content"]] = i
     _check_specials_apart(added, set(reachable))
     ignore = _get(spec, "ignore_merges", path, bool)
     return HFPreTokenizer(
