@@ -106,6 +106,7 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
         ("nested_list", "nested too deeply"),  # a list in a list, thousands of levels deep
         ("panics", "Cannot parse precompiled_charsmap"),  # tokenizers panics reading it (a BaseException)
         ("panics_bpe_lab", "Cannot parse precompiled_charsmap"),  # the same, in a BPE Lab JSON's pipeline
+        ("chain", "builds a token of 1,025 bytes"),  # a BPE Lab JSON of 20,000 merges a a, aa a, ...: gigabytes of tokens
     ],
 )
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
@@ -121,6 +122,20 @@ def _other(kind: str) -> str:
         doc = json.loads(_pipeline_file())
         doc["model"]["merges"][2] = "only-one-part"
         return json.dumps(doc)
+    if kind == "chain":
+        merges = [[97, 97, 256, None]] + [[256 + k, 97, 257 + k, None] for k in range(19_999)]
+        return json.dumps(
+            {
+                "format": "bpe-lab/tokenizer",
+                "version": 1,
+                "name": "",
+                "pattern": None,
+                "special_tokens": {},
+                "byte_ids": None,
+                "metadata": {},
+                "merges": merges,
+            }
+        )
     if kind.startswith("panics"):
         doc = json.loads(_pipeline_file())
         doc["normalizer"] = {"type": "Precompiled", "precompiled_charsmap": "AQ=="}
