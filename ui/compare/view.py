@@ -53,7 +53,7 @@ def restore_link() -> None:
     raw = asked.get("tokenizers")
     if raw is not None:
         choices = tk.options()
-        keys = [k for k in raw.split(",") if k]
+        keys = [k for k in dict.fromkeys(raw.split(",")) if k]  # a tokenizer named twice is one column, as in the menu
         known = [k for k in keys if k in choices]
         unknown = [k for k in keys if k not in choices]
         if known:
