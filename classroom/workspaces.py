@@ -16,6 +16,7 @@ the page, and tries the database again after ``RETRY_AFTER`` seconds.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -119,6 +120,21 @@ class SharedMode:
         return store
 
 
+# A POSIX path of two or more parts (not inside a URL's host part): its folders are the server's business.
+_PATH = re.compile(r"(?<![\w.:/])/(?:[^\s/()'\"]+/)+([^\s/()'\"]+)")
+
+
+def for_students(message: str) -> str:
+    """A server-side problem as a student may read it: files named without the folders they are in.
+
+    >>> for_students("the database file /srv/bpe/data/workspaces.sqlite3 is damaged (file is not a database)")
+    'the database file workspaces.sqlite3 is damaged (file is not a database)'
+    >>> for_students("the database sqlite:///x is not answering: disk I/O error")
+    'the database sqlite:///x is not answering: disk I/O error'
+    """
+    return _PATH.sub(r"\1", message)
+
+
 class SharedStore(BaseStore):
     """One browser's workspace on a shared server: the database, and the session while the database fails.
 
@@ -145,7 +161,7 @@ class SharedStore(BaseStore):
         self._store = None
         self._failed_at = self._clock()
         self.problem = (
-            f"Your saved tokenizers cannot be read right now ({e}). What you train meanwhile is kept "
+            f"Your saved tokenizers cannot be read right now ({for_students(str(e))}). What you train meanwhile is kept "
             "for this session only: download it to keep it."
         )
 
