@@ -141,7 +141,7 @@ def resolve(keys: Sequence[str]) -> Chosen:
 def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenized]:
     """Encode the text with each tokenizer; one that cannot be loaded or fails shows its error and is left out."""
     for key, why in chosen.problems.items():
-        st.error(f"{chosen.labels[key]}: {why}", icon="⚠️")
+        st.error(f"{user_text.md(chosen.labels[key])}: {why}", icon="⚠️")
     out = []
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):

@@ -15,6 +15,7 @@ import streamlit as st
 from tokenizer.trace import make_spans
 from ui.common import cache, errors, state, training, upload, workspace
 from ui.common.tokenizers import USER
+from ui.common.user_text import md
 from ui.content import corpora
 from ui.render import charts
 from ui.render.spans import render_spans
@@ -138,7 +139,7 @@ def corpus_section() -> tuple[str | None, str]:
     if decoded.text is None:
         return None, f.name
     note = f" ({decoded.replaced:,} bytes replaced by �)" if decoded.replaced else ""
-    st.caption(f"{f.name}: {model.size_label(decoded.text)}{note}")
+    st.caption(f"{md(f.name)}: {model.size_label(decoded.text)}{note}")
     return decoded.text, f.name.rsplit(".", 1)[0]
 
 
@@ -316,7 +317,7 @@ def _last_message(last: dict) -> None:
         else ""
     )
     st.success(
-        f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
+        f"Trained **{md(last['name'])}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
         f"({last['wall']:.2f} s with saving).{early}{reused}",
         icon="✅",
     )
@@ -346,7 +347,7 @@ def _on_upload_tokenizer() -> None:
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
-    STATE["flash"] = ("success", f"Uploaded {f.name} as **{name}**: it is now in your tokenizers and on every page.")
+    STATE["flash"] = ("success", f"Uploaded {md(f.name)} as **{md(name)}**: it is now in your tokenizers and on every page.")
 
 
 def _on_rename(key: str) -> None:
@@ -355,7 +356,7 @@ def _on_rename(key: str) -> None:
     except ValueError as e:
         STATE["flash"] = ("error", str(e))
         return
-    STATE["flash"] = ("success", f"Renamed to {STATE['rename'].strip()}.")
+    STATE["flash"] = ("success", f"Renamed to {md(STATE['rename'].strip())}.")
 
 
 def _on_delete(key: str, name: str) -> None:
@@ -370,7 +371,7 @@ def _on_delete(key: str, name: str) -> None:
     last = STATE.get("last")
     if last and last["key"] == key:
         STATE["last"] = None
-    STATE["flash"] = ("success", f"Deleted {name}.")
+    STATE["flash"] = ("success", f"Deleted {md(name)}.")
 
 
 def _ask_delete(key: str) -> None:
@@ -467,7 +468,8 @@ def _actions(key: str, entry: workspace.Entry) -> None:
             c3.button("Delete", key=STATE.key("delete"), icon="🗑️", width="stretch", on_click=_ask_delete, args=(key,))
         if STATE.get("confirm_delete") == key:
             st.warning(
-                f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️"
+                f"Delete **{md(entry.name)}** from the workspace? This cannot be undone: download it first to keep a copy.",
+                icon="🗑️",
             )
         with st.spinner("Preparing the downloads (BPE Lab JSON, tiktoken, tokenizer.json)…", show_time=True):
             # keyed by the name (the files' names, and the name inside them) and the moment it was saved (in the JSON)
