@@ -19,10 +19,12 @@ Every page uses it the same way:
 2. ``publish(page, names, wanted)``, after the widgets: writes the page's current
    choice (only what changed), so the address bar is always a link to this view.
 
-Text goes into a link only up to ``MAX_TEXT`` characters, the same on every page
-(a longer text is left out of the link and the page says so): links are pasted
-into chats, slides and e-mails, which cut long ones, and a text percent-encodes to
-up to nine times its length (a CJK character is three UTF-8 bytes, ``%E4%BD%A0``).
+Text goes into a link only up to ``MAX_TEXT`` characters and ``MAX_TEXT_BYTES``
+bytes as the address writes it, the same on every page (a longer text is left out of
+the link and the page says so): links are pasted into chats, slides and e-mails,
+which cut long ones, a text percent-encodes to up to nine times its length (a CJK
+character is three UTF-8 bytes, ``%E4%BD%A0``), and a server refuses an address longer
+than its buffer (nginx's 8 KB by default; ``classroom/nginx.conf.in`` takes 16 KB).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ import streamlit as st
 
 #: Longest text put into a link, in characters (every page).
 MAX_TEXT = 2_000
+#: Longest text put into a link, in bytes as the address holds it (percent-encoded): the rest of the
+#: address (tokenizer names, the page) and the request's first line stay well within a server's 16 KB.
+MAX_TEXT_BYTES = 6_000
+# Bytes an address writes as themselves (a space becomes "+"); every other byte takes three ("%E4").
+_AS_IS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._ ")
 TEXT = "text"
 
 
@@ -79,13 +86,24 @@ def params(text: str | None = None, **values: str) -> dict[str, str]:
     return out
 
 
-def fits(text: str) -> bool:
-    """Whether a text is short enough to go into a link.
+def encoded_length(text: str) -> int:
+    """The bytes ``text`` takes in an address, percent-encoded (at most: a browser leaves a few more characters as they are).
 
-    >>> fits("x" * MAX_TEXT), fits("x" * (MAX_TEXT + 1))
-    (True, False)
+    >>> encoded_length("Hi you"), encoded_length("你好"), encoded_length("a/b")
+    (6, 18, 5)
     """
-    return len(text) <= MAX_TEXT
+    data = text.encode("utf-8", "surrogatepass")
+    return 3 * len(data) - 2 * sum(1 for b in data if b in _AS_IS)
+
+
+def fits(text: str) -> bool:
+    """Whether a text is short enough to go into a link: ``MAX_TEXT`` characters, ``MAX_TEXT_BYTES`` in the address.
+
+    >>> fits("x" * MAX_TEXT), fits("x" * (MAX_TEXT + 1)), fits("你" * 666), fits("你" * 667)
+    (True, False, True, False)
+    """
+    # a character takes at most 12 bytes in an address (four UTF-8 bytes, %F0%9F%98%80): most texts need no count
+    return len(text) <= MAX_TEXT and (len(text) * 12 <= MAX_TEXT_BYTES or encoded_length(text) <= MAX_TEXT_BYTES)
 
 
 def link(wanted: Mapping[str, str]) -> str | None:
