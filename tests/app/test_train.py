@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,8 @@ def page(**kwargs) -> AppTest:
 
 
 def errors(at) -> list[str]:
-    return [e.value for e in at.error]
+    """The error messages as the student reads them (the page escapes what they quote from the student's input)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 def paste(at, text: str, vocab: int, pattern: str = "none") -> AppTest:
@@ -340,3 +342,13 @@ def test_an_uploaded_tokenizers_name_and_file_name_are_shown_as_typed(workspace)
     at.file_uploader(key="train.tokenizer_file").upload("*a*_b_.json", formats.dumps(tok).encode(), "application/json").run()
     assert not at.exception and not errors(at)
     assert any(f"Uploaded {md('*a*_b_.json')} as **{md(tok.name)}**" in s.value for s in at.success)
+
+
+def test_an_upload_that_fails_quotes_its_file_name_as_typed(workspace):
+    at = page()
+    name = "[click me](http://example.com) **x**.json"
+    at.file_uploader(key="train.tokenizer_file").upload(
+        name, b'{"format": "bpe-lab/tokenizer", "version": 1', "application/json"
+    ).run()
+    [message] = [e.value for e in at.error]
+    assert md(name) in message and f"{name} cannot be read as a tokenizer" in errors(at)[0]

@@ -129,11 +129,11 @@ def corpus_section() -> tuple[str | None, str]:
     try:
         upload.check_size(f.size, f.name)
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         return None, f.name
     decoded = upload.decode_corpus(f.getvalue(), f.name, replace=STATE["replace"])
     if decoded.problem:
-        st.error(decoded.problem, icon="⚠️")
+        st.error(md(decoded.problem), icon="⚠️")
     if decoded.can_replace:
         st.checkbox("Decode anyway, replacing undecodable bytes with �", key=STATE.key("replace"))
     if decoded.text is None:
@@ -190,7 +190,7 @@ def settings_section(text: str | None, title: str) -> dict | None:
         )
         chunks, err = _validate(pattern, (text or "")[:2000])
         if err:
-            st.error(err, icon="⚠️")
+            st.error(md(err), icon="⚠️")
             problems.append(err)
         else:
             st.caption("How it cuts a test sentence:")
@@ -326,6 +326,10 @@ def _last_message(last: dict) -> None:
 # ----------------------------------------------------------------------------- your tokenizers
 
 
+# Messages here quote what the student typed or uploaded (a file's name and content, a name, a pattern):
+# each goes through md, so it shows as typed, never as a link or emphasis of its own.
+
+
 def _flash() -> None:
     msg = STATE.get("flash")
     if msg:
@@ -343,7 +347,7 @@ def _on_upload_tokenizer() -> None:
         key = store.import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
         name = store.get(key).name
     except ValueError as e:
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
@@ -354,7 +358,7 @@ def _on_rename(key: str) -> None:
     try:
         workspace.store().rename(key, STATE["rename"])
     except ValueError as e:
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
         return
     STATE["flash"] = ("success", f"Renamed to {md(STATE['rename'].strip())}.")
 
@@ -363,7 +367,7 @@ def _on_delete(key: str, name: str) -> None:
     try:
         workspace.store().delete(key)
     except ValueError as e:  # the database is not answering
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
         return
     STATE["confirm_delete"] = None
     if STATE.get("selected") == key:
@@ -382,7 +386,7 @@ def _on_delete_damaged(key: str) -> None:
     try:
         workspace.store().delete(key)
     except ValueError as e:
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
 
 
 def workspace_section() -> str | None:
