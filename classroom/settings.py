@@ -47,6 +47,7 @@ SETTINGS = {
             "BPE_LAB_WORKSPACE_TTL_DAYS", "days a browser's tokenizers are kept after its last visit", 0, 36_500, False, True
         ),
         Setting("BPE_LAB_TRAIN_WORKERS", "training processes per app process; 0 trains in the page's own thread", 0, 64),
+        Setting("BPE_LAB_TRAIN_SECONDS", "seconds a training may run in a training process before it is stopped", 1, 86_400),
         Setting("PORT", "the port make serve listens on", 1, 65_535),
         Setting("WORKERS", "app processes make serve starts", 1, 256),
     )

@@ -14,7 +14,10 @@ tasks from its stdin (length-prefixed pickles: the method, the text and the sett
 and writes progress and the trained tokenizer to its stdout. (Not ``multiprocessing``: its spawned children import the parent's
 ``__main__``, which under Streamlit is the page script.) The pool is created on first
 use, once per app process (a lock guards it), holds no user data between trainings,
-and starts a worker again when one dies. Workers run at a lower priority (``NICE``, 5), so
+and starts a worker again when one dies. A training is stopped (its worker killed) when it
+runs past ``BPE_LAB_TRAIN_SECONDS`` (default 300), or when its page is gone: the session's
+thread passes the last progress to the page again every ``HEARTBEAT`` seconds, and
+Streamlit raises its stop exception there for a closed tab or a rerun. Workers run at a lower priority (``NICE``, 5), so
 a rerun that overlaps trainings gets the processor first. The pages reach it through
 ``ui.common.training``, where ``classroom.workspaces.configure`` installs ``runner(size)``.
 """
@@ -28,6 +31,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -37,6 +41,9 @@ from tokenizer.bpe.methods import train_with
 from ui.common.training import resolved
 
 WORKERS_ENV = "BPE_LAB_TRAIN_WORKERS"
+SECONDS_ENV = "BPE_LAB_TRAIN_SECONDS"
+#: Seconds between two progress calls while a worker says nothing: how soon a closed tab's training is stopped.
+HEARTBEAT = 0.5
 ROOT = Path(__file__).resolve().parents[1]
 _HEADER = struct.Struct("!I")
 
@@ -48,6 +55,25 @@ def configured_workers(shared: bool) -> int:
     (2, 0)
     """
     return settings.number(WORKERS_ENV, default=2 if shared else 0)
+
+
+def configured_seconds() -> float:
+    """``$BPE_LAB_TRAIN_SECONDS``, else 300: how long one training may run.
+
+    >>> configured_seconds()
+    300
+    """
+    return settings.number(SECONDS_ENV, default=300)
+
+
+class TrainingTimeout(ValueError):
+    """A training stopped at the server's time limit."""
+
+    def __init__(self, seconds: float):
+        super().__init__(
+            f"the training took longer than {seconds:g} s, this server's limit for one training, and was stopped: "
+            "train on a shorter text or to a smaller vocabulary (the teacher can raise the limit: BPE_LAB_TRAIN_SECONDS)"
+        )
 
 
 # ----------------------------------------------------------------------------- the wire: length-prefixed pickles
@@ -110,13 +136,41 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def run(self, task, progress) -> Tokenizer:
+    def run(self, task, progress, seconds: float | None = None) -> Tokenizer:
+        """The task's result; TrainingTimeout after ``seconds``; whatever ``progress`` raises (the caller kills the worker)."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        inbox: queue.Queue = queue.Queue()
+        stdout = self.proc.stdout
+
+        def read() -> None:  # the pipe in a thread of its own, so the wait below can look at the clock
+            try:
+                while True:
+                    message = _receive(stdout)
+                    inbox.put(message)
+                    if message[0] != "progress":
+                        return
+            except BaseException as e:  # the worker died, or was killed by the caller
+                inbox.put(("lost", e))
+
         _send(self.proc.stdin, task)
+        threading.Thread(target=read, name="bpe-lab-training-reader", daemon=True).start()
+        last = None
         while True:
-            kind, *rest = _receive(self.proc.stdout)
+            wait = HEARTBEAT if deadline is None else max(0.0, min(HEARTBEAT, deadline - time.monotonic()))
+            try:
+                kind, *rest = inbox.get(timeout=wait)
+            except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TrainingTimeout(seconds) from None
+                if progress is not None and last is not None:
+                    progress(*last)  # Streamlit raises its stop exception here when the page is gone
+                continue
             if kind == "progress":
+                last = rest
                 if progress is not None:
                     progress(*rest)
+            elif kind == "lost":
+                raise rest[0]
             elif kind == "error":
                 raise ValueError(rest[0])
             else:
@@ -143,8 +197,9 @@ class _Worker:
 class Pool:
     """``size`` worker processes, started when first needed and again when one dies; one training each at a time."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, seconds: float | None = None):
         self.size = size
+        self.seconds = seconds  # the longest a training may run (None: no limit)
         self._idle: queue.Queue[_Worker | None] = queue.Queue()
         for _ in range(size):
             self._idle.put(None)  # a place for a worker, started on first use
@@ -164,7 +219,11 @@ class Pool:
             if worker is None or not worker.alive():
                 worker = _Worker()
             try:
-                return worker.run(task, progress)
+                return worker.run(task, progress, self.seconds)
+            except TrainingTimeout:
+                worker.kill()  # still training: its output is nobody's now
+                worker = None
+                raise
             except (EOFError, OSError, pickle.UnpicklingError):
                 worker.kill()
                 worker = None
@@ -195,7 +254,7 @@ def pool(size: int) -> Pool:
     """The app process's pool of ``size`` workers (one per process, created on first use)."""
     with _lock:
         if size not in _pools:
-            _pools[size] = Pool(size)
+            _pools[size] = Pool(size, configured_seconds())
         return _pools[size]
 
 

@@ -16,6 +16,7 @@ the page, and tries the database again after ``RETRY_AFTER`` seconds.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -127,6 +128,21 @@ class SharedMode:
         return store
 
 
+# A POSIX path of two or more parts (not inside a URL's host part): its folders are the server's business.
+_PATH = re.compile(r"(?<![\w.:/])/(?:[^\s/()'\"]+/)+([^\s/()'\"]+)")
+
+
+def for_students(message: str) -> str:
+    """A server-side problem as a student may read it: files named without the folders they are in.
+
+    >>> for_students("the database file /srv/bpe/data/workspaces.sqlite3 is damaged (file is not a database)")
+    'the database file workspaces.sqlite3 is damaged (file is not a database)'
+    >>> for_students("the database sqlite:///x is not answering: disk I/O error")
+    'the database sqlite:///x is not answering: disk I/O error'
+    """
+    return _PATH.sub(r"\1", message)
+
+
 class SharedStore(BaseStore):
     """One browser's workspace on a shared server: the database, and the session while the database fails.
 
@@ -155,7 +171,7 @@ class SharedStore(BaseStore):
     def _failed(self, e: database.DatabaseUnavailable, doing: str = "read") -> None:
         self._store = None
         self._failed_at = self._clock()
-        self._why = str(e)
+        self._why = for_students(str(e))
         self.problem = self._said(doing)
 
     def _said(self, doing: str) -> str:

@@ -270,6 +270,22 @@ class Tokenizer:
             vocab.update((tid, text.encode("utf-8")) for tid, text in self.pipeline.added_text.items() if tid not in vocab)
         return vocab
 
+    def merged_lengths(self) -> list[int]:
+        """The byte length of each merge's new token, in rank order, without building the tokens' bytes.
+
+        A chain of merges (``a a``, ``aa a``, ...) makes a vocabulary whose bytes grow with
+        the square of the merges: this is how the loaders check its size first.
+
+        >>> Tokenizer({(97, 97): 256, (256, 97): 257, (257, 257): 258}).merged_lengths()
+        [2, 3, 6]
+        """
+        length = dict.fromkeys(self.byte_ids, 1)
+        pairs, ids = self._pairs, self._ids
+        for rank in range(len(ids)) if self._order is None else self._order:
+            a, b = pairs[rank]
+            length[ids[rank]] = length[a] + length[b]
+        return [length[i] for i in ids]
+
     @functools.cached_property
     def parents(self) -> dict[int, Pair]:
         """``{new_id: (left, right)}``: what each merged token was made from."""

@@ -15,9 +15,28 @@ import regex
 
 from .errors import MAX_ID, InvalidType, check_int, check_utf8, type_name
 
+#: The longest special token, in characters: every real one is a short marker (``<|endoftext|>``), and a
+#: long one costs training and encoding time that grows with its length.
+MAX_SPECIAL_CHARS = 256
+
+
+def check_special_length(tok: str) -> None:
+    """ValueError naming the limit when a special token is longer than ``MAX_SPECIAL_CHARS``.
+
+    >>> check_special_length("x" * 300)
+    Traceback (most recent call last):
+    ...
+    ValueError: special token 'xxxxxxxxxxxxxxxxxxxx'… is 300 characters long; special tokens are at most 256 characters (markers such as <|endoftext|>): shorten it
+    """
+    if len(tok) > MAX_SPECIAL_CHARS:
+        raise ValueError(
+            f"special token {tok[:20]!r}{'…' if len(tok) > 20 else ''} is {len(tok):,} characters long; special tokens are "
+            f"at most {MAX_SPECIAL_CHARS} characters (markers such as <|endoftext|>): shorten it"
+        )
+
 
 def check_special_tokens(special_tokens, what: str = "special_tokens") -> dict[str, int]:
-    """``{token string: id}`` checked: non-empty strings with whole-number ids (None: no special tokens)."""
+    """``{token string: id}`` checked: non-empty strings of at most ``MAX_SPECIAL_CHARS`` with whole-number ids (None: none)."""
     if special_tokens is None:
         return {}
     if not isinstance(special_tokens, Mapping):
@@ -26,6 +45,7 @@ def check_special_tokens(special_tokens, what: str = "special_tokens") -> dict[s
     for tok, tid in special_tokens.items():
         if not isinstance(tok, str) or not tok:
             raise ValueError(f"special token {tok!r} must be a non-empty string")
+        check_special_length(tok)
         check_utf8(tok, f"special token {tok!r}")
         out[tok] = check_int(tid, f"the id of special token {tok!r}", 0, MAX_ID)
     return out

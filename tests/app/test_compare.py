@@ -206,6 +206,21 @@ def test_a_link_restores_tokenizers_and_text():
     assert at.query_params == {"tokenizers": "o200k_base,chars", "text": "Hello 你好"}
 
 
+@pytest.mark.parametrize(
+    "raw", ["cl100k_base,cl100k_base", "cl100k_base,chars,cl100k_base", ",cl100k_base,,cl100k_base,", "chars,chars,chars"]
+)
+def test_a_link_naming_a_tokenizer_twice_compares_it_once(raw):
+    at = app(query={"tokenizers": raw, "text": "Hello 你好"})
+    assert not at.exception, at.exception
+    wanted = list(dict.fromkeys(k for k in raw.split(",") if k))
+    assert at.multiselect(key="compare.tokenizers").value == wanted
+    table = stats(at)
+    assert len(table) == len(wanted) and table.index.is_unique
+    if "cl100k_base" in wanted:
+        assert table.loc[LABELS["cl100k_base"], "tokens"] == len(enc("cl100k_base").encode("Hello 你好"))
+    assert at.query_params["tokenizers"] == ",".join(wanted)
+
+
 def test_sample_menu_loads_a_sample():
     at = app()
     at.selectbox(key="compare.sample").set_value("Numbers").run()

@@ -7,6 +7,7 @@ The files are written by ``tokenizers`` itself (``hf_files``); the reference ids
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -44,14 +45,15 @@ def upload(name: str, data: bytes) -> AppTest:
 
 
 def errors(at) -> list[str]:
-    return [e.value for e in at.error]
+    """The error messages as the student reads them (the page escapes what they quote from the student's input)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 @pytest.fixture
 def uploaded(workspace):
     text_json = _pipeline_file()
     at = upload("mine.tokenizer.json", text_json.encode())
-    assert not errors(at) and any("Uploaded mine.tokenizer.json" in s.value for s in at.success)
+    assert not errors(at) and any("Uploaded mine\\.tokenizer\\.json" in s.value for s in at.success)  # escaped: shown as typed
     [entry] = FolderStore(workspace).entries()
     _, ref = pair(text_json)
     return "user:" + entry.key, FolderStore(workspace).get(entry.key), ref
@@ -104,6 +106,9 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
         ("damaged", "model.merges"),
         ("nested_sequence", "nested too deeply"),  # a Sequence of Sequences a few hundred levels deep
         ("nested_list", "nested too deeply"),  # a list in a list, thousands of levels deep
+        ("panics", "Cannot parse precompiled_charsmap"),  # tokenizers panics reading it (a BaseException)
+        ("panics_bpe_lab", "Cannot parse precompiled_charsmap"),  # the same, in a BPE Lab JSON's pipeline
+        ("chain", "builds a token of 1,025 bytes"),  # a BPE Lab JSON of 20,000 merges a a, aa a, ...: gigabytes of tokens
     ],
 )
 def test_unsupported_kinds_are_refused_with_a_message(workspace, kind, message):
@@ -118,6 +123,29 @@ def _other(kind: str) -> str:
     if kind == "damaged":
         doc = json.loads(_pipeline_file())
         doc["model"]["merges"][2] = "only-one-part"
+        return json.dumps(doc)
+    if kind == "chain":
+        merges = [[97, 97, 256, None]] + [[256 + k, 97, 257 + k, None] for k in range(19_999)]
+        return json.dumps(
+            {
+                "format": "bpe-lab/tokenizer",
+                "version": 1,
+                "name": "",
+                "pattern": None,
+                "special_tokens": {},
+                "byte_ids": None,
+                "metadata": {},
+                "merges": merges,
+            }
+        )
+    if kind.startswith("panics"):
+        doc = json.loads(_pipeline_file())
+        doc["normalizer"] = {"type": "Precompiled", "precompiled_charsmap": "AQ=="}
+        if kind == "panics_bpe_lab":
+            from tokenizer import formats
+
+            doc = json.loads(formats.dumps(formats.load_bytes(_pipeline_file().encode())))
+            doc["pipeline"]["normalizer"] = {"type": "Precompiled", "precompiled_charsmap": "AQ=="}
         return json.dumps(doc)
     if kind.startswith("nested"):
         doc = json.loads(_pipeline_file())

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.common.user_text import md
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "pretokenize.py")
 
@@ -99,5 +101,5 @@ def test_every_registered_pattern_has_a_row_and_a_rule_even_without_the_model_fi
     assert len(counts) == len(patterns) + 1  # one row per distinct pattern, and no split
     assert counts["Llama 3 (3.1, 3.2, 3.3)"] == 2 and counts["Mistral Tekken (NeMo, Pixtral)"] == 4  # ' ' | 677, ' ' | 6 | 7 | 7
     rules = " ".join(m.value for m in at.markdown)
-    assert "(used by GPT-4o (o200k_base), gpt-oss (o200k_harmony), Llama 4)" in rules
+    assert md("(used by GPT-4o (o200k_base), gpt-oss (o200k_harmony), Llama 4)") in rules  # names shown as typed
     assert "marks stay with their letters" in rules and "This encoding's own regex" not in rules

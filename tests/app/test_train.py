@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.common.upload import MAX_UPLOAD_BYTES
+from ui.common.user_text import md
 from ui.content import corpora
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +27,8 @@ def page(**kwargs) -> AppTest:
 
 
 def errors(at) -> list[str]:
-    return [e.value for e in at.error]
+    """The error messages as the student reads them (the page escapes what they quote from the student's input)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 def paste(at, text: str, vocab: int, pattern: str = "none") -> AppTest:
@@ -225,7 +228,7 @@ def test_upload_a_tokenizer_file(workspace, fmt):
     [entry] = FolderStore(workspace).entries()
     assert entry.source == "uploaded" and entry.vocab_size == 256 + tok.num_merges
     assert FolderStore(workspace).get(entry.key).encode("the cat") == tok.encode("the cat")
-    assert any(f"Uploaded {name} as **hats**" in s.value for s in at.success)
+    assert any(f"Uploaded {md(name)} as **hats**" in s.value for s in at.success)
     notes = " ".join(c.value for c in at.caption)
     assert "No training text is stored with hats" in notes
     counts = at.dataframe[0].value["count"]
@@ -312,3 +315,40 @@ def test_settings_survive_a_switch_to_another_page_and_back(workspace):
     assert (at.text_input(key="train.specials").value, at.text_input(key="train.name").value) == ("<|end|>", "kept")
     assert at.selectbox(key="train.upload_pattern").value == "o200k"
     assert at.selectbox(key="train.selected").value == older  # not the newest, which it shows first
+
+
+NAMES = ["**bold**", "[a link](http://example.com)", "![img](http://example.com/x.png)", "_x_ `code` # h", "a.b-c <i>"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tokenizer_names_are_shown_as_typed_not_as_markdown(workspace, name):
+    at = paste(page(), "low lower lowest " * 5, 262)
+    at.text_input(key="train.name").input(name).run()
+    press_train(at)
+    assert not at.exception and not errors(at)
+    assert any(f"Trained **{md(name)}**:" in s.value for s in at.success), [s.value for s in at.success]
+    at.text_input(key="train.rename").input(name + " 2").run()
+    at.button(key="train.rename_go").click().run()
+    assert any(f"Renamed to {md(name + ' 2')}." in s.value for s in at.success)
+    at.button(key="train.delete").click().run()
+    assert any(f"Delete **{md(name + ' 2')}** from" in w.value for w in at.warning)
+    at.button(key="train.delete_yes").click().run()
+    assert any(f"Deleted {md(name + ' 2')}." in s.value for s in at.success)
+
+
+def test_an_uploaded_tokenizers_name_and_file_name_are_shown_as_typed(workspace):
+    tok = train("the cat in the hat " * 30, 270, pattern="gpt2", name="**hats** [x](http://example.com)")
+    at = page()
+    at.file_uploader(key="train.tokenizer_file").upload("*a*_b_.json", formats.dumps(tok).encode(), "application/json").run()
+    assert not at.exception and not errors(at)
+    assert any(f"Uploaded {md('*a*_b_.json')} as **{md(tok.name)}**" in s.value for s in at.success)
+
+
+def test_an_upload_that_fails_quotes_its_file_name_as_typed(workspace):
+    at = page()
+    name = "[click me](http://example.com) **x**.json"
+    at.file_uploader(key="train.tokenizer_file").upload(
+        name, b'{"format": "bpe-lab/tokenizer", "version": 1', "application/json"
+    ).run()
+    [message] = [e.value for e in at.error]
+    assert md(name) in message and f"{name} cannot be read as a tokenizer" in errors(at)[0]

@@ -379,3 +379,66 @@ def test_a_frozen_app_process_is_killed_and_started_again_while_nginx_serves_the
             proc.wait(60)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _longest_fitting(unit: str) -> str:
+    """The longest repetition of ``unit`` that the app still puts into a link."""
+    from ui.common import urlstate
+
+    n = 1
+    while urlstate.fits(unit * (n + 1)):
+        n += 1
+    return unit * n
+
+
+def test_nginx_accepts_every_address_the_app_writes(tmp_path):
+    from ui.common import urlstate
+
+    port = classroom.free_port()
+    run = tmp_path / "run"
+    run.mkdir()
+    static = tmp_path / "static"
+    (static / "static").mkdir(parents=True)
+    (static / "index.html").write_text("<html></html>")
+    conf = run / "nginx.conf"
+    conf.write_text(
+        classroom.render_config(
+            port=port, upstreams=["127.0.0.1:1"], static=static, run=run, listen_host="127.0.0.1", error_log="stderr"
+        )
+    )
+    nginx = subprocess.Popen(
+        [classroom.nginx_binary(), "-p", str(run), "-c", str(conf), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/index.html", timeout=5)
+                break
+            except urllib.error.HTTPError:
+                break
+            except OSError:
+                assert time.time() < deadline and nginx.poll() is None
+                time.sleep(0.2)
+
+        def status(url: str) -> int:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as r:
+                    return r.status
+            except urllib.error.HTTPError as e:
+                return e.code
+
+        many = ",".join(f"user:{'k' * 24}{i}" for i in range(12))  # Compare with a dozen of a student's tokenizers
+        for unit in ["你", "😀", "a", " ", "%", "é", "\u0301", "a 你😀%\n"]:
+            text = _longest_fitting(unit)
+            assert urlstate.encoded_length(text) <= urlstate.MAX_TEXT_BYTES
+            for page, wanted in [("", {"tokenizer": "cl100k_base"}), ("compare", {"tokenizers": many})]:
+                url = urlstate.join(f"{base}/{page}", urlstate.params(text, **wanted))
+                assert status(url) != 414, (unit, len(url))
+        assert status(f"{base}/?text={'%E4%BD%A0' * 3000}") == 414  # nginx's limit is still there, past what the app writes
+    finally:
+        nginx.terminate()
+        nginx.wait(10)

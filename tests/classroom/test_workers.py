@@ -148,3 +148,50 @@ def test_a_registered_base_travels_to_the_worker_by_name():
     assert training.resolved({"name": "x"}) == {"name": "x"}
     there = workers.runner(1)(TEXT, base.n_vocab + 5, method="continued", base="r50k_base", name="x")
     assert there.merges == train_continued(TEXT, base.n_vocab + 5, base=base, name="x").merges
+
+
+def test_a_training_past_the_time_limit_is_stopped_and_the_pool_goes_on():
+    pool = workers.Pool(1, seconds=1)
+    big = " ".join(f"w{i}x{i % 13}" for i in range(200_000))  # many seconds of training
+    seen: list = []
+    with pytest.raises(workers.TrainingTimeout, match="longer than 1 s.*BPE_LAB_TRAIN_SECONDS"):
+        pool.train((big, 5000, {"pattern": "gpt4", "special_tokens": None, "name": ""}), lambda d, t: seen.append(d))
+    stopped = pool._idle.get()
+    assert stopped is None  # the worker was killed, not put back still training
+    pool._idle.put(stopped)
+    pool.seconds = 120  # the next worker's start-up (a Python importing BPE Lab) counts too: a busy machine takes seconds
+    assert pool.train(("abab abab", 257, {"pattern": None, "special_tokens": None, "name": "next"}), None).num_merges == 1
+    pool.close()
+
+
+class _SilentWorker(workers._Worker):
+    """A worker that reports the start of its training and then says nothing for a long time (as a slow phase does)."""
+
+    def __init__(self) -> None:
+        import subprocess
+        import sys
+
+        script = (
+            "import pickle, struct, sys, time\n"
+            "sys.stdin.buffer.read(4)\n"
+            "data = pickle.dumps(('progress', 0, 44))\n"
+            "sys.stdout.buffer.write(struct.pack('!I', len(data)) + data); sys.stdout.buffer.flush()\n"
+            "time.sleep(30)\n"
+        )
+        self.proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def test_a_training_whose_page_is_gone_is_stopped_though_the_worker_says_nothing(monkeypatch):
+    monkeypatch.setattr(workers, "_Worker", _SilentWorker)
+    pool = workers.Pool(1)
+    calls: list = []
+
+    def page(done, total):  # the page's progress bar: Streamlit raises here once the tab is closed
+        calls.append((done, total))
+        if len(calls) > 1:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        pool.train(("text", 300, {"pattern": None, "special_tokens": None, "name": ""}), page)
+    assert calls == [(0, 44), (0, 44)]  # the last progress again, while the worker was silent
+    assert pool._idle.get() is None  # and the worker was killed, not kept busy

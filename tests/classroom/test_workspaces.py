@@ -153,3 +153,18 @@ def test_a_run_reads_the_listing_once_and_a_change_or_a_new_run_reads_it_again(u
     assert seen[0][0] == ["first", "second", "third"] and "You keep 3 of" in seen[0][1]
     # and this thread, no longer the store's run, reads afresh again
     assert listing()[0] == ["first", "second", "third"]
+
+
+@pytest.mark.parametrize("content", [b"this is not a database at all" * 100, b"SQLite format 3\x00" + b"\x00" * 5000])
+def test_the_notice_of_a_damaged_database_names_no_folder_of_the_server(tmp_path, content):
+    path = tmp_path / "srv" / "data" / "workspaces.sqlite3"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    shared = SharedStore(lambda: Database(f"sqlite:///{path}"), owner_of("k" * 32), clock=Clock())
+    assert shared.entries() == []
+    [notice] = shared.notices()
+    assert "cannot be read right now" in notice.message
+    assert str(tmp_path) not in notice.message and "/srv/data" not in notice.message, notice.message
+    with pytest.raises(ValueError) as e:
+        shared.get("x" * 12)
+    assert str(tmp_path) not in str(e.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -328,3 +329,34 @@ def test_merge_curve_is_the_trace_replayed_for_the_models(name):
     tok = tokenizer.load_encoding(name)  # rank files, a normalizing model, a tokenizer.json pipeline
     text = MULTILINGUAL[:3000] + " <|endoftext|> Crème brûlée " + stdlib_sample(2000)
     assert tok.merge_curve(text) == _curve_from_trace(tok, text)
+
+
+@pytest.mark.parametrize("method", ["bpe", "superwords", "parity", "continued"])
+def test_a_special_token_longer_than_the_limit_is_refused_before_training(method):
+    from tokenizer.bpe.methods import train_with
+    from tokenizer.special import MAX_SPECIAL_CHARS
+
+    text = {"English": "the cat sat " * 20, "German": "die Katze " * 20} if method == "parity" else "the cat sat " * 40
+    extra = {"base": train("the cat sat " * 40, 260, pattern="gpt4")} if method == "continued" else {}
+    size = 270
+    calls: list = []
+    with pytest.raises(
+        ValueError, match=f"is {MAX_SPECIAL_CHARS + 1} characters long; special tokens are at most {MAX_SPECIAL_CHARS}"
+    ):
+        train_with(
+            method, text, size, special_tokens=["x" * (MAX_SPECIAL_CHARS + 1)], progress=lambda d, t: calls.append(d), **extra
+        )
+    assert calls == []  # refused before any work
+    tok = train_with(method, text, size, special_tokens=["y" * MAX_SPECIAL_CHARS], **extra)  # the limit itself is fine
+    assert "y" * MAX_SPECIAL_CHARS in tok.special_tokens
+
+
+def test_a_tokenizer_or_file_with_a_special_token_past_the_limit_is_refused():
+    from tokenizer.special import MAX_SPECIAL_CHARS
+
+    with pytest.raises(ValueError, match="characters long; special tokens are at most"):
+        Tokenizer({}, special_tokens={"<" * (MAX_SPECIAL_CHARS + 1): 256})
+    doc = json.loads(formats.dumps(Tokenizer({}, special_tokens={"<|end|>": 256})))
+    doc["special_tokens"] = {"z" * 100_000: 256}
+    with pytest.raises(ValueError, match="100,000 characters long"):
+        formats.loads(json.dumps(doc))

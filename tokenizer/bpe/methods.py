@@ -14,6 +14,7 @@ training saw from the stored text. Plain training records nothing there.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from ..core import Tokenizer
@@ -41,10 +42,24 @@ def trainer_for(method: str) -> Callable[..., Tokenizer]:
     return METHODS[method]
 
 
-def train_with(method: str, text, vocab_size: int, **kwargs) -> Tokenizer:
+def train_with(method: str, text, vocab_size: int, *, seconds: float | None = None, **kwargs) -> Tokenizer:
     """``trainer_for(method)(text, vocab_size, **kwargs)``: what a worker process runs for any method.
+
+    ``seconds``: a ValueError at the first progress call after that long (a training in the
+    page's own thread cannot be stopped from outside; a worker process is killed instead).
 
     >>> train_with("bpe", "aaabdaaabac", 259, pattern=None).encode("aaabdaaabac")
     [258, 100, 258, 97, 99]
     """
+    if seconds is not None:
+        deadline, progress = time.monotonic() + seconds, kwargs.get("progress")
+
+        def checked(done: int, total: int) -> object:
+            if time.monotonic() > deadline:
+                raise ValueError(
+                    f"the training took longer than {seconds:g} s and was stopped: train on a shorter text or to a smaller vocabulary"
+                )
+            return progress(done, total) if progress is not None else None
+
+        kwargs["progress"] = checked
     return trainer_for(method)(text, vocab_size, **kwargs)

@@ -41,7 +41,7 @@ REFERENCE = "Liu et al. 2025, SuperBPE: Space Travel for Language Models, arXiv:
 #: them), and runs of spaces not followed by a word are chunks of their own; the text
 #: between them, words and the single spaces and marks between words, is one chunk.
 SUPERBPE_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
-#: Seconds of regex time SuperBPE's pattern may take in one training or rebuild. It is
+#: Seconds of wall-clock time SuperBPE's pattern may take in one training or rebuild. It is
 #: ours and linear (no nested quantifiers; each alternative fails within a character or
 #: two), but it runs as a custom pattern, and the 2 s a user's regex gets covers only
 #: about 3 MB of text; this covers the largest corpus the app takes many times over.

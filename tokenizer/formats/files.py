@@ -12,6 +12,41 @@ from .json_input import decode_text, read_json
 from .minbpe import loads_minbpe
 from .tiktoken import parse_tiktoken_ranks
 
+#: The longest merged token a loaded file may build, in bytes: far longer than any real vocabulary's.
+MAX_TOKEN_BYTES = 1024
+#: The bytes of all merged tokens of a loaded file together: showing a file encodes every token once, so this bounds
+#: that work (about twice the largest registered vocabulary).
+MAX_VOCAB_BYTES = 4 * 1024 * 1024
+
+
+def check_vocab_size(tok: Tokenizer) -> None:
+    """ValueError naming the first merge to remove when the merges build tokens too long for BPE Lab to hold.
+
+    Merges that each add a byte to the last token (``a a``, ``aa a``, ...) are a file of a
+    few hundred kilobytes whose tokens hold gigabytes, and every token is encoded once to
+    show the file: so a file is refused before any token is built.
+
+    >>> from tokenizer import Tokenizer
+    >>> check_vocab_size(Tokenizer({(97, 97): 256, **{(256 + k, 97): 257 + k for k in range(1100)}}, pattern=None))
+    Traceback (most recent call last):
+    ValueError: merge 1023 of this file builds a token of 1,025 bytes; BPE Lab takes tokens of at most 1,024 bytes (real vocabularies' longest are about 128): remove it and the merges after it that build on it
+    """
+    total = 0
+    for rank, n in enumerate(tok.merged_lengths()):
+        if n > MAX_TOKEN_BYTES:
+            raise ValueError(
+                f"merge {rank} of this file builds a token of {n:,} bytes; BPE Lab takes tokens of at most "
+                f"{MAX_TOKEN_BYTES:,} bytes (real vocabularies' longest are about 128): "
+                "remove it and the merges after it that build on it"
+            )
+        total += n
+        if total > MAX_VOCAB_BYTES:
+            raise ValueError(
+                f"the tokens of this file's first {rank + 1:,} merges already hold {total / 2**20:.0f} MB; BPE Lab takes "
+                f"at most {MAX_VOCAB_BYTES // 2**20} MB of merged tokens (real vocabularies hold 2 MB at most): "
+                f"keep fewer merges (fewer than {rank:,}) or shorter tokens"
+            )
+
 
 def save(tok: Tokenizer, path: str | Path) -> Path:
     """Write BPE Lab JSON to ``path`` (atomically) and return it.
@@ -54,11 +89,14 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
             tok = from_hf_json(doc)
         else:
             tok = from_json(doc)
+        check_vocab_size(tok)
         if name and not tok.name:
             tok.name = name
         return tok
     if stripped.startswith("minbpe v1"):
-        return loads_minbpe(text, name=name)
+        tok = loads_minbpe(text, name=name)
+        check_vocab_size(tok)
+        return tok
     first = stripped.split("\n", 1)[0].split()
     if len(first) == 2 and first[1].isdigit():
         ranks = parse_tiktoken_ranks(text.encode("utf-8"), "tiktoken file")

@@ -46,7 +46,7 @@ import regex
 from ..bpe.merges import MergeTable
 from ..core import Tokenizer, check_tokenizer
 from ..display import bytes_to_unicode, from_gpt2_form
-from ..pretokenize.hf import ADDED_FLAGS, HFPreTokenizer, byte_level_stages, regexes_in, types_in
+from ..pretokenize.hf import ADDED_FLAGS, HFPreTokenizer, byte_level_stages, refused_by_tokenizers, regexes_in, types_in
 from ..pretokenize.patterns import (
     GPT2_PATTERN,
     GPT4_PATTERN,
@@ -257,16 +257,16 @@ def _read_by_tokenizers(text_json: str):
     """``tokenizers.Tokenizer`` of the file, or HFFileError with the reason ``tokenizers`` gives."""
     import tokenizers
 
-    try:
-        return tokenizers.Tokenizer.from_str(text_json)
-    except Exception as e:  # tokenizers raises its own Exception type
-        reason = " ".join(str(e).split())[:300]
+    def message(reason: str) -> str:
         if "recursion limit" in reason:
-            raise HFFileError(
+            return (
                 "this tokenizer.json is nested too deeply for Hugging Face tokenizers to read (more than 128 levels): "
                 "it is damaged or not a tokenizer file"
-            ) from None
-        raise HFFileError(f"Hugging Face tokenizers cannot read this tokenizer.json: {reason}") from None
+            )
+        return f"Hugging Face tokenizers cannot read this tokenizer.json: {reason}"
+
+    with refused_by_tokenizers(message, HFFileError):
+        return tokenizers.Tokenizer.from_str(text_json)
 
 
 def _merges(model: Mapping, vocab: Mapping[str, int], byte_chars: set[str]) -> tuple[list[tuple[int, int]], list[int], int]:
@@ -362,9 +362,16 @@ def from_hf_json(doc: Any, *, name: str = "", text: str | None = None, trusted: 
     added: dict[str, dict] = {}
     moved = {}
     for entry in entries:
-        if not entry["content"] or entry["content"] in added:
-            continue  # tokenizers ignores an empty added token, and keeps the first of two alike
-        tid = reference.token_to_id(entry["content"])
+        if not entry["content"]:
+            continue  # tokenizers ignores an empty added token
+        if entry["content"] in added:
+            # tokenizers keeps the first one's id and takes the later one's flags, but a token once
+            # special stays among its special tokens (encode_special_tokens leaves it as text)
+            first = added[entry["content"]]
+            first.update({f: entry[f] for f in ADDED_FLAGS}, special=first["special"] or entry["special"])
+            continue
+        with refused_by_tokenizers("Hugging Face tokenizers cannot read this tokenizer.json's added tokens", HFFileError):
+            tid = reference.token_to_id(entry["content"])
         if tid is None:
             raise HFFileError(f"added token {entry['content']!r} has no id in Hugging Face tokenizers")
         if tid != entry["id"]:
@@ -482,9 +489,16 @@ def pipeline_from_json(spec: Any, reachable: set[int] = frozenset(), *, path: st
         raise HFFileError(f"field '{path}' should be an object, got {_kind(spec)}")
     _check_text_handling(spec, where=f"{path}.")
     added = _added_entries(_get(spec, "added_tokens", path, list), f"{path}.added_tokens")
+    seen: dict[str, int] = {}
     for i, a in enumerate(added):
         if not a["content"]:
             raise HFFileError(f"field '{path}.added_tokens[{i}]' needs a non-empty content")
+        if a["content"] in seen:  # BPE Lab writes each once, with the id and flags tokenizers gave it
+            raise HFFileError(
+                f"field '{path}.added_tokens' lists {a['content'][:40]!r} twice (entries {seen[a['content']]} and {i}): "
+                "keep one entry per token"
+            )
+        seen[a["content"]] = i
     _check_specials_apart(added, set(reachable))
     ignore = _get(spec, "ignore_merges", path, bool)
     kept = {

@@ -15,7 +15,7 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 
 from ..errors import check_int, clean_text
-from ..special import special_regex
+from ..special import check_special_length, special_regex
 from .patterns import DEFAULT_PATTERN
 from .splitter import Splitter, TimeBudget
 
@@ -137,6 +137,7 @@ def special_names(special_tokens) -> tuple[str, ...]:
     for s in names:
         if not isinstance(s, str) or not s:
             raise ValueError(f"special token {s!r} must be a non-empty string")
+        check_special_length(s)
     return names
 
 

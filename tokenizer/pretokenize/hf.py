@@ -24,13 +24,14 @@ so a token's character span is the one ``tokenizers`` gives the same token.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..display import bytes_to_unicode
@@ -179,7 +180,8 @@ class HFPreTokenizer:
         if todo and not self.trusted:
             done = self._guarded("normalize", doc, as_text, [a["content"] for a in todo], TimeBudget(USER_PATTERN_TIMEOUT))
         else:
-            done = [norm.normalize_str(a["content"]) for a in todo]
+            with refused_by_tokenizers("Hugging Face tokenizers cannot normalize this tokenizer.json's added tokens"):
+                done = [norm.normalize_str(a["content"]) for a in todo]
         normalized = {a["id"]: t for a, t in zip(todo, done)}
         return {a["id"]: normalized.get(a["id"], a["content"]) for a in self.spec["added_tokens"] if not a["special"]}
 
@@ -193,12 +195,8 @@ class HFPreTokenizer:
     def pieces(self, text: str, allowed: Mapping[str, int], budget: TimeBudget | None = None) -> list[Piece]:
         tk, ours, doc, as_text = self._instance(allowed)
         if self.trusted:
-            try:
+            with refused_by_tokenizers(lambda reason: str(_fails(reason))):
                 enc = tk.encode(text, add_special_tokens=False)
-            except BaseException as e:  # a broken pipeline can make tokenizers panic: pyo3's PanicException is a BaseException
-                if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
-                    raise
-                raise _fails(_short(e)) from None
             ids, words, offsets = enc.ids, enc.word_ids, enc.offsets
         else:
             ((ids, words, offsets),) = self._guarded("encode", doc, as_text, [text], budget or current_budget())
@@ -358,11 +356,9 @@ class HFPreTokenizer:
                 "merges": [],
             },
         }
-        try:
-            text = json.dumps(doc, ensure_ascii=False)
+        text = json.dumps(doc, ensure_ascii=False)
+        with refused_by_tokenizers("Hugging Face tokenizers cannot read this tokenizer.json's text handling"):
             tk = tokenizers.Tokenizer.from_str(text)
-        except Exception as e:  # tokenizers raises its own Exception type for a spec it cannot read
-            raise ValueError(f"Hugging Face tokenizers cannot read this tokenizer.json's text handling: {_short(e)}") from None
         tk.no_truncation()
         tk.no_padding()
         if key == "none":
@@ -445,6 +441,23 @@ def _clip(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _short(e: Exception) -> str:
+@contextlib.contextmanager
+def refused_by_tokenizers(message: str | Callable[[str], str], error: type[ValueError] = ValueError) -> Iterator[None]:
+    """Within: what Hugging Face ``tokenizers`` raises on a file's content, or its panic, becomes ``error``.
+
+    ``message`` is the sentence before ``": reason"``, or a function of tokenizers' reason.
+    A panic in its Rust code reaches Python as pyo3's PanicException, a BaseException that
+    ``except Exception`` lets through, up to the page; KeyboardInterrupt and SystemExit pass.
+    """
+    try:
+        yield
+    except BaseException as e:
+        if not (isinstance(e, Exception) or type(e).__name__ == "PanicException"):
+            raise
+        reason = _short(e)
+        raise error(message(reason) if callable(message) else f"{message}: {reason}") from None
+
+
+def _short(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text[:300] + ("…" if len(text) > 300 else "")

@@ -4,18 +4,23 @@ A byte-level BPE never merges across a chunk boundary, so the chunks decide what
 can build. The patterns themselves are in ``patterns.py``.
 
 User-supplied patterns are compiled with the ``regex`` module and always run with
-a time limit (``time_limit``), so a catastrophic pattern fails in about two seconds
-instead of hanging, however many texts a call splits.
+a time limit (``time_limit``) of wall-clock seconds, so a catastrophic pattern fails
+after two seconds instead of hanging, however many texts a call splits and however
+busy the machine is (``within_wall_time``).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import contextvars
 import functools
+import os
 import re
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 import regex
 
@@ -37,9 +42,13 @@ TWIN_FROM = 4096
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASTRAL_GAP = re.compile(f"[^\U00010000-\U0010ffff]{{{ASTRAL_MARGIN}}}")
 
-#: Seconds of regex time a custom pattern may use in one call (``train``, ``encode``, ...),
+#: Seconds of wall-clock time a custom pattern may use in one call (``train``, ``encode``, ...),
 #: or in one ``time_limit`` block.
 USER_PATTERN_TIMEOUT = 2.0
+
+# Threads that run user regexes for callers who wait on the clock (``within_wall_time``); a
+# regex abandoned at its deadline keeps one until its own CPU limit stops it.
+_REGEX_THREADS = 32
 
 # Texts longer than this are split window by window, so a 10 MB corpus never becomes
 # one list of millions of chunk strings (see ``Splitter.pieces``).
@@ -49,8 +58,43 @@ WINDOW = 1 << 20
 # ----------------------------------------------------------------------------- time limits
 
 
+_T = TypeVar("_T")
+_pool: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
+
+
+def _regex_pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _pool
+    pid = os.getpid()
+    if _pool is None or _pool[0] != pid:  # a forked child has the object but none of its threads
+        with _pool_lock:
+            if _pool is None or _pool[0] != pid:
+                _pool = (pid, concurrent.futures.ThreadPoolExecutor(_REGEX_THREADS, thread_name_prefix="bpe-lab-regex"))
+    return _pool[1]
+
+
+def within_wall_time(seconds: float, fn: Callable[..., _T], *args) -> _T:
+    """``fn(*args)``, or TimeoutError once ``seconds`` of wall-clock time have passed.
+
+    ``regex``'s own ``timeout=`` counts the process's CPU time, which on a shared machine
+    runs several times slower than the clock: so ``fn`` runs in a worker thread and the
+    caller waits on the clock. ``fn`` must still stop by itself (a regex ``timeout=`` of
+    at most ``seconds``, ``concurrent=True`` so the wait is not held by the GIL): work
+    abandoned at the deadline goes on until that limit, never longer.
+
+    >>> within_wall_time(1.0, sum, [1, 2, 3])
+    6
+    """
+    future = _regex_pool().submit(fn, *args)
+    try:
+        return future.result(timeout=max(seconds, 0.0))
+    except concurrent.futures.TimeoutError:
+        future.cancel()  # not started yet (every thread busy with abandoned work): never starts
+        raise TimeoutError(f"stopped after {seconds:g} s") from None
+
+
 class TimeBudget:
-    """Seconds of regex time that custom split patterns may still use.
+    """Seconds of wall-clock time that custom split patterns may still use.
 
     Every split with a custom pattern draws on the budget in force: the one of the
     enclosing ``time_limit`` block, or else a fresh one of ``USER_PATTERN_TIMEOUT``
@@ -196,7 +240,8 @@ class Splitter:
             raise _timeout_error(budget)
         t0 = time.perf_counter()
         try:
-            return _fill_gaps(text, self._compiled.finditer(text, timeout=remaining))
+            matches = functools.partial(self._compiled.finditer, text, concurrent=True, timeout=remaining)
+            return within_wall_time(remaining, lambda: _fill_gaps(text, matches()))
         except TimeoutError:
             budget.spent = budget.seconds
             raise _timeout_error(budget) from None

@@ -3,8 +3,7 @@
 On a shared server the ``classroom`` package installs one that trains in worker
 processes (``classroom.workers``), so one student's training never stalls the other
 sessions of the process; the page sees the same tokenizer and the same progress.
-Every training method goes the same way (``tokenizer.bpe.methods``): plain BPE and
-its variants.
+Every training method goes the same way (``tokenizer.bpe.methods``): plain BPE and its variants.
 """
 
 from __future__ import annotations
@@ -15,13 +14,14 @@ from tokenizer import Tokenizer, load_encoding
 from tokenizer.bpe.methods import train_with
 
 Progress = Callable[[int, int], object]
+HERE_SECONDS = 300.0  # how long a training in the page's own thread may run, in seconds
 #: ``runner(text, vocab_size, *, method, progress, **settings)``: ``train_with(method, text, vocab_size, ...)`` somewhere
 Runner = Callable[..., Tokenizer]
 
 
 def here(text, vocab_size: int, *, method: str = "bpe", **kwargs) -> Tokenizer:
-    """The default runner: the training in this thread."""
-    return train_with(method, text, vocab_size, **resolved(kwargs))
+    """The default runner: the training in this thread, for at most ``HERE_SECONDS`` (``train_with``'s ``seconds``)."""
+    return train_with(method, text, vocab_size, seconds=HERE_SECONDS, **resolved(kwargs))
 
 
 def resolved(settings: dict) -> dict:

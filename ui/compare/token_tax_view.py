@@ -17,6 +17,7 @@ import streamlit as st
 
 from tokenizer.formats.json_input import decode_text
 from ui.common import cache, errors, state, upload
+from ui.common.user_text import md
 from ui.render import charts
 
 from . import code, coverage, languages, token_tax
@@ -159,10 +160,10 @@ def show_token_tax(chosen: Chosen) -> None:
     # a model whose file is missing: the rows above already say so and how to install it
     missing = chosen.not_installed
     if missing:
-        st.caption(f"Left out, not installed on this server: {', '.join(chosen.labels[k] for k in missing)}.")
+        st.caption(f"Left out, not installed on this server: {md(', '.join(chosen.labels[k] for k in missing))}.")
     for key, why in chosen.problems.items():
         if key not in missing:
-            st.error(f"{chosen.labels[key]}: {why}", icon="⚠️")
+            st.error(f"{md(chosen.labels[key])}: {why}", icon="⚠️")
     encoded: list[tuple[str, object, dict[str, tuple[int, ...]]]] = []
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):

@@ -53,7 +53,7 @@ def restore_link() -> None:
     raw = asked.get("tokenizers")
     if raw is not None:
         choices = tk.options()
-        keys = [k for k in raw.split(",") if k]
+        keys = [k for k in dict.fromkeys(raw.split(",")) if k]  # a tokenizer named twice is one column, as in the menu
         known = [k for k in keys if k in choices]
         unknown = [k for k in keys if k not in choices]
         if known:
@@ -141,7 +141,7 @@ def resolve(keys: Sequence[str]) -> Chosen:
 def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenized]:
     """Encode the text with each tokenizer; one that cannot be loaded or fails shows its error and is left out."""
     for key, why in chosen.problems.items():
-        st.error(f"{chosen.labels[key]}: {why}", icon="⚠️")
+        st.error(f"{user_text.md(chosen.labels[key])}: {why}", icon="⚠️")
     out = []
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):

@@ -18,6 +18,7 @@ import streamlit as st
 
 from ui.common import cache, errors, state, urlstate
 from ui.common import tokenizers as tk
+from ui.common.user_text import md
 from ui.compare.model import unique_labels
 from ui.render import charts
 from ui.vocabulary.model import regex_mask
@@ -219,7 +220,7 @@ def show_longest(chosen: Sequence[Chosen], ov: model.Overlap) -> None:
             # half a second over 200,000 tokens: kept with the overlap it comes from
             df = _kept("overlap.longest", chosen, (i,), lambda i=i: model.longest_only(ov, i), maxsize=2 * model.MAX_TOKENIZERS)
             if df.empty:
-                st.caption(f"None: every token of {ov.labels[i]} is in another chosen vocabulary.")
+                st.caption(f"None: every token of {md(ov.labels[i])} is in another chosen vocabulary.")
                 continue
             st.dataframe(df, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(df)))
 

@@ -283,7 +283,11 @@ def show_share(inp: Input) -> None:
     if inp.mode == "chat":
         st.caption("The link holds the tokenizer; chat messages are not put into links.")
     elif urlstate.TEXT not in wanted and inp.text:
-        st.caption(f"The link holds the tokenizer only: texts longer than {urlstate.MAX_TEXT:,} characters stay out of links.")
+        st.caption(
+            f"The link holds the tokenizer only: texts longer than {urlstate.MAX_TEXT:,} characters "
+            f"or {urlstate.MAX_TEXT_BYTES:,} bytes in the address (about {urlstate.MAX_TEXT_BYTES // 9:,} Chinese characters) "
+            "stay out of links."
+        )
     else:
         st.caption("The address bar is a link to this view: it holds the tokenizer and the text.")
     if url:

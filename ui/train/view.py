@@ -15,6 +15,7 @@ import streamlit as st
 from tokenizer.trace import make_spans
 from ui.common import cache, errors, state, training, upload, workspace
 from ui.common.tokenizers import USER
+from ui.common.user_text import md
 from ui.content import corpora
 from ui.render import charts
 from ui.render.spans import render_spans
@@ -128,17 +129,17 @@ def corpus_section() -> tuple[str | None, str]:
     try:
         upload.check_size(f.size, f.name)
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         return None, f.name
     decoded = upload.decode_corpus(f.getvalue(), f.name, replace=STATE["replace"])
     if decoded.problem:
-        st.error(decoded.problem, icon="⚠️")
+        st.error(md(decoded.problem), icon="⚠️")
     if decoded.can_replace:
         st.checkbox("Decode anyway, replacing undecodable bytes with �", key=STATE.key("replace"))
     if decoded.text is None:
         return None, f.name
     note = f" ({decoded.replaced:,} bytes replaced by �)" if decoded.replaced else ""
-    st.caption(f"{f.name}: {model.size_label(decoded.text)}{note}")
+    st.caption(f"{md(f.name)}: {model.size_label(decoded.text)}{note}")
     return decoded.text, f.name.rsplit(".", 1)[0]
 
 
@@ -189,7 +190,7 @@ def settings_section(text: str | None, title: str) -> dict | None:
         )
         chunks, err = _validate(pattern, (text or "")[:2000])
         if err:
-            st.error(err, icon="⚠️")
+            st.error(md(err), icon="⚠️")
             problems.append(err)
         else:
             st.caption("How it cuts a test sentence:")
@@ -319,19 +320,23 @@ def _last_message(last: dict) -> None:
     )
     if last.get("unsaved"):  # kept in the session only: never reported as saved
         st.warning(
-            f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s, but it was **not "
+            f"Trained **{md(last['name'])}**: {last['merges']:,} merges in {last['seconds']:.2f} s, but it was **not "
             f"saved**. {last['unsaved']}{early}{reused}",
             icon="⚠️",
         )
         return
     st.success(
-        f"Trained **{last['name']}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
+        f"Trained **{md(last['name'])}**: {last['merges']:,} merges in {last['seconds']:.2f} s "
         f"({last['wall']:.2f} s with saving).{early}{reused}",
         icon="✅",
     )
 
 
 # ----------------------------------------------------------------------------- your tokenizers
+
+
+# Messages here quote what the student typed or uploaded (a file's name and content, a name, a pattern):
+# each goes through md, so it shows as typed, never as a link or emphasis of its own.
 
 
 def _flash() -> None:
@@ -351,15 +356,15 @@ def _on_upload_tokenizer() -> None:
         key = store.import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
         name = store.get(key).name
     except ValueError as e:
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
     unsaved = store.unsaved(key)
     STATE["flash"] = (
-        ("error", f"Uploaded {f.name} as **{name}**, but it was **not saved**. {unsaved}")
+        ("error", f"Uploaded {md(f.name)} as **{md(name)}**, but it was **not saved**. {unsaved}")
         if unsaved
-        else ("success", f"Uploaded {f.name} as **{name}**: it is now in your tokenizers and on every page.")
+        else ("success", f"Uploaded {md(f.name)} as **{md(name)}**: it is now in your tokenizers and on every page.")
     )
 
 
@@ -367,16 +372,16 @@ def _on_rename(key: str) -> None:
     try:
         workspace.store().rename(key, STATE["rename"])
     except ValueError as e:
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
         return
-    STATE["flash"] = ("success", f"Renamed to {STATE['rename'].strip()}.")
+    STATE["flash"] = ("success", f"Renamed to {md(STATE['rename'].strip())}.")
 
 
 def _on_delete(key: str, name: str) -> None:
     try:
         workspace.store().delete(key)
     except ValueError as e:  # the database is not answering
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
         return
     STATE["confirm_delete"] = None
     if STATE.get("selected") == key:
@@ -384,7 +389,7 @@ def _on_delete(key: str, name: str) -> None:
     last = STATE.get("last")
     if last and last["key"] == key:
         STATE["last"] = None
-    STATE["flash"] = ("success", f"Deleted {name}.")
+    STATE["flash"] = ("success", f"Deleted {md(name)}.")
 
 
 def _ask_delete(key: str) -> None:
@@ -395,7 +400,7 @@ def _on_delete_damaged(key: str) -> None:
     try:
         workspace.store().delete(key)
     except ValueError as e:
-        STATE["flash"] = ("error", str(e))
+        STATE["flash"] = ("error", md(str(e)))
 
 
 def workspace_section() -> str | None:
@@ -480,7 +485,8 @@ def _actions(key: str, entry: workspace.Entry) -> None:
             c3.button("Delete", key=STATE.key("delete"), icon="🗑️", width="stretch", on_click=_ask_delete, args=(key,))
         if STATE.get("confirm_delete") == key:
             st.warning(
-                f"Delete **{entry.name}** from the workspace? This cannot be undone: download it first to keep a copy.", icon="🗑️"
+                f"Delete **{md(entry.name)}** from the workspace? This cannot be undone: download it first to keep a copy.",
+                icon="🗑️",
             )
         with st.spinner("Preparing the downloads (BPE Lab JSON, tiktoken, tokenizer.json)…", show_time=True):
             # keyed by the name (the files' names, and the name inside them) and the moment it was saved (in the JSON)

@@ -17,6 +17,7 @@ import regex
 
 from tokenizer import Tokenizer
 from tokenizer.display import gpt2_form, visible
+from tokenizer.pretokenize.splitter import within_wall_time
 
 #: Rows of a filtered table sent to the browser at once.
 ROWS = 1_000
@@ -114,13 +115,18 @@ def regex_mask(texts: pd.Series, pattern: str, timeout: float = REGEX_TIMEOUT) -
             f"The filter is not a valid regex: {e}. Check brackets and escapes (\\s is whitespace, ^ the start)."
         ) from None
     deadline = time.monotonic() + timeout
-    out = []
-    try:
+
+    def search_all() -> list[bool]:
+        out = []
         for t in texts:
-            left = deadline - time.monotonic()
+            left = deadline - time.monotonic()  # an abandoned run stops here too, at the next row
             if left <= 0:
                 raise TimeoutError
-            out.append(rx.search(t, timeout=left) is not None)
+            out.append(rx.search(t, timeout=left, concurrent=True) is not None)
+        return out
+
+    try:
+        out = within_wall_time(timeout, search_all)
     except TimeoutError:
         raise ValueError(
             f"The filter regex took longer than {timeout:g} s over the vocabulary and was stopped; "

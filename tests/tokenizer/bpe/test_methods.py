@@ -6,6 +6,7 @@ import pytest
 
 from tokenizer import TrainingTrace, formats, train
 from tokenizer.bpe import methods
+from tokenizer.bpe.methods import train_with
 from tokenizer.bpe.parity import join_parallel
 
 TEXT = "the cat sat on the mat; the cat ate the rat. " * 20
@@ -53,3 +54,22 @@ def test_unknown_methods_are_named():
     tok.metadata["training"] = {"method": "unigram"}
     with pytest.raises(ValueError, match="trained by 'unigram', which this BPE Lab does not know"):
         TrainingTrace.from_text(tok, TEXT)
+
+
+@pytest.mark.parametrize("method", ["bpe", "superwords", "continued"])
+def test_a_training_past_its_time_is_stopped_at_its_next_progress_call(method):
+    base = {"base": train_with("bpe", "the cat sat " * 40, 260, pattern="gpt4")} if method == "continued" else {}
+    seen: list = []
+    with pytest.raises(ValueError, match="took longer than 0 s and was stopped"):
+        train_with(method, "the cat sat on the mat " * 40, 300, seconds=0, progress=lambda d, t: seen.append(d), **base)
+    assert seen == []  # stopped at the first call, which the page never saw
+    tok = train_with(method, "the cat sat on the mat " * 40, 300, seconds=60, progress=lambda d, t: seen.append(d), **base)
+    assert tok.num_merges > 0 and seen
+
+
+def test_a_training_in_the_pages_thread_has_a_time_limit(monkeypatch):
+    from ui.common import training
+
+    monkeypatch.setattr(training, "HERE_SECONDS", 0)
+    with pytest.raises(ValueError, match="took longer than 0 s"):
+        training.here("the cat sat on the mat " * 40, 300, pattern="gpt4")

@@ -233,3 +233,84 @@ def test_minbpe_export_names_the_reason():
         formats.dumps_minbpe(Tokenizer(special_tokens={"<|a b|>": 256}))
     with pytest.raises(ValueError, match="whitespace"):
         formats.dumps_minbpe(Tokenizer(special_tokens={"<|a\r|>": 256}))
+
+
+# ----------------------------------------------------------------------------- vocabularies too big to hold
+
+
+def _chain(n: int) -> dict:
+    """n merges that each add one byte to the last token (a a, aa a, ...): the last token is n + 1 bytes."""
+    return {(97, 97): 256, **{(256 + k, 97): 257 + k for k in range(n - 1)}}
+
+
+def _wide(longest: int) -> dict:
+    """A chain up to ``longest`` bytes, then each of its long tokens followed by each byte: many long tokens."""
+    merges = _chain(longest - 1)
+    nxt = 256 + len(merges)
+    for k in range(longest // 2, longest - 1):
+        for b in range(256):
+            if (256 + k, b) not in merges:
+                merges[(256 + k, b)] = nxt
+                nxt += 1
+    return merges
+
+
+def _as(kind: str, merges: dict) -> bytes:
+    tok = Tokenizer(merges, pattern=None)
+    if kind == "minbpe":
+        return formats.dumps_minbpe(tok).encode()
+    if kind == "tokenizer.json":
+        return json.dumps(formats.to_hf_json(Tokenizer(merges, pattern="gpt2"))).encode()
+    return formats.dumps(tok).encode()
+
+
+def _forbid_building_the_vocabulary(monkeypatch) -> None:
+    """From now on building the tokens' bytes fails the test: a file too big is refused from the merges alone."""
+
+    def built(self):
+        raise AssertionError("the vocabulary was built")
+
+    monkeypatch.setattr(Tokenizer, "vocab", property(built))
+
+
+@pytest.mark.parametrize("kind", ["bpe-lab", "minbpe", "tokenizer.json"])
+def test_a_chain_of_merges_is_refused_at_load_naming_the_merge_to_remove(kind, monkeypatch):
+    data = _as(kind, _chain(3000))  # 3,000 merges: 4.5 MB of tokens from a file of a few dozen KB
+    _forbid_building_the_vocabulary(monkeypatch)
+    with pytest.raises(ValueError, match=r"merge 1023 of this file builds a token of 1,025 bytes.*at most 1,024 bytes"):
+        formats.load_bytes(data)
+
+
+def test_many_long_tokens_are_refused_naming_how_many_merges_fit(monkeypatch):
+    merges = _wide(1000)
+    lengths = Tokenizer(merges, pattern=None).merged_lengths()
+    assert max(lengths) <= formats.files.MAX_TOKEN_BYTES < sum(lengths) and sum(lengths) > formats.files.MAX_VOCAB_BYTES
+    data = _as("bpe-lab", merges)
+    _forbid_building_the_vocabulary(monkeypatch)
+    with pytest.raises(ValueError, match=r"at most 4 MB of merged tokens.*keep fewer merges"):
+        formats.load_bytes(data)
+
+
+@pytest.mark.parametrize("kind", ["bpe-lab", "minbpe"])
+def test_a_chain_within_the_limits_loads_and_encodes(kind):
+    tok = formats.load_bytes(_as(kind, _chain(1023)))  # the longest token: 1,024 bytes
+    assert tok.vocab[256 + 1022] == b"a" * 1024
+    assert max(tok.merged_lengths()) == formats.files.MAX_TOKEN_BYTES
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20)), max_size=40))
+def test_merged_lengths_are_the_lengths_of_the_vocabulary(raw):
+    merges: dict = {}
+    for a, b in raw:
+        ids = [*range(256), *merges.values()]
+        pair = (ids[a % len(ids)] if a < 10 else ids[-1 - a % len(ids)], ids[b % len(ids)])
+        if pair not in merges:
+            merges[pair] = 256 + len(merges)
+    tok = Tokenizer(merges, pattern=None)
+    assert tok.merged_lengths() == [len(tok.vocab[i]) for i in merges.values()]
+
+
+def test_the_registered_encodings_are_far_within_the_limits():
+    for name in ("r50k_base", "cl100k_base"):
+        lengths = load_encoding(name).merged_lengths()
+        assert max(lengths) <= formats.files.MAX_TOKEN_BYTES // 8 and sum(lengths) <= formats.files.MAX_VOCAB_BYTES // 4

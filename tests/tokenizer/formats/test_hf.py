@@ -704,3 +704,148 @@ def test_deepseek_exported_again_gives_the_same_ids(deepseek):
     again = HFTokenizer.from_str(json.dumps(hf.to_hf_json(ours)))
     text = MULTILINGUAL + "".join(DEEPSEEK_SPECIALS)
     assert hf_ids(again, text) == hf_ids(ref, text)
+
+
+# ----------------------------------------------------------------------------- files that make tokenizers panic
+
+# Each makes tokenizers' Rust code panic while reading the file; pyo3 raises that as PanicException,
+# a BaseException, which an `except Exception` lets through to the page.
+PANICS = {
+    "precompiled_one_byte": {"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AQ=="}},
+    "precompiled_junk": {"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AQIDBAUGBwgJ"}},
+    "precompiled_not_base64": {"normalizer": {"type": "Precompiled", "precompiled_charsmap": "!!"}},
+    "precompiled_in_a_sequence": {
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [{"type": "NFC"}, {"type": "Precompiled", "precompiled_charsmap": "AQ=="}],
+        }
+    },
+}
+
+
+def _panics_in_tokenizers(text_json: str) -> bool:
+    try:
+        HFTokenizer.from_str(text_json)
+    except BaseException as e:
+        return type(e).__name__ == "PanicException"
+    return False
+
+
+@pytest.mark.parametrize("name", PANICS)
+def test_a_file_that_makes_tokenizers_panic_on_load_is_a_value_error(name):
+    doc = {**json.loads(build()), **PANICS[name]}
+    text_json = json.dumps(doc)
+    assert _panics_in_tokenizers(text_json)  # the reference itself cannot read it
+    with pytest.raises(ValueError, match="tokenizers cannot read this tokenizer.json.*precompiled_charsmap|Invalid byte"):
+        formats.load_bytes(text_json.encode())
+
+
+@pytest.mark.parametrize("name", PANICS)
+def test_a_bpe_lab_json_whose_pipeline_makes_tokenizers_panic_is_a_value_error(name):
+    tok = formats.load_bytes(build(normalizer=normalizers.NFC(), added=[AddedToken("<think>")]).encode())
+    doc = json.loads(formats.dumps(tok))
+    assert "pipeline" in doc
+    doc["pipeline"].update(PANICS[name])
+    with pytest.raises(ValueError, match="tokenizers cannot read this tokenizer.json's text handling"):
+        formats.loads(json.dumps(doc))
+
+
+# ----------------------------------------------------------------------------- added tokens that repeat or collide
+
+_CONTENTS = ["<x>", "<y>", "the", "Ġthe", "x", " <x>", "", "<x"]
+_ADDED_TEXT = "a <x> b<x>c the <y> and <x>  x Ġthe <x <x>> the<y>"
+
+
+def _added(tid: int, content: str, **flags) -> dict:
+    return {"id": tid, "content": content, **{f: False for f in hf.ADDED_FLAGS}, **flags}
+
+
+# Every way a file's added tokens can repeat one content, share one id, or collide with the vocabulary,
+# with the flags changing between repeats (tokenizers: the first id, the later flags, special once special).
+REPEATS = {
+    "plain_then_special": [_added(1200, "<x>"), _added(1201, "<x>", special=True)],
+    "special_then_plain": [_added(1200, "<x>", special=True), _added(1201, "<x>")],
+    "plain_special_plain": [_added(1200, "<x>"), _added(1201, "<x>", special=True), _added(1202, "<x>")],
+    "same_entry_twice": [_added(1200, "<x>", special=True)] * 2,
+    "same_id_twice_flags_change": [_added(1200, "<x>"), _added(1200, "<x>", special=True, rstrip=True)],
+    "lstrip_then_not": [_added(1200, "<x>", lstrip=True), _added(1201, "<x>")],
+    "plain_then_rstrip": [_added(1200, "<x>"), _added(1201, "<x>", rstrip=True)],
+    "single_word_then_special_lstrip": [_added(1200, "<x>", single_word=True), _added(1201, "<x>", special=True, lstrip=True)],
+    "normalized_then_not": [_added(1200, "<x>", normalized=True), _added(1201, "<x>")],
+    "not_normalized_then_normalized": [_added(1200, "<x>"), _added(1201, "<x>", normalized=True, special=True)],
+    "three_repeats": [_added(1200, "<x>"), _added(1201, "<x>", special=True), _added(1202, "<x>", lstrip=True)],
+    "repeat_between_others": [_added(1200, "<x>"), _added(1201, "<y>", special=True), _added(1202, "<x>", special=True)],
+    "one_id_two_contents": [_added(1200, "<x>"), _added(1200, "<y>", special=True)],
+    "content_in_vocab": [_added(1200, "the")],
+    "content_in_vocab_special": [_added(1200, "the", special=True)],
+    "id_of_a_vocab_token": [_added(5, "<x>", special=True)],
+    "id_of_a_vocab_token_plain": [_added(5, "<x>")],
+    "gpt2_form_in_vocab_repeated": [_added(1200, "Ġthe"), _added(1201, "Ġthe", lstrip=True)],
+    "empty_then_real": [_added(1200, ""), _added(1201, "<x>", special=True), _added(1202, "<x>")],
+}
+
+
+def _with_added(entries) -> str:
+    doc = json.loads(build())
+    doc["added_tokens"] = entries
+    return json.dumps(doc)
+
+
+def _assert_read_as_tokenizers(text_json: str, texts_: list[str]) -> None:
+    ours, ref = pair(text_json)
+    again = formats.loads(formats.dumps(ours))  # saved and read back: the same reading
+    for text in texts_:
+        assert ours.encode(text, allowed_special="all") == hf_ids(ref, text), text
+        assert ours.encode_ordinary(text) == hf_ids(ref, text, specials=False), text
+        assert again.encode(text, allowed_special="all") == hf_ids(ref, text), text
+        assert again.encode_ordinary(text) == hf_ids(ref, text, specials=False), text
+
+
+@pytest.mark.parametrize("name", REPEATS)
+def test_repeated_and_colliding_added_tokens_are_read_as_tokenizers_reads_them(name):
+    _assert_read_as_tokenizers(_with_added(REPEATS[name]), [_ADDED_TEXT, "<x><x>", " <x> ", "the"])
+
+
+_entries = st.lists(
+    st.builds(
+        lambda tid, content, flags: _added(tid, content, **dict(zip(hf.ADDED_FLAGS, flags))),
+        st.sampled_from([0, 5, 300, 1199, 1200, 1201, 1202, 5000]),
+        st.sampled_from(_CONTENTS),
+        st.tuples(*[st.booleans()] * len(hf.ADDED_FLAGS)),
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_entries, texts(_CONTENTS))
+def test_any_list_of_added_tokens_is_read_as_tokenizers_reads_it_or_refused(entries, text):
+    text_json = _with_added(entries)
+    try:
+        formats.load_bytes(text_json.encode())
+    except ValueError as e:  # refused: only for a special token that is also a merged token, and saying so
+        assert "special token" in str(e) and "merges also build" in str(e), str(e)
+        return
+    _assert_read_as_tokenizers(text_json, [text, _ADDED_TEXT])
+
+
+def _bpe_lab_with_pipeline() -> dict:
+    tok = formats.load_bytes(
+        build(normalizer=normalizers.NFC(), added=[AddedToken("<x>")], special=[AddedToken("<y>", special=True)]).encode()
+    )
+    return json.loads(formats.dumps(tok))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda added: added.append({**added[0], "special": not added[0]["special"]}), "lists '<.>' twice"),
+        (lambda added: added.append({**added[0], "id": 5000}), "lists '<.>' twice"),
+        (lambda added: added.append({**added[0], "content": "<z>"}), "has id 1200, which .* already uses"),
+    ],
+)
+def test_bpe_lab_json_pipeline_with_repeated_added_tokens_is_refused(edit, message):
+    doc = _bpe_lab_with_pipeline()
+    edit(doc["pipeline"]["added_tokens"])
+    with pytest.raises(ValueError, match=message):
+        formats.loads(json.dumps(doc))

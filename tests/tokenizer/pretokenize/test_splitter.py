@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import regex
+from busy import busy_machine
 from hypothesis import given
 from hypothesis import strategies as st
 from texts import MULTILINGUAL, OPEN_MODEL_PATTERNS, code_and_prose, stdlib_sample
@@ -17,6 +20,7 @@ from tokenizer import (
 )
 from tokenizer.pretokenize.pattern_syntax import bmp_twin
 from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS, resolve_pattern
+from tokenizer.pretokenize.splitter import USER_PATTERN_TIMEOUT, within_wall_time
 
 # every pattern a registered encoding uses: OpenAI's and the open models'
 BUILTIN = sorted(BUILTIN_PATTERNS)
@@ -188,3 +192,26 @@ def test_has_astral_says_whether_a_character_is_above_u_ffff(text):
     from tokenizer.pretokenize.splitter import has_astral
 
     assert has_astral(text) == any(ord(c) > 0xFFFF for c in text)
+
+
+@pytest.mark.parametrize("call", ["encode", "train", "split"])
+def test_the_time_limit_is_wall_time_on_a_busy_machine(call):
+    # regex's own timeout counts CPU time, which a busy machine hands out several times slower than the clock
+    pattern, text = r"(a|aa)+$", "a" * 40 + "!"
+    run = {
+        "encode": lambda: Tokenizer(pattern=pattern).encode(text),
+        "train": lambda: train(text * 3, vocab_size=260, pattern=pattern),
+        "split": lambda: Splitter(pattern).split(text),
+    }[call]
+    with busy_machine():
+        t0 = time.monotonic()
+        with pytest.raises(ValueError, match=f"took longer than {USER_PATTERN_TIMEOUT:g} s"):
+            run()
+        waited = time.monotonic() - t0
+    assert waited < 2 * USER_PATTERN_TIMEOUT + 1, waited  # the promised limit, with room for a slow wake-up
+
+
+def test_within_wall_time_returns_the_result_or_stops_on_the_clock():
+    assert within_wall_time(5.0, Splitter(r"\w+|\s").split, "hi you") == ["hi", " ", "you"]
+    with pytest.raises(TimeoutError):
+        within_wall_time(0.2, lambda: regex.search(r"(a|aa)+$", "a" * 40 + "!", timeout=0.5, concurrent=True))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
+import pandas as pd
 import pytest
+from busy import busy_machine
 
 from tokenizer import load_encoding, train
 from ui.vocabulary import model as vocab
@@ -70,3 +74,15 @@ def test_never_and_rarely_produced_on_the_training_text():
     assert u["used"] + len(u["never"]) == tok.num_merges
     assert (u["rare"]["produced"] == 1).all()
     assert list(u["never"]["rank"]) == sorted(u["never"]["rank"])  # stepping stones, earliest first
+
+
+def test_the_filter_regex_stops_on_the_clock_on_a_busy_machine():
+    # regex's own timeout counts CPU time, which a busy machine hands out several times slower than the clock
+    texts = pd.Series(["a" * 40 + "!"] * 50)
+    with busy_machine():
+        t0 = time.monotonic()
+        with pytest.raises(ValueError, match="took longer than 2 s"):
+            vocab.regex_mask(texts, r"(a|aa)+$", timeout=2.0)
+        waited = time.monotonic() - t0
+    assert waited < 2 * 2.0 + 1, waited
+    assert vocab.regex_mask(pd.Series(["the", "cat"]), r"^t", timeout=2.0).tolist() == [True, False]
