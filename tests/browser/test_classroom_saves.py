@@ -11,7 +11,7 @@ import pytest
 
 from .conftest import ClassroomServer, assert_no_exception, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.waiting]
+pytestmark = pytest.mark.browser
 
 
 def train(page, url: str, name: str) -> None:

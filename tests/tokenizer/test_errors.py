@@ -159,6 +159,11 @@ def _public_calls(tok, tmp_path):
             [arg("some text here", ["doc one", "doc two"]), arg(260, 300), arg("gpt4", None, "gpt2")],
             {"special_tokens": arg(["<|e|>"], None), "progress": arg(None, lambda d, t: None), "name": arg("n")},
         ),
+        "train_with": (
+            tokenizer.train_with,
+            [arg("bpe"), arg("some text here", ["doc one", "doc two"]), arg(260, 300)],
+            {"pattern": arg("gpt4", None), "seconds": arg(None, 60)},
+        ),
         "count_chunks": (tokenizer.count_chunks, [arg("a text", ["x", "y"]), arg("gpt2", None), arg((), ["<|x|>"])], {}),
         "Tokenizer": (
             Tokenizer,

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 from ..core import Tokenizer
+from ..errors import InvalidType
 from .common import training_method, training_record
 from .continued import train_continued
 from .parity import train_parity
@@ -37,8 +38,8 @@ METHODS: dict[str, Callable[..., Tokenizer]] = {
 
 def trainer_for(method: str) -> Callable[..., Tokenizer]:
     """The training function of ``method``; ValueError listing the methods for an unknown one."""
-    if method not in METHODS:
-        raise ValueError(f"unknown training method {method!r}: use one of {', '.join(METHODS)}")
+    if not isinstance(method, str) or method not in METHODS:
+        raise InvalidType(f"unknown training method {method!r}: use one of {', '.join(METHODS)}")
     return METHODS[method]
 
 
@@ -51,7 +52,10 @@ def train_with(method: str, text, vocab_size: int, *, seconds: float | None = No
     >>> train_with("bpe", "aaabdaaabac", 259, pattern=None).encode("aaabdaaabac")
     [258, 100, 258, 97, 99]
     """
+    trainer = trainer_for(method)
     if seconds is not None:
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
+            raise InvalidType(f"seconds must be a number of seconds (0 or more) or None, not {seconds!r}")
         deadline, progress = time.monotonic() + seconds, kwargs.get("progress")
 
         def checked(done: int, total: int) -> object:
@@ -62,4 +66,4 @@ def train_with(method: str, text, vocab_size: int, *, seconds: float | None = No
             return progress(done, total) if progress is not None else None
 
         kwargs["progress"] = checked
-    return trainer_for(method)(text, vocab_size, **kwargs)
+    return trainer(text, vocab_size, **kwargs)

@@ -20,6 +20,7 @@ Run as a script, this file is the worker.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import select
@@ -62,7 +63,8 @@ class _Worker:
     def call(self, message: tuple, seconds: float):
         """The worker's answer to ``message`` within ``seconds`` of wall time, else GuardTimeout."""
         deadline = time.monotonic() + seconds
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        # the worker's own alarm ends it a little after the deadline, should this process be gone by then
+        data = pickle.dumps((math.ceil(max(seconds, 0)) + 5, *message), protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self.proc.stdin.write(_HEADER.pack(len(data)) + data)
             self.proc.stdin.flush()
@@ -176,13 +178,12 @@ def pool() -> Pool:
 
 
 def _serve() -> None:  # pragma: no cover - runs in the worker process
-    try:  # end with the parent, even while a regex holds the interpreter
-        import ctypes
-        import signal
+    import signal
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    # A regex holds the interpreter, so no Python can stop it here: SIGALRM's default action, set per call, ends
+    # the process if the parent is gone and cannot kill it (an idle worker ends when its stdin closes). Not
+    # PR_SET_PDEATHSIG: it fires when the *thread* that started the worker ends, and a page's run is a thread.
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
     try:
         os.nice(5)  # the app processes' own work comes first
     except OSError:
@@ -196,7 +197,8 @@ def _serve() -> None:  # pragma: no cover - runs in the worker process
         if len(head) < _HEADER.size:
             return
         (n,) = _HEADER.unpack(head)
-        op, doc, special_as_text, payload = pickle.loads(stdin.read(n))
+        alarm, op, doc, special_as_text, payload = pickle.loads(stdin.read(n))
+        signal.alarm(alarm)
         try:
             tk = built.get((doc, special_as_text))
             if tk is None:
@@ -223,6 +225,7 @@ def _serve() -> None:  # pragma: no cover - runs in the worker process
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             answer = ("error", " ".join(str(e).split())[:300] or type(e).__name__)
+        signal.alarm(0)
         data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         stdout.write(_HEADER.pack(len(data)) + data)
         stdout.flush()

@@ -219,3 +219,26 @@ def test_the_command_line_says_one_line_and_fails(tmp_path):
     assert out.returncode != 0
     assert "backtracks catastrophically" in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_a_worker_outlives_the_thread_that_started_it():
+    """A page's run is a thread that ends: the worker it started must serve the next run's calls."""
+    import threading
+
+    pool = hf_guard.Pool(size=1)
+    spec = json.dumps(with_split(r"\w+|\s+|."))
+    try:
+        first: list = []
+        t = threading.Thread(target=lambda: first.append(pool.call(("encode", spec, False, ["hi"]), 5)))
+        t.start()
+        t.join()
+        (worker,) = pool._idle
+        pid = worker.proc.pid
+        for _ in range(3):
+            t = threading.Thread(target=lambda: first.append(pool.call(("encode", spec, False, ["hi"]), 5)))
+            t.start()
+            t.join()
+        assert [r[0][0] for r in first] == [[256]] * 4
+        assert pool._idle[0].proc.pid == pid  # the same process all along
+    finally:
+        pool.close()
