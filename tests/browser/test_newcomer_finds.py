@@ -94,3 +94,84 @@ def test_pages_end_where_their_content_ends(tabs, server, trained, size):
         assert_no_blank_below_or_beside(pg, f"pretokenize@{name}")
         shot(pg, f"newcomer33-pretokenize-{name}", bottom=True)
         assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- heatmaps name every row and column
+
+#: Every axis label of a chart as drawn: its text, whether it is shown (Streamlit's theme hides labels that touch by
+#: setting their opacity to 0), whether it lies inside the chart's drawing, and whether it crosses another label of
+#: its axis; a label's box is its text's own box turned as the text is (a slanted label is a slanted rectangle), and
+#: two are apart when some edge of one separates them (convex shapes). A text's box holds its last glyph's advance,
+#: a little wider than its ink: "inside" allows 3 px.
+AXIS_LABELS = """chart => {
+    const svg = chart.querySelector('svg'), box = svg.getBoundingClientRect();
+    const corners = (t) => {
+        const b = t.getBBox(), m = t.getScreenCTM(), p = svg.createSVGPoint();
+        return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+            .map(([x, y]) => { p.x = x; p.y = y; const q = p.matrixTransform(m); return [q.x, q.y]; });
+    };
+    const apart = (a, b) => [a, b].some((poly) => poly.some((p, i) => {
+        const q = poly[(i + 1) % 4], n = [q[1] - p[1], p[0] - q[0]];
+        const proj = (s) => s.map(([x, y]) => x * n[0] + y * n[1]);
+        const pa = proj(a), pb = proj(b);
+        return Math.max(...pa) <= Math.min(...pb) + 0.5 || Math.max(...pb) <= Math.min(...pa) + 0.5;
+    }));
+    return [...chart.querySelectorAll('g.role-axis')].map((axis) => {
+        const texts = [...axis.querySelectorAll('g.role-axis-label text')];
+        const polys = texts.map(corners);
+        return texts.map((t, i) => ({
+            text: [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ') || t.textContent,
+            shown: getComputedStyle(t).opacity !== '0' && t.getAttribute('opacity') !== '0',
+            inside: polys[i].every(([x, y]) => x >= box.left - 3 && x <= box.right + 3 && y >= box.top - 3 && y <= box.bottom + 3),
+            crosses: polys.filter((q, j) => j !== i && !apart(polys[i], q)).length,
+        }));
+    });
+}"""
+
+EIGHT = ["r50k_base", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "qwen3.6", "tekken", "deepseek_v4"]
+SIX = EIGHT[:3] + ["llama3", "qwen2.5", "tekken"]
+
+
+def squash(s: str) -> str:
+    return "".join(s.split())
+
+
+def assert_every_name(page, title: str, columns: list[str], rows: list[str] | None, label: str) -> None:
+    """Every column of the chart headed by its whole name (and every row: by ``rows``, or 10 or more rows if None),
+    each label shown, inside the drawing and crossing no other."""
+    chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text=title)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(1_500)  # a resized chart draws again
+    axes = chart.evaluate(AXIS_LABELS)
+    assert len(axes) == 2, f"{label}: {axes}"
+    drawn = [[squash(t["text"]) for t in axis] for axis in axes]
+    assert [squash(c) for c in columns] in drawn, f"{label}: no axis names every column: {drawn}"
+    other = axes[1 - drawn.index([squash(c) for c in columns])] if rows != columns else axes[1]
+    if rows is None:
+        assert len(other) >= 10, f"{label}: {other}"
+    else:
+        assert [squash(t["text"]) for t in other] == [squash(r) for r in rows], f"{label}: {other}"
+    for t in axes[0] + axes[1]:
+        assert t["shown"] and t["inside"] and not t["crosses"] and "…" not in t["text"], f"{label}: {t}"
+    shot(page, f"newcomer33-{label}")
+    chart.screenshot(path=str(SCREENSHOTS / f"newcomer33-{label}-chart.png"))
+
+
+@pytest.mark.parametrize("keys", [SIX, EIGHT], ids=["six", "eight"])
+def test_the_heatmaps_name_every_column_and_row(tabs, server, keys):
+    from ui.common.tokenizers import OFFICIAL
+
+    names = [OFFICIAL[k] for k in keys]
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + "/compare?tokenizers=" + ",".join(keys))
+        wait_idle(pg, timeout=240_000)
+        for width in (1280, 1600, 1920):
+            pg.set_viewport_size({"width": width, "height": 900})
+            assert_every_name(pg, "Token tax", names, None, f"tax-{len(keys)}-{width}")
+        if len(keys) == len(SIX):  # Overlap's grid with six (eight vocabularies take a minute to compare)
+            pg.goto(server.url + "/overlap?tokenizers=" + ",".join(keys))
+            wait_idle(pg, timeout=240_000)
+            for width in (1280, 1600, 1920):
+                pg.set_viewport_size({"width": width, "height": 900})
+                assert_every_name(pg, "Jaccard similarity", names, names, f"jaccard-{len(keys)}-{width}")
+        assert_no_exception(pg)
