@@ -289,8 +289,11 @@ def test_chat_mode_treats_special_strings_in_messages_as_text():
 
 def test_chat_mode_is_only_offered_for_chat_encodings():
     at = app(tokenizer_key="r50k_base")
-    assert not [w for w in at.segmented_control if w.key == "tokenize.mode"]
+    [mode] = [w for w in at.segmented_control if w.key == "tokenize.mode"]
+    assert "Chat" not in mode.options  # text and ids only (tests/app/test_decode.py)
     assert payload(at)["mode"] == "text"
+    at = app(tokenizer_key="cl100k_base")
+    assert at.segmented_control(key="tokenize.mode").options == ["Text", "Chat", "Ids"]
 
 
 def test_core_errors_are_shown_not_raised(monkeypatch):

@@ -175,3 +175,38 @@ def test_the_heatmaps_name_every_column_and_row(tabs, server, keys):
                 pg.set_viewport_size({"width": width, "height": 900})
                 assert_every_name(pg, "Jaccard similarity", names, names, f"jaccard-{len(keys)}-{width}")
         assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- decoding ids on Tokenize
+
+
+@pytest.mark.parametrize("size", [("1280", 1280, 720), ("390", 390, 844)], ids=["1280", "390"])
+def test_ids_pasted_on_tokenize_show_their_text_and_tokens(tabs, server, size):
+    import tiktoken
+
+    name, width, height = size
+    with sized(tabs, server, width, height) as pg:
+        pg.goto(server.url + "/?tokenizer=o200k_base")
+        wait_idle(pg, timeout=120_000)
+        pg.get_by_role("radio", name="Ids", exact=True).click()
+        wait_idle(pg)
+        text = "Hello 你好 — tokens!\n  indented"
+        ids = tiktoken.get_encoding("o200k_base").encode(text)
+        box = pg.get_by_label("Token ids", exact=True)
+        box.fill(" ".join(map(str, ids)))
+        box.press("Control+Enter")
+        wait_idle(pg)
+        expect(pg.locator("pre.bpe-decoded")).to_have_text(text)
+        spans = pg.locator(".bpe-spans .t")
+        assert [int(i) for i in spans.evaluate_all("s => s.map((e) => e.dataset.id)")] == ids
+        shot(pg, f"newcomer33-decode-{name}")
+
+        box.fill(f"[{ids[0]}, 999999]")
+        box.press("Control+Enter")
+        wait_idle(pg)
+        alert = pg.locator('[data-testid="stAlert"]').filter(has_text="999999")
+        expect(alert).to_contain_text("not in the vocabulary of GPT-4o (o200k_base)")
+        expect(alert).to_contain_text("tokens, with ids from 0 to")
+        assert pg.locator("pre.bpe-decoded").count() == 0
+        shot(pg, f"newcomer33-decode-unknown-{name}")
+        assert_no_exception(pg)
