@@ -452,7 +452,7 @@ def test_a_clicked_token_shows_how_it_was_built_down_to_its_bytes(name):
     body = tree_html(at)
     leaves = re.findall(r'class="node leaf"[^>]*>.*?<span class="meta">byte ([0-9A-F ]+)</span>', body, flags=re.S)
     assert bytes.fromhex("".join(leaves)) == load_encoding(name).vocab[tid]  # the leaves spell the token, byte by byte
-    assert f"id {tid} · merge" in body
+    assert f"id {tid} · rank {load_encoding(name).rank_of[tid]:,}" in body
     assert any(f"How token {tid} was built" in m.value for m in at.markdown)
     assert any(c.value.startswith("Built in ") for c in at.caption)
     at.button(key="tokenize.tree_close").click().run()
