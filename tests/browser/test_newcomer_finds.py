@@ -5,6 +5,7 @@ Tokenize, one numbering of a merge on every page, and Compare's tokenizers picke
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -209,4 +210,48 @@ def test_ids_pasted_on_tokenize_show_their_text_and_tokens(tabs, server, size):
         expect(alert).to_contain_text("tokens, with ids from 0 to")
         assert pg.locator("pre.bpe-decoded").count() == 0
         shot(pg, f"newcomer33-decode-unknown-{name}")
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- one numbering of a merge
+
+
+def test_one_merge_has_one_number_on_every_page(tabs, server):
+    """cl100k_base's "token" (id 5,963) is built by the merge of rank 5,707: Step through, Tokenize's tree and
+    Vocabulary's tree and table all say "rank 5,707", and the tree's line says the id is 256 + the rank."""
+    from urllib.parse import quote
+
+    from tokenizer import load_encoding
+
+    tok = load_encoding("cl100k_base")
+    tid = tok.encode_single_token("token")
+    rank = tok.rank_of[tid]
+    assert (tid, rank) == (5963, 5707)
+    with sized(tabs, server, 1400, 900) as pg:
+        pg.goto(server.url + f"/step?mode=encoding&tokenizer=cl100k_base&text={quote('token')}&step=4")
+        pg.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
+        wait_idle(pg)
+        last = pg.locator(".bpe-st-cards .bpe-card .lbl").first
+        expect(last).to_have_text(re.compile(rf"^Step \d+ applies rank {rank:,}$"))
+        shot(pg, "newcomer33-rank-step")
+
+        pg.goto(server.url + "/?tokenizer=cl100k_base&text=token")
+        wait_idle(pg, timeout=90_000)
+        pg.locator(".bpe-live .bpe-spans .t").first.click()
+        tree = pg.locator(".bpe-tree")
+        expect(tree.locator(".node.root .meta")).to_have_text(f"id {tid} · rank {rank:,}")
+        expect(pg.get_by_text(f"Rank {rank:,}: the merge's place in the merge list")).to_be_visible()
+        expect(pg.get_by_text(f"Its id, {tid:,}, is 256 + the rank", exact=False)).to_be_visible()
+        shot(pg, "newcomer33-rank-tokenize")
+
+        pg.goto(server.url + "/vocabulary")
+        wait_idle(pg, timeout=90_000)
+        box = pg.get_by_label("Token id", exact=True)
+        box.fill(str(tid))
+        box.press("Enter")
+        wait_idle(pg)
+        expect(pg.locator(".bpe-tree .node.root .meta")).to_have_text(f"id {tid} · rank {rank:,}")
+        expect(pg.get_by_text(f"Rank {rank:,}: the merge's place in the merge list")).to_be_visible()
+        assert pg.locator(".bpe-tree .meta").filter(has_text=re.compile(r"· merge ")).count() == 0
+        shot(pg, "newcomer33-rank-vocabulary")
         assert_no_exception(pg)
