@@ -255,3 +255,45 @@ def test_one_merge_has_one_number_on_every_page(tabs, server):
         assert pg.locator(".bpe-tree .meta").filter(has_text=re.compile(r"· merge ")).count() == 0
         shot(pg, "newcomer33-rank-vocabulary")
         assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- Compare: several picks, one update
+
+
+def test_compare_takes_several_picks_at_once_and_shares_its_setup(tabs, server):
+    from ui.common import tokenizers as tk
+
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + "/compare?tokenizers=r50k_base,o200k_base&text=" + "Hello%20world")
+        wait_idle(pg, timeout=120_000)
+        rows = pg.locator(".bpe-row")
+        expect(rows).to_have_count(2)
+        menu = pg.locator('[data-testid="stMultiSelect"]')
+        apply = pg.get_by_role("button", name="Apply", exact=True)
+        expect(apply).to_be_disabled()
+        added = ["cl100k_base", "llama3", "qwen2.5", "tekken"]
+        for key in added:
+            menu.locator("input").click()
+            pg.get_by_role("option", name=tk.menu_label(key, tk.OFFICIAL[key]), exact=True).click()
+            wait_idle(pg)
+            pg.keyboard.press("Escape")
+            expect(rows).to_have_count(2)  # the page below waits for Apply
+            expect(apply).to_be_enabled()
+        shot(pg, "newcomer33-compare-picked")
+        apply.click()
+        wait_idle(pg, timeout=120_000)
+        expect(rows).to_have_count(6)
+        expect(apply).to_be_disabled()
+
+        pg.get_by_text("Share this comparison", exact=True).click()
+        link = pg.locator('[data-testid="stCode"]').filter(has_text="/compare?").inner_text().strip()
+        assert "tokenizers=r50k_base%2Co200k_base%2Ccl100k_base%2Cllama3%2Cqwen2.5%2Ctekken" in link
+        assert "text=Hello+world" in link
+        shot(pg, "newcomer33-compare-share")
+    with sized(tabs, server, 1280, 900) as other:  # someone else opens the link
+        other.goto(link)
+        wait_idle(other, timeout=120_000)
+        expect(other.locator(".bpe-row")).to_have_count(6)
+        heads = other.locator(".bpe-row-head b").all_inner_texts()
+        assert heads == [tk.OFFICIAL[k] for k in ["r50k_base", "o200k_base", *added]]
+        assert_no_exception(other)

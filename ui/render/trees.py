@@ -110,7 +110,7 @@ def _labels(tree: MergeTree) -> dict[int, bytes]:
 
 def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", special: bool = False) -> str:
     """How one token was built, as a self-contained block: a line that says what it shows, the merge tree down to
-    bytes (``tree_html``, each merge's number and id on its box), and the merges in the order they were learned.
+    bytes (``tree_html``, each merge's rank and id on its box), and the merges in the order they were learned.
 
     Pages call it with a tokenizer's ``merge_tree(id)`` and ``rank_of``: Compare under a clicked token, and any
     page that shows spans. ``where`` names the tokenizer in the heading; ``special`` says the token is a special
