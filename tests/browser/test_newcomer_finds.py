@@ -297,3 +297,18 @@ def test_compare_takes_several_picks_at_once_and_shares_its_setup(tabs, server):
         heads = other.locator(".bpe-row-head b").all_inner_texts()
         assert heads == [tk.OFFICIAL[k] for k in ["r50k_base", "o200k_base", *added]]
         assert_no_exception(other)
+
+
+# ----------------------------------------------------------------------------- start-up
+
+
+def test_start_up_logs_no_warning(tabs, server):
+    """The server loads its models before any session exists, with nothing in its log that reads as an error (it
+    printed Streamlit's "missing ScriptRunContext! This warning can be ignored" seven times), and a page still opens."""
+    with sized(tabs, server, 1280, 720) as pg:
+        pg.goto(server.url + "/")
+        wait_idle(pg, timeout=120_000)
+        expect(pg.locator(".bpe-live .bpe-spans").first).to_be_visible(timeout=90_000)
+    log = server.log.read_text()
+    assert "BPE Lab: ready in" in log
+    assert "ScriptRunContext" not in log and "Traceback" not in log, log[-3000:]

@@ -137,8 +137,23 @@ def sidebar() -> None:
         st.caption(workspace.describe())
 
 
-@st.cache_resource(show_spinner="Loading the official encodings (once per server)…")
 def start_up() -> bool:
+    """Once per server process (``_start_up``), from the server's start-up or the first run of app.py; a page waiting
+    for it says so."""
+    if _STARTED:  # every later run: at once, no spinner (each one starts a timer thread)
+        return True
+    with tokenizers.loading("Loading the official encodings (once per server)…"):
+        done = _start_up()
+    _STARTED.append(done)
+    return done
+
+
+#: Not empty once this process has started up (``start_up``).
+_STARTED: list[bool] = []
+
+
+@st.cache_resource(show_spinner=False)
+def _start_up() -> bool:
     """Once per server process, from the first run of app.py: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
 
     A server holds about 120,000 long-lived objects that the garbage collector
