@@ -312,3 +312,19 @@ def test_start_up_logs_no_warning(tabs, server):
     log = server.log.read_text()
     assert "BPE Lab: ready in" in log
     assert "ScriptRunContext" not in log and "Traceback" not in log, log[-3000:]
+
+
+# ----------------------------------------------------------------------------- the text follows to Pre-tokenize
+
+
+def test_pre_tokenize_takes_the_text_typed_on_another_page(tabs, server):
+    with sized(tabs, server, 1280, 720) as pg:
+        pg.goto(server.url + "/compare")
+        wait_idle(pg, timeout=120_000)
+        paste(pg, "Typed on Compare: 1234567 I'M HERE")
+        pg.get_by_role("link", name="Pre-tokenize").click()
+        wait_idle(pg, timeout=120_000)
+        expect(pg.get_by_label("Text to split", exact=True)).to_have_value("Typed on Compare: 1234567 I'M HERE")
+        expect(pg.locator(".bpe-row").first).to_contain_text("123")  # the rows split that text
+        shot(pg, "newcomer33-pretokenize-follows")
+        assert_no_exception(pg)
