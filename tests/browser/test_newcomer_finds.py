@@ -328,3 +328,45 @@ def test_pre_tokenize_takes_the_text_typed_on_another_page(tabs, server):
         expect(pg.locator(".bpe-row").first).to_contain_text("123")  # the rows split that text
         shot(pg, "newcomer33-pretokenize-follows")
         assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- a merge tree wider than its panel
+
+
+@pytest.mark.parametrize("path", ["/?tokenizer=r50k_base&text=%20SolidGoldMagikarp", "/vocabulary"], ids=["tokenize", "vocabulary"])
+def test_a_wide_merge_tree_says_it_scrolls_and_scrolls(tabs, server, path):
+    """GPT-2's " SolidGoldMagikarp" (id 43,453) is wider than the panel at 1280 px: the page says so, the keyboard
+    scrolls it, and its last box can be brought into view; a small tree says nothing."""
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + path)
+        wait_idle(pg, timeout=120_000)
+        if path == "/vocabulary":
+            from ui.common.tokenizers import OFFICIAL
+
+            from .conftest import choose
+
+            choose(pg, pg.get_by_role("combobox", name="Tokenizer"), "OpenAI · " + OFFICIAL["r50k_base"])
+            wait_idle(pg)
+            box = pg.get_by_label("Token id", exact=True)
+            box.fill("43453")
+            box.press("Enter")
+            wait_idle(pg)
+        else:
+            pg.locator(".bpe-live .bpe-spans .t").first.click()
+            wait_idle(pg)
+        tree = pg.locator(".bpe-tree").first
+        expect(tree.locator(".node.root .meta")).to_have_text("id 43453 · rank 43,197")
+        expect(pg.get_by_text("A wide tree: scroll it sideways to see all of it.")).to_be_visible()
+        wide = tree.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert wide[0] > wide[1] + 50, wide  # it does not fit: the hint is not for nothing
+        tree.focus()
+        for _ in range(5):
+            pg.keyboard.press("ArrowRight")
+        pg.wait_for_timeout(500)
+        assert tree.evaluate("e => e.scrollLeft") > 0
+        last = tree.locator(".node.leaf").last
+        tree.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+        r, t = last.bounding_box(), tree.bounding_box()
+        assert r["x"] + r["width"] <= t["x"] + t["width"] + 1  # the last byte can be seen
+        shot(pg, f"newcomer33-wide-tree-{path.split('?')[0].strip('/') or 'tokenize'}")
+        assert_no_exception(pg)

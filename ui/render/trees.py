@@ -24,6 +24,19 @@ RANK_HELP = (
 )
 #: Trees with more nodes than this are cut below the given depth (a note says so).
 MAX_NODES = 511
+#: A tree drawn wider than this (px, estimated: ``drawn_width``) may not fit its panel (Tokenize's at 1280 px is
+#: about 790): it says it scrolls sideways, and the keyboard can scroll it.
+WIDE_PX = 760
+
+
+def drawn_width(tree: MergeTree) -> int:
+    """About how wide the tree is drawn (px): each box as wide as its label, a node as wide as its children.
+
+    >>> drawn_width(MergeTree(97, b"a")), drawn_width(MergeTree(256, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b"))))
+    (70, 140)
+    """
+    own = max(len(visible(tree.bytes)) * 10, 52) + 18
+    return max(own, sum(drawn_width(c) for c in tree.children)) if tree.children else own
 
 
 def count_nodes(tree: MergeTree) -> int:
@@ -71,7 +84,13 @@ def tree_html(tree: MergeTree, rank_of: Mapping[int, int], *, max_nodes: int = M
         # a full binary tree of depth d has 2^d - 1 nodes: cut where it still fits
         depth = max(1, (max_nodes + 1).bit_length() - 1)
         note = f'<div class="bpe-tree-note">The tree is {tree.depth} levels deep; showing the top {depth}.</div>'
-    return f'<div class="bpe-tree"><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
+    wide = drawn_width(tree) > WIDE_PX
+    head = ""
+    attrs = ""
+    if wide:  # a scrollbar that only shows on hover is no hint: say it, and let the keyboard scroll it
+        head = '<div class="bpe-tree-note bpe-tree-wide">A wide tree: scroll it sideways to see all of it.</div>'
+        attrs = f' tabindex="0" role="group" aria-label="Merge tree of id {tree.id}, scrolls sideways"'
+    return f'{head}<div class="bpe-tree"{attrs}><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
 
 
 def build_order(tree: MergeTree, rank_of: Mapping[int, int]) -> list[tuple[int, int, int, int]]:
