@@ -333,7 +333,9 @@ def test_pre_tokenize_takes_the_text_typed_on_another_page(tabs, server):
 # ----------------------------------------------------------------------------- a merge tree wider than its panel
 
 
-@pytest.mark.parametrize("path", ["/?tokenizer=r50k_base&text=%20SolidGoldMagikarp", "/vocabulary"], ids=["tokenize", "vocabulary"])
+@pytest.mark.parametrize(
+    "path", ["/?tokenizer=r50k_base&text=%20SolidGoldMagikarp", "/vocabulary"], ids=["tokenize", "vocabulary"]
+)
 def test_a_wide_merge_tree_says_it_scrolls_and_scrolls(tabs, server, path):
     """GPT-2's " SolidGoldMagikarp" (id 43,453) is wider than the panel at 1280 px: the page says so, the keyboard
     scrolls it, and its last box can be brought into view; a small tree says nothing."""
