@@ -312,3 +312,26 @@ def test_settings_survive_a_switch_to_another_page_and_back(workspace):
     assert (at.text_input(key="train.specials").value, at.text_input(key="train.name").value) == ("<|end|>", "kept")
     assert at.selectbox(key="train.upload_pattern").value == "o200k"
     assert at.selectbox(key="train.selected").value == older  # not the newest, which it shows first
+
+
+def test_a_vocab_size_with_special_tokens_says_why_it_differs_from_the_menus(workspace):
+    """The menus count a tokenizer's bytes and merges ("N tokens"); its vocab size adds its special tokens: the page
+    says so with both numbers, and says nothing when they are the same."""
+    from ui.common import tokenizers as tk
+
+    at = paste(page(), "the cat<|endoftext|>the hat<|endoftext|>the mat " * 3, 270, pattern="gpt2")
+    at.text_input(key="train.specials").input("<|endoftext|>, <|pad|>").run()
+    press_train(at)
+    [entry] = FolderStore(workspace).entries()
+    tok = FolderStore(workspace).get(entry.key)
+    menu = tk.options()[tk.USER + entry.key]
+    built = 256 + tok.num_merges
+    assert f"{built:,} tokens" in menu
+    assert at.metric[0].value == f"{built + 2:,}"
+    [note] = [c.value for c in at.caption if c.value.startswith("Vocab size")]
+    assert f"Vocab size {built + 2:,} counts every token" in note and "2 special tokens" in note
+    assert f"“{built:,} tokens”" in note
+
+    at = paste(page(), "the cat sat on the mat " * 5, 270)
+    press_train(at)
+    assert not [c.value for c in at.caption if c.value.startswith("Vocab size")]

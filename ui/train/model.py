@@ -291,6 +291,27 @@ def summary(tok: Tokenizer) -> dict[str, str]:
     return out
 
 
+def vocab_note(tok: Tokenizer) -> str | None:
+    """Why the vocab size is more than the "N tokens" the menus show (those count the bytes and the merges, what BPE
+    builds): the special tokens. None when they are the same number.
+
+    >>> from tokenizer import train
+    >>> vocab_note(train("aaabdaaabac", 259, pattern=None)) is None
+    True
+    >>> vocab_note(train("aaabdaaabac", 259, pattern=None, special_tokens=["<|end|>"]))
+    'Vocab size 260 counts every token: the 256 bytes, 3 merges and 1 special token. The menus show “259 tokens”: the bytes and the merges, the tokens BPE builds; a special token is added whole.'
+    """
+    specials = len(tok.special_tokens)
+    if not specials:
+        return None
+    built = 256 + tok.num_merges
+    return (
+        f"Vocab size {built + specials:,} counts every token: the 256 bytes, {tok.num_merges:,} merge"
+        f"{'s' if tok.num_merges != 1 else ''} and {specials:,} special token{'s' if specials != 1 else ''}. "
+        f"The menus show “{built:,} tokens”: the bytes and the merges, the tokens BPE builds; a special token is added whole."
+    )
+
+
 def _size(n: int) -> str:
     """A byte count for people.
 

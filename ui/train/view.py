@@ -506,6 +506,9 @@ def results_section(key: str) -> None:
         with st.container(horizontal=True, wrap=True):
             for label, value in model.summary(tok).items():
                 st.metric(label, value, border=True, width="content")
+        note = model.vocab_note(tok)
+        if note:
+            st.caption(note)
         left, right = st.columns([5, 4], gap="large")
         with left:
             _merges_table(tok)
