@@ -291,6 +291,25 @@ def summary(tok: Tokenizer) -> dict[str, str]:
     return out
 
 
+def same_tokenizer(a: Tokenizer, b: Tokenizer) -> bool:
+    """Whether two tokenizers encode every text alike: the same tokens, merges in the same order, split pattern and
+    special tokens (their names and where they came from may differ).
+
+    >>> from tokenizer import train
+    >>> same_tokenizer(train("aaabdaaabac", 259, pattern=None, name="x"), train("aaabdaaabac", 259, pattern=None, name="y"))
+    True
+    >>> same_tokenizer(train("aaabdaaabac", 259, pattern=None), train("aaabdaaabac", 258, pattern=None))
+    False
+    """
+    return (
+        a.num_merges == b.num_merges
+        and a.pattern == b.pattern
+        and dict(a.special_tokens) == dict(b.special_tokens)
+        and [(m.pair, m.new_id) for m in a.merge_list] == [(m.pair, m.new_id) for m in b.merge_list]
+        and a.vocab == b.vocab
+    )
+
+
 def vocab_note(tok: Tokenizer) -> str | None:
     """Why the vocab size is more than the "N tokens" the menus show (those count the bytes and the merges, what BPE
     builds): the special tokens. None when they are the same number.
