@@ -67,7 +67,8 @@ def assert_no_blank_below_or_beside(page, label: str) -> None:
 
 @pytest.mark.parametrize("size", WIDE_AND_PHONE, ids=[s[0] for s in WIDE_AND_PHONE])
 def test_pages_end_where_their_content_ends(tabs, server, trained, size):
-    """The screen readers' tables take no room: Tokenize with a long paste, Step through training, Pre-tokenize."""
+    """The screen readers' tables take no room: Tokenize with a long paste, Step through training, Pre-tokenize; nor
+    does anything else push the page sideways (Compare's statistics chart, Step through's word ladder)."""
     name, width, height = size
     with sized(tabs, server, width, height) as pg:
         pg.goto(server.url + "/")
@@ -94,6 +95,14 @@ def test_pages_end_where_their_content_ends(tabs, server, trained, size):
         pg.locator(".bpe-row").first.wait_for()
         assert_no_blank_below_or_beside(pg, f"pretokenize@{name}")
         shot(pg, f"newcomer33-pretokenize-{name}", bottom=True)
+
+        # and what else was wider than a phone: Compare's statistics chart, Step through's word ladder
+        for path, what in [("/compare", "compare"), ("/step?mode=encoding&tokenizer=cl100k_base", "step-encoding")]:
+            pg.goto(server.url + path)
+            wait_idle(pg, timeout=120_000)
+            pg.wait_for_timeout(1_000)  # the charts lay out
+            assert_no_blank_below_or_beside(pg, f"{what}@{name}")
+            shot(pg, f"newcomer33-{what}-{name}")
         assert_no_exception(pg)
 
 
