@@ -27,6 +27,7 @@ OFFICIAL = ["r50k_base", "cl100k_base", "o200k_base"]
 #: one long module after the rest.
 LONGEST_FIRST = [  # 2026-11-25, after browser tests became tabs of one context: the round took 1,032 s (the deployment
     # and restart modules, marked `waiting`, have since moved to a round of their own beside this one: the Makefile)
+    "tests/browser/test_newcomer_finds.py",  # the longest alone: pages at two widths, heatmaps at three, eight tokenizers
     "tests/browser/test_newcomer.py",  # 182 s: eight tokenizers at three screen sizes, a fresh server
     "tests/browser/test_a11y.py",  # 124 s then: axe-core on every page (now opened by its name; presenter mode moved)
     "tests/tokenizer/models/test_parity.py",  # 110 s: the open models' code-point scans and exports
