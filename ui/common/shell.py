@@ -137,44 +137,20 @@ def sidebar() -> None:
         st.caption(workspace.describe())
 
 
-def start_up() -> bool:
-    """Once per server process (``_start_up``), from the server's start-up or the first run of app.py; a page waiting
-    for it says so."""
-    if _STARTED:  # every later run: at once, no spinner (each one starts a timer thread)
-        return True
-    with tokenizers.loading("Loading the official encodings (once per server)…"):
-        done = _start_up()
-    _STARTED.append(done)
-    return done
-
-
-#: Not empty once this process has started up (``start_up``).
-_STARTED: list[bool] = []
-
-
+# no spinner: the server's start-up (classroom.asgi) runs it before any session exists, where one has no page
 @st.cache_resource(show_spinner=False)
-def _start_up() -> bool:
-    """Once per server process, from the first run of app.py: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
+def start_up() -> bool:
+    """Once per server process: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
 
-    A server holds about 120,000 long-lived objects that the garbage collector
-    tracks (Streamlit, pandas, Altair, the encodings' tables), and every full
-    collection during a rerun walks them all: about 50 ms each on this project's
-    machine (40 ms for the imports, 13 ms more for the three encodings).
-    ``gc.freeze()`` moves every object alive now into a permanent generation that
-    collections skip. Loading the encodings first (about 0.7 s together, and every
-    page needs one of them) puts their tables there too. Measured with
-    ``bench/bench_pages.py`` against ``--no-freeze`` (medians of 15, two runs each
-    on a busy 2-core machine): Compare with its default four tokenizers 186/162 ms
-    against 251/216 ms, Compare with GPT-2, cl100k, o200k and characters on a new
-    text every rerun 275/291 ms against 325/367 ms; freezing before the encodings
-    are loaded gains about half of that.
+    A server holds about 120,000 long-lived objects that the garbage collector tracks (Streamlit, pandas, Altair, the
+    encodings' tables), and every full collection during a rerun walks them all. ``gc.freeze()`` moves every object
+    alive now into a permanent generation that collections skip; loading the encodings first puts their tables there
+    too (what it saves a rerun: docs/performance.md, "Pages").
 
-    Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page starts with one
-    of them. The other models are loaded the first time someone picks one (about 1-2 s
-    each, docs/models.md): loading every one would take 10 s and about 1 GB before the
-    first page, for models most sessions never open. Their tables stay out of the
-    frozen generation; they are made of tuples of ints, bytes and dicts of them, which
-    the collector stops tracking after its first look.
+    Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page starts with one of them. The other models are
+    loaded the first time someone picks one: loading every one would take 10 s and about 1 GB before the first page,
+    for models most sessions never open. Their tables stay out of the frozen generation; they are made of tuples of
+    ints, bytes and dicts of them, which the collector stops tracking after its first look.
     """
     tokenizer.configure()  # tiktoken, wherever it is imported, reads the provisioned files offline
     for name in ESSENTIAL:
