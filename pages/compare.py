@@ -17,6 +17,7 @@ text, dropped = view.input_panel()
 keys = view.choose_tokenizers()
 recognise, ws, highlight = view.options_row()
 view.publish_link(keys, text, dropped)
+view.show_share(keys, text, dropped)
 chosen = view.resolve(keys)  # once per run: every section below reads these records
 
 if dropped:

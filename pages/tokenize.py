@@ -24,6 +24,8 @@ if inp.mode == "chat":
     with right:
         live.show(lambda: inp, res)
         view.show_chat_text(inp)
+elif inp.mode == "ids":
+    inp, res = view.decode_ids(inp)
 else:
     live.show(view.controls_again)
     res = view.tokenize(inp) if inp.text else None
@@ -31,4 +33,5 @@ else:
 if res is not None:
     with presenter.fold("Token table, bytes and link"):  # secondary: folded away in presenter mode
         view.show_details(inp, res)
-    pieces_view.section(inp, res)  # the text the server last heard (the box tells it when typing stops)
+    if inp.mode != "ids":
+        pieces_view.section(inp, res)  # the text the server last heard (the box tells it when typing stops)

@@ -6,7 +6,7 @@ import re
 
 
 def tree_labels(html_text: str) -> tuple[list[str], list[str]]:
-    """The merged boxes' labels (id and merge number) and the leaves' (bytes) of a drawn tree, in order."""
+    """The merged boxes' labels (id and merge rank) and the leaves' (bytes) of a drawn tree, in order."""
     nodes = re.findall(r'<div class="node( root)?( leaf)?"[^>]*>.*?<span class="meta">([^<]*)</span></div>', html_text, re.S)
     return [m for _, leaf, m in nodes if not leaf], [m for _, leaf, m in nodes if leaf]
 
@@ -17,7 +17,7 @@ def core_labels(tok, tid: int) -> tuple[list[str], list[str]]:
 
     def walk(t) -> None:
         if t.children:
-            merged.append(f"id {t.id} · merge {tok.rank_of[t.id] + 1:,}")
+            merged.append(f"id {t.id} · rank {tok.rank_of[t.id]:,}")
             for c in t.children:
                 walk(c)
 

@@ -354,7 +354,7 @@ def pick(at: AppTest, row: int, index: int, tid: int, *, sig: str | None = None)
 
 def test_a_click_shows_how_the_token_was_built_for_every_kind_of_tokenizer(workspace):
     """A click in each row, for OpenAI's, an open model, a tokenizer.json (DeepSeek V4) and one of yours: the tree's
-    leaves are the token's bytes and its merge numbers are the core's ranks + 1. (Every token of such texts is
+    leaves are the token's bytes and its boxes name the core's ranks. (Every token of such texts is
     checked against the core without the page in tests/ui/render/test_trees.py.)"""
     from classroom.stores import FolderStore
     from tokenizer import train

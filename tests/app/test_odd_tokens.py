@@ -27,7 +27,7 @@ def run_with(workspace, tok) -> AppTest:
 
 def odd_table(at):
     [df] = [
-        d.value for d in at.dataframe if "why" in d.value.columns or list(d.value.columns) == ["id", "token", "bytes", "merge"]
+        d.value for d in at.dataframe if "why" in d.value.columns or list(d.value.columns) == ["id", "token", "bytes", "rank"]
     ]
     return df
 
@@ -49,7 +49,7 @@ def test_unreachable_tokens_of_a_tokenizer_of_yours(workspace):
     trees = [h.value for h in at.html if '<div class="bpe-tree">' in h.value]
     assert any(f"id {first}," in t for t in trees)  # the first row's tree is drawn below the table
     at.segmented_control(key="vocab_odd.kind").set_value("partial").run()
-    assert list(odd_table(at).columns) == ["id", "token", "bytes", "merge"] and len(odd_table(at)) == 128
+    assert list(odd_table(at).columns) == ["id", "token", "bytes", "rank"] and len(odd_table(at)) == 128
 
 
 def test_nothing_unreachable_says_so(workspace):

@@ -103,3 +103,28 @@ def test_every_registered_pattern_has_a_row_and_a_rule_even_without_the_model_fi
     rules = " ".join(m.value for m in at.markdown)
     assert md("(used by GPT-4o (o200k_base), gpt-oss (o200k_harmony), Llama 4)") in rules  # names shown as typed
     assert "marks stay with their letters" in rules and "This encoding's own regex" not in rules
+
+
+def test_the_text_typed_on_another_page_follows_to_this_one():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["shared.text"] = "typed on Tokenize: 1234567 I'M"
+    at.run()
+    assert at.text_area(key="pretok.text").value == "typed on Tokenize: 1234567 I'M"
+    assert row_counts(at)["GPT-4 (cl100k_base)"] > 1
+    at.selectbox(key="pretok.sample").set_value(" 677").run()  # an example of this page's stays here
+    assert at.session_state["shared.text"] == "typed on Tokenize: 1234567 I'M"
+    at.run()  # coming back with nothing new typed elsewhere keeps the example
+    assert at.text_area(key="pretok.text").value == " 677"
+    at.session_state["shared.text"] = "typed on Compare"
+    at.run()
+    assert at.text_area(key="pretok.text").value == "typed on Compare"
+    at.text_area(key="pretok.text").input("typed here").run()
+    assert at.session_state["shared.text"] == "typed here"  # and back to the other pages
+    assert not at.exception
+
+
+def test_a_first_visit_before_anything_was_typed_shows_the_patterns_example():
+    at = run()
+    from ui.pretokenize import model
+
+    assert at.text_area(key="pretok.text").value == model.DEFAULT_TEXT

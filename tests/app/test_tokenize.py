@@ -289,8 +289,11 @@ def test_chat_mode_treats_special_strings_in_messages_as_text():
 
 def test_chat_mode_is_only_offered_for_chat_encodings():
     at = app(tokenizer_key="r50k_base")
-    assert not [w for w in at.segmented_control if w.key == "tokenize.mode"]
+    [mode] = [w for w in at.segmented_control if w.key == "tokenize.mode"]
+    assert "Chat" not in mode.options  # text and ids only (tests/app/test_decode.py)
     assert payload(at)["mode"] == "text"
+    at = app(tokenizer_key="cl100k_base")
+    assert at.segmented_control(key="tokenize.mode").options == ["Text", "Chat", "Ids"]
 
 
 def test_core_errors_are_shown_not_raised(monkeypatch):
@@ -449,7 +452,7 @@ def test_a_clicked_token_shows_how_it_was_built_down_to_its_bytes(name):
     body = tree_html(at)
     leaves = re.findall(r'class="node leaf"[^>]*>.*?<span class="meta">byte ([0-9A-F ]+)</span>', body, flags=re.S)
     assert bytes.fromhex("".join(leaves)) == load_encoding(name).vocab[tid]  # the leaves spell the token, byte by byte
-    assert f"id {tid} · merge" in body
+    assert f"id {tid} · rank {load_encoding(name).rank_of[tid]:,}" in body
     assert any(f"How token {tid} was built" in m.value for m in at.markdown)
     assert any(c.value.startswith("Built in ") for c in at.caption)
     at.button(key="tokenize.tree_close").click().run()

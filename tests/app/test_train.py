@@ -352,3 +352,62 @@ def test_an_upload_that_fails_quotes_its_file_name_as_typed(workspace):
     ).run()
     [message] = [e.value for e in at.error]
     assert md(name) in message and f"{name} cannot be read as a tokenizer" in errors(at)[0]
+
+
+def test_a_vocab_size_with_special_tokens_says_why_it_differs_from_the_menus(workspace):
+    """The menus count a tokenizer's bytes and merges ("N tokens"); its vocab size adds its special tokens: the page
+    says so with both numbers, and says nothing when they are the same."""
+    from ui.common import tokenizers as tk
+
+    at = paste(page(), "the cat<|endoftext|>the hat<|endoftext|>the mat " * 3, 270, pattern="gpt2")
+    at.text_input(key="train.specials").input("<|endoftext|>, <|pad|>").run()
+    press_train(at)
+    [entry] = FolderStore(workspace).entries()
+    tok = FolderStore(workspace).get(entry.key)
+    menu = tk.options()[tk.USER + entry.key]
+    built = 256 + tok.num_merges
+    assert f"{built:,} tokens" in menu
+    assert at.metric[0].value == f"{built + 2:,}"
+    [note] = [c.value for c in at.caption if c.value.startswith("Vocab size")]
+    assert f"Vocab size {built + 2:,} counts every token" in note and "2 special tokens" in note
+    assert f"“{built:,} tokens”" in note
+
+    at = paste(page(), "the cat sat on the mat " * 5, 270)
+    press_train(at)
+    assert not [c.value for c in at.caption if c.value.startswith("Vocab size")]
+
+
+@pytest.mark.parametrize("fmt", ["json", "tiktoken", "tokenizer.json"])
+def test_the_same_tokenizer_uploaded_again_is_kept_once(workspace, fmt):
+    """A file uploaded a second time (or the file of a tokenizer trained here) is the same tokenizer: the page says
+    which one it is and keeps one, not "(2)", "(3)" copies; another tokenizer is added."""
+    tok = train("the cat in the hat " * 30, 270, pattern="gpt4", name="hats")
+    other = train("the dog on the log " * 30, 270, pattern="gpt4", name="logs")
+
+    def data(t):
+        if fmt == "json":
+            return formats.dumps(t).encode()
+        if fmt == "tiktoken":
+            return formats.dumps_tiktoken(t)
+        return json.dumps(formats.to_hf_json(t)).encode()
+
+    name = f"hats.{fmt}"
+    at = page()
+    at.file_uploader(key="train.tokenizer_file").upload(name, data(tok), "application/octet-stream").run()
+    [first] = FolderStore(workspace).entries()
+    at.file_uploader(key="train.tokenizer_file").upload(name, data(tok), "application/octet-stream").run()
+    assert not at.exception and not errors(at)
+    assert [e.key for e in FolderStore(workspace).entries()] == [first.key]
+    assert any(f"{name} is the same tokenizer as **{first.name}**" in i.value for i in at.info)
+    at.file_uploader(key="train.tokenizer_file").upload(f"logs.{fmt}", data(other), "application/octet-stream").run()
+    assert len(FolderStore(workspace).entries()) == 2
+
+
+def test_the_file_of_a_tokenizer_trained_here_is_that_tokenizer(workspace):
+    at = paste(page(), "the cat sat on the mat " * 8, 280, pattern="gpt4")
+    press_train(at)
+    [trained] = FolderStore(workspace).entries()
+    data = formats.dumps(FolderStore(workspace).get(trained.key)).encode()
+    at.file_uploader(key="train.tokenizer_file").upload("mine.json", data, "application/json").run()
+    assert [e.key for e in FolderStore(workspace).entries()] == [trained.key]
+    assert any("is the same tokenizer as" in i.value for i in at.info)

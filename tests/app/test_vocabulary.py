@@ -100,7 +100,7 @@ def test_merge_tree_by_id_and_by_text(mine):
     at.text_input(key="vocab.tree_text").input(" honolulu").run()
     tid = tok.encode_single_token(" honolulu")
     assert at.number_input(key="vocab.tree_id").value == tid
-    assert f"id {tid} · merge" in tree_html(at)
+    assert f"id {tid} · rank " in tree_html(at)
     at.text_input(key="vocab.tree_text").input("not a token at all").run()
     assert any("is not one token" in w.value for w in at.warning)
 

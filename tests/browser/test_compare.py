@@ -109,7 +109,7 @@ def test_every_family_side_by_side(page, server):
 
 
 def nodes(panel) -> tuple[list[str], list[str]]:
-    """The merge tree on the page: the merged boxes' labels (id and merge number) and the leaves' (bytes), in order."""
+    """The merge tree on the page: the merged boxes' labels (id and merge rank) and the leaves' (bytes), in order."""
     merged = [m.strip() for m in panel.locator(".bpe-tree .node:not(.leaf) .meta").all_inner_texts()]
     leaves = [m.strip() for m in panel.locator(".bpe-tree .node.leaf .meta").all_inner_texts()]
     return merged, leaves
@@ -127,7 +127,7 @@ def click_longest(page, label: str, tok, text: str):
 
 
 def test_a_click_shows_how_a_token_was_built(page, server):
-    """Click a token in any row: its merge tree, down to its bytes, with the core's merge numbers, under its row;
+    """Click a token in any row: its merge tree, down to its bytes, with the core's merge ranks, under its row;
     for an OpenAI encoding, a tokenizer.json (DeepSeek V4) and a tokenizer of yours."""
     from tokenizer import load_encoding
 

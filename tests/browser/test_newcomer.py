@@ -229,7 +229,8 @@ def test_the_uploader_outlives_its_own_upload(page, server, workspace):
 
 
 def test_a_second_upload_right_after_the_first(page, server, workspace):
-    """A tokenizer.json uploaded right after the tiktoken file of the same tokenizer is kept too (it once did nothing)."""
+    """A tokenizer.json uploaded right after the tiktoken file of the same tokenizer is read (it once did nothing), and
+    found to be the same tokenizer: kept once, not as a "(2)" copy."""
     page.goto(server.url + "/train")
     wait_idle(page)
     files = tokenizer_files("newcomer-twice")
@@ -238,12 +239,9 @@ def test_a_second_upload_right_after_the_first(page, server, workspace):
     with page.expect_request_finished(lambda r: "upload_file" in r.url and r.method == "PUT"):
         uploader.set_input_files(as_file(first, first_data))  # on the server: its rerun starts
     uploader.set_input_files(as_file(second, second_data))  # while the first one's rerun is still arriving
-    page.get_by_text("Uploaded newcomer-twice.tokenizer.json as newcomer-twice (2)").wait_for()
+    page.get_by_text("newcomer-twice.tokenizer.json is the same tokenizer as newcomer-twice").wait_for()
     wait_idle(page)
-    assert sorted(e.name for e in workspace.entries() if e.name.startswith("newcomer-twice")) == [
-        "newcomer-twice",
-        "newcomer-twice (2)",
-    ]
+    assert sorted(e.name for e in workspace.entries() if e.name.startswith("newcomer-twice")) == ["newcomer-twice"]
     expect(page.get_by_text("No pair counts: the file this tokenizer was uploaded from")).to_be_visible()
     assert_no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 1800})

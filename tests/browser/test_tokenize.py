@@ -227,7 +227,7 @@ def test_clicking_a_token_shows_how_it_was_built(page, server, present):
     spans(page).nth(i).click()
     tree = page.locator(".bpe-tree")
     expect(tree).to_be_visible(timeout=15_000)
-    expect(tree.locator(".node.root .meta")).to_have_text(re.compile(rf"^id {ids[i]} · merge [\d,]+$"))
+    expect(tree.locator(".node.root .meta")).to_have_text(re.compile(rf"^id {ids[i]} · rank [\d,]+$"))
     leaves = tree.locator(".node.leaf .meta").all_inner_texts()
     assert bytes.fromhex("".join(x.removeprefix("byte ") for x in leaves)) == pieces[i]  # down to the token's bytes
     expect(spans(page).nth(i)).to_have_class(re.compile(r"\bpicked\b"))

@@ -64,7 +64,7 @@ function rows(ids) {
       if (i === 1) spans.append(new El("span", "cut"));
       spans.append(new El("span", "t", { "data-id": String(id) }));
     });
-    row.append(new El("div", "bpe-row-head"), spans, new El("table", "bpe-sr"));
+    row.append(new El("div", "bpe-row-head"), spans, new El("div", "bpe-sr"));
     root.append(row);
   }
   return root;

@@ -137,17 +137,15 @@ def sidebar() -> None:
         st.caption(workspace.describe())
 
 
-@st.cache_resource(show_spinner="Loading the official encodings (once per server)…")
+# no spinner: the server's start-up (classroom.asgi) runs it before any session exists, where one has no page
+@st.cache_resource(show_spinner=False)
 def start_up() -> bool:
-    """Once per server process, from the first run of app.py: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
+    """Once per server process: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
 
-    Every full collection during a rerun walks every long-lived object the collector
-    tracks (Streamlit, pandas, Altair, the encodings' tables); ``gc.freeze()`` moves
-    what is alive now into a generation that collections skip, so reruns stop paying
-    for them (docs/performance.md has the measurement). Only r50k, cl100k and o200k
-    (``provision.ESSENTIAL``), since every page starts with one of them: the other
-    models load when someone first picks one, rather than costing every server their
-    memory and time for models most sessions never open.
+    Every full collection during a rerun walks every long-lived object the collector tracks (Streamlit, pandas,
+    Altair, the encodings' tables); ``gc.freeze()`` moves what is alive now into a generation that collections skip
+    (docs/performance.md has the measurement). Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page
+    starts with one of them; the others load when someone first picks one, not on every server for every session.
     """
     tokenizer.configure()  # tiktoken, wherever it is imported, reads the provisioned files offline
     for name in ESSENTIAL:

@@ -16,6 +16,7 @@ model name in the menu's search finds it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
 
@@ -81,6 +82,12 @@ def menu_label(key: str, label: str) -> str:
 _LOADED: set[str] = set()
 
 
+def loading(text: str):
+    """``st.spinner(text)`` in a page's run; nothing at the server's start-up, which loads the same models before any
+    session exists (a spinner there has no page to show on, and Streamlit logs "missing ScriptRunContext" for it)."""
+    return st.spinner(text, show_time=True) if st.runtime.exists() else contextlib.nullcontext()
+
+
 @st.cache_resource(show_spinner=False)  # get() says which model is loading, and for how long
 def official(name: str) -> Tokenizer:
     """An official encoding, loaded once per server process and shared by every session."""
@@ -143,7 +150,7 @@ def get(key: str):
         if key in _LOADED:  # loaded in this process: at once, so no spinner (each one starts a timer thread)
             return official(key)
         # shown only if it takes more than half a second: a model's first load, once per server
-        with st.spinner(f"Loading {OFFICIAL[key]}: reading its file and building its tables, once per server…", show_time=True):
+        with loading(f"Loading {OFFICIAL[key]}: reading its file and building its tables, once per server…"):
             tok = official(key)
         _LOADED.add(key)
         return tok

@@ -36,8 +36,9 @@ STATE = state.PageState(
         "metric": "bytes/token",
         "board": "chosen",  # the leaderboard's tokenizers: "chosen" above, or "every" model too
         "picked": None,  # the token clicked in the rows, as the page reported it (ui.compare.rows)
+        "applied": None,  # the tokenizers the page below the menu was last drawn with (``choose_tokenizers``)
     },
-    widgets=("text", "sample", "rows"),
+    widgets=("text", "sample", "rows", "apply"),
 )
 URL = ("tokenizers", "text")
 
@@ -72,6 +73,37 @@ def input_panel() -> tuple[str, int]:
 
 
 def choose_tokenizers() -> list[str]:
+    """The tokenizers menu, in a fragment: picking a tokenizer reruns the menu alone (the whole page took 2 s a pick),
+    and "Apply" (or any other change on the page) draws the page for all the picks at once."""
+    choices = tk.options()
+    # drop choices that are gone (a deleted tokenizer) before the widget reads them
+    STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
+    STATE["applied"] = list(STATE["tokenizers"])  # this run draws them: the menu's own reruns compare with these
+    _tokenizer_picker()
+    return list(STATE["tokenizers"])
+
+
+@st.fragment
+def _tokenizer_picker() -> None:
+    menu, apply = st.columns([6, 1], vertical_alignment="bottom")
+    with menu:
+        picked = _tokenizer_menu()
+    pending = STATE["applied"] is not None and picked != STATE["applied"]
+    clicked = apply.button(
+        "Apply",
+        key=STATE.key("apply"),
+        type="primary" if pending else "secondary",
+        disabled=not pending,
+        width="stretch",
+        help="Draw the comparison for the tokenizers picked: pick several first, then apply them at once.",
+    )
+    if pending:
+        st.caption("Pick as many as you like: the comparison below follows when you press **Apply**.")
+    if clicked:
+        st.rerun()  # the whole page, with every pick
+
+
+def _tokenizer_menu() -> list[str]:
     choices = tk.options()
     # drop choices that are gone (a deleted tokenizer) before the widget reads them
     STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
@@ -105,8 +137,28 @@ def options_row() -> tuple[bool, bool, bool]:
     return recognise, ws, diff
 
 
+def link_params(keys: Sequence[str], text: str, dropped: int) -> dict[str, str]:
+    return urlstate.params("" if dropped else text, tokenizers=",".join(keys))
+
+
 def publish_link(keys: Sequence[str], text: str, dropped: int) -> None:
-    urlstate.publish(STATE.page, URL, urlstate.params("" if dropped else text, tokenizers=",".join(keys)))
+    """Keep the address bar a link to this comparison (every run)."""
+    urlstate.publish(STATE.page, URL, link_params(keys, text, dropped))
+
+
+def show_share(keys: Sequence[str], text: str, dropped: int) -> None:
+    """The link to this comparison (its tokenizers and text), to copy, as Tokenize's Share tab gives its own."""
+    wanted = link_params(keys, text, dropped)
+    url = urlstate.link(wanted)
+    with st.expander("Share this comparison"):
+        if urlstate.TEXT not in wanted and text:
+            st.caption(
+                f"The link holds the tokenizers only: texts longer than {urlstate.MAX_TEXT:,} characters stay out of links."
+            )
+        else:
+            st.caption("A link to this comparison: its tokenizers and its text (the address bar holds it too).")
+        if url:
+            st.code(url, language=None, wrap_lines=True)
 
 
 # ---------------------------------------------------------------- computing
@@ -226,7 +278,7 @@ def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: Boun
     rows_html, html_sig = cache.for_session("compare.rows_html", (tokens, show_whitespace, diff is not None), draw, maxsize=4)
     _pickable_rows(results, rows_html, html_sig, pickable.signature(tokens))
     note = (
-        "Click a token to see how it was built: its merge tree down to bytes, with each merge's number, under its row. "
+        "Click a token to see how it was built: its merge tree down to bytes, with each merge's rank, under its row. "
         "Hover a token for its id, bytes and text; a token's colour is the same on every page."
     )
     if diff:

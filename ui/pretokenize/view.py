@@ -11,6 +11,7 @@ import streamlit as st
 
 from ui.common import cache, errors, presenter, state, user_text
 from ui.compare.model import boundary_diff
+from ui.content import samples
 from ui.render.chunks import ChunkRow, chunk_rows
 
 from . import model
@@ -35,6 +36,7 @@ STATE = state.PageState(
         "custom": "",
         "diff": True,
         "whitespace": True,
+        "seen": None,  # the shared text as this page last took it or wrote it (``_follow_shared``)
     },
     widgets=("sample", "shared"),
 )
@@ -49,6 +51,25 @@ def _load_seed() -> None:
 
 def _use_shared() -> None:
     STATE["text"] = st.session_state.get(state.TEXT, "")
+    STATE["seen"] = STATE["text"]
+
+
+def _follow_shared() -> None:
+    """Take the text typed on the other pages when it changed since this page last saw it (the text follows the user
+    from page to page); a first visit before anything was typed keeps this page's own example, made for patterns.
+    The examples of the menu stay on this page: the other pages keep their text."""
+    shared = st.session_state.get(state.TEXT, "")
+    if shared == STATE["seen"]:
+        return
+    if STATE["seen"] is not None or shared != samples.DEFAULT_TEXT:
+        STATE["text"] = shared
+    STATE["seen"] = shared
+
+
+def _typed() -> None:
+    """Text typed here becomes the shared text, as on the other pages."""
+    st.session_state[state.TEXT] = STATE["text"]
+    STATE["seen"] = STATE["text"]
 
 
 def _choices() -> dict[str, model.PatternChoice]:
@@ -59,10 +80,12 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
     """The text, the seed menu, the patterns and a custom regex; returns the text and the chosen patterns."""
     with presenter.fold("What the split pattern does"):  # the teacher says it: folded away in presenter mode
         st.markdown(EXPLANATION)
+    _follow_shared()
     text = st.text_area(
         "Text to split",
         key=STATE.key("text"),
         height=140,
+        on_change=_typed,
         persist_state="session",
         help="Any text; try the examples in the menu below.",
     )

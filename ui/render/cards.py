@@ -57,7 +57,7 @@ def ladder_html(rungs: Iterable[tuple[str, Sequence[Span], frozenset[int] | set[
 
     >>> from tokenizer.trace import make_spans
     >>> h = ladder_html([("bytes", make_spans([(97, b"a"), (98, b"b")]), set()), ("rank 0", make_spans([(256, b"ab")]), {0})])
-    >>> h.count("<tr>"), h.count('class="t hl"'), h.endswith("1 tokens</td></tr></table>")
+    >>> h.count("<tr>"), h.count('class="t hl"'), h.endswith("1 tokens</td></tr></table></div>")
     (2, 1, True)
     """
     rows = []
@@ -68,4 +68,8 @@ def ladder_html(rungs: Iterable[tuple[str, Sequence[Span], frozenset[int] | set[
             for s, c in zip(spans, colors_for([s.id for s in spans]))
         )
         rows.append(f'<tr><td class="m">{html.escape(what)}</td><td>{cells}</td><td class="m">{len(spans)} tokens</td></tr>')
-    return '<table class="bpe-ladder">' + "".join(rows) + "</table>"
+    # a long word's rows are wider than a phone: they scroll sideways in their own box, not the page
+    return (
+        '<div class="bpe-sideways" tabindex="0" role="region" aria-label="The word, merge by merge">'
+        '<table class="bpe-ladder">' + "".join(rows) + "</table></div>"
+    )

@@ -48,7 +48,7 @@ def _color(labels: Sequence[str], **extra) -> dict:
 
 
 #: The narrowest a chart of the page is drawn (px): Compare's main column at 1280 px with the sidebar open.
-CHART_WIDTH = 860
+CHART_WIDTH = 820
 #: Pixels per character of a 12 px label, on average (a generous guess, so labels fit).
 CHAR_PX = 7
 
@@ -393,6 +393,29 @@ def length_histogram(df: pd.DataFrame, *, height: int = 220) -> dict:
 TAX_ROW = 24
 #: Height of one line of a column's heading (a tokenizer's name, wrapped).
 TAX_LINE = 15
+#: What the token-tax grid's row names and colour legend take of its width (px): the rest is shared by the columns.
+TAX_MARGINS = 170
+#: The angle of column names too long for their column even wrapped (degrees): slanted, each stays whole.
+SLANT = -40
+
+#: Every name on a heatmap's axes is drawn: Streamlit's chart theme hides labels whose boxes touch (labelOverlap),
+#: which dropped every other tokenizer's column, and pushes the end ones inwards (labelFlush).
+ALL_LABELS = {"labelOverlap": False, "labelFlush": False, "labelBound": False}
+
+
+def column_heads(labels: Sequence[str], column_px: float) -> tuple[dict[str, str], bool]:
+    """Each label wrapped to fit a column ``column_px`` wide, and whether they all fit that way (if not, the caller
+    slants them, unwrapped).
+
+    >>> column_heads(["GPT-2 (r50k_base)", "Mistral Tekken (NeMo, Pixtral)"], 105)
+    ({'GPT-2 (r50k_base)': 'GPT-2\\n(r50k_base)', 'Mistral Tekken (NeMo, Pixtral)': 'Mistral Tekken\\n(NeMo,\\nPixtral)'}, True)
+    >>> column_heads(["GPT-4 (cl100k_base)"], 70)[1]
+    False
+    """
+    width = max(4, int(column_px // CHAR_PX) - 1)
+    heads = {label: wrap_label(label, width) for label in labels}
+    fits = all(len(line) <= width for h in heads.values() for line in h.split("\n"))
+    return (heads, True) if fits else ({label: str(label) for label in labels}, False)
 
 
 def _positive(p) -> bool:
@@ -414,8 +437,7 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
     (['rect', 'text'], {'step': 24})
     """
     labels = list(dict.fromkeys(frame["tokenizer"]))
-    width = max(8, (CHART_WIDTH - 110) // max(1, len(labels)) // CHAR_PX)
-    heads = {label: wrap_label(label, width) for label in labels}
+    heads, level = column_heads(labels, (CHART_WIDTH - TAX_MARGINS) / max(1, len(labels)))
     lines = max((h.count("\n") + 1 for h in heads.values()), default=1)
     heads = {label: "\n" * (lines - 1 - h.count("\n")) + h for label, h in heads.items()}  # all end on one line
     data = frame[["language", "script", "tokenizer", "tokens", "premium"]].copy()
@@ -432,7 +454,8 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
         # multi-line labels grow downwards from their first line: raised by the lines below it, they end above the grid
         axis={
             "orient": "top",
-            "labelAngle": 0,
+            "labelAngle": 0 if level else SLANT,
+            **({} if level else {"labelAlign": "left", "labelBaseline": "middle"}),
             "labelExpr": "split(datum.label, '\\n')",
             "labelFontSize": 12,
             "labelLimit": 0,
@@ -440,10 +463,14 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
             "labelLineHeight": TAX_LINE,
             "ticks": False,
             "domain": False,
+            **ALL_LABELS,
         },
     )
     y = _n(
-        "language", sort=list(order), title=None, axis={"labelFontSize": 12, "labelLimit": 160, "ticks": False, "domain": False}
+        "language",
+        sort=list(order),
+        title=None,
+        axis={"labelFontSize": 12, "labelLimit": 160, "ticks": False, "domain": False, **ALL_LABELS},
     )
     tooltip = [
         _n("language"),
@@ -657,8 +684,9 @@ def overlap_summary(long: pd.DataFrame) -> dict:
 def jaccard_heatmap(pairs: pd.DataFrame) -> dict:
     """Jaccard similarity of every pair of tokenizers as a grid (``ui.overlap.model.pairs``: a, b, shared, either, jaccard)."""
     labels = list(dict.fromkeys(pairs["a"]))
-    axis = {"labelFontSize": 12, "labelLimit": 220, "title": None}
-    cell = {"x": _n("b", sort=labels, axis={**axis, "orient": "top", "labelAngle": -30}), "y": _n("a", sort=labels, axis=axis)}
+    axis = {"labelFontSize": 12, "labelLimit": 0, "title": None, **ALL_LABELS}
+    top = {**axis, "orient": "top", "labelAngle": SLANT, "labelAlign": "left", "labelBaseline": "middle"}
+    cell = {"x": _n("b", sort=labels, axis=top), "y": _n("a", sort=labels, axis=axis)}
     return {
         "data": {"values": pairs},
         "layer": [
@@ -689,6 +717,8 @@ def jaccard_heatmap(pairs: pd.DataFrame) -> dict:
         ],
         "width": {"step": 64},
         "height": {"step": 40},
+        # the drawing grows to hold the slanted names (the theme's "fit" left the last one past its right edge)
+        "autosize": {"type": "pad"},
         "title": "Jaccard similarity: shared tokens ÷ tokens in either",
     }
 

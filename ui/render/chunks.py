@@ -66,9 +66,9 @@ def chunk_rows(rows: Sequence[ChunkRow], *, show_whitespace: bool = True, limit:
             for s in shown
         )
         parts.append(
-            f'<table class="bpe-sr"><caption>{html.escape(r.label)}: {_plural(len(r.spans), "chunk")}</caption>'
+            f'<div class="bpe-sr"><table><caption>{html.escape(r.label)}: {_plural(len(r.spans), "chunk")}</caption>'
             '<tr><th scope="col">chunk</th><th scope="col">text</th><th scope="col">bytes</th></tr>'
-            f"{body}</table>"
+            f"{body}</table></div>"
         )
         if limit is not None and len(r.spans) > limit:
             parts.append(f'<div class="bpe-more">Showing the first {limit:,} of {len(r.spans):,} chunks.</div>')

@@ -140,7 +140,7 @@ def render_spans(
     it outlives that drawing.
 
     >>> from tokenizer.trace import make_spans
-    >>> print(render_spans(make_spans([(72, b"Hi")]), tooltips=False).split("<table")[0])
+    >>> print(render_spans(make_spans([(72, b"Hi")]), tooltips=False).split('<div class="bpe-sr">')[0])
     <div class="bpe-spans" aria-hidden="true"><span class="t" style="background:#77AADD" data-id="72" title="id 72">Hi</span></div>
     >>> render_spans([], empty="Nothing <here>")
     '<div class="bpe-empty">Nothing &lt;here&gt;</div>'
@@ -206,7 +206,7 @@ def sr_table(spans: Sequence[Span], *, caption: str = "Tokens", memo: dict | Non
 
     >>> from tokenizer.trace import make_spans
     >>> sr_table(make_spans([(9906, b"Hi"), (220, b" ")]), caption="<GPT>")
-    '<table class="bpe-sr"><caption>&lt;GPT&gt;: 2 tokens</caption><tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr><tr><td>1</td><td>9906</td><td>Hi</td><td>48 69</td></tr><tr><td>2</td><td>220</td><td>·</td><td>20</td></tr></table>'
+    '<div class="bpe-sr"><table><caption>&lt;GPT&gt;: 2 tokens</caption><tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr><tr><td>1</td><td>9906</td><td>Hi</td><td>48 69</td></tr><tr><td>2</td><td>220</td><td>·</td><td>20</td></tr></table></div>'
     """
     head = '<tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr>'
     cells: dict[bytes, str] = ({} if memo is None else memo).setdefault("sr", {})
@@ -217,7 +217,7 @@ def sr_table(spans: Sequence[Span], *, caption: str = "Tokens", memo: dict | Non
             cell = cells[s.bytes] = f"<td>{html.escape(visible(s.bytes))}</td><td>{s.bytes.hex(' ').upper()}</td></tr>"
         out.append(f"<tr><td>{s.index + 1}</td><td>{s.id}</td>{cell}")
     rows = "".join(out)
-    return f'<table class="bpe-sr"><caption>{html.escape(caption)}: {len(spans):,} token{"s" if len(spans) != 1 else ""}</caption>{head}{rows}</table>'
+    return f'<div class="bpe-sr"><table><caption>{html.escape(caption)}: {len(spans):,} token{"s" if len(spans) != 1 else ""}</caption>{head}{rows}</table></div>'
 
 
 @dataclass(frozen=True)

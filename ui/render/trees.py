@@ -17,8 +17,26 @@ from tokenizer.trace import MergeTree
 
 from .spans import PALETTE, color_index, token_html
 
+#: What a table's rank column holds (``rank_line`` says it of one token).
+RANK_HELP = (
+    "The merge's rank: its place in the merge list, counted from 0 (rank 0 was learned first). Where the 256 single "
+    "bytes come first (OpenAI's encodings, your own tokenizers), the id is 256 + the rank."
+)
 #: Trees with more nodes than this are cut below the given depth (a note says so).
 MAX_NODES = 511
+#: A tree drawn wider than this (px, estimated: ``drawn_width``) may not fit its panel (Tokenize's at 1280 px is
+#: about 790): it says it scrolls sideways, and the keyboard can scroll it.
+WIDE_PX = 760
+
+
+def drawn_width(tree: MergeTree) -> int:
+    """About how wide the tree is drawn (px): each box as wide as its label, a node as wide as its children.
+
+    >>> drawn_width(MergeTree(97, b"a")), drawn_width(MergeTree(256, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b"))))
+    (70, 140)
+    """
+    own = max(len(visible(tree.bytes)) * 10, 52) + 18
+    return max(own, sum(drawn_width(c) for c in tree.children)) if tree.children else own
 
 
 def count_nodes(tree: MergeTree) -> int:
@@ -34,7 +52,7 @@ def _node(tree: MergeTree, rank_of: Mapping[int, int], *, root: bool, depth_left
     color = PALETTE[color_index(tree.id)]
     cls = "node" + (" root" if root else "") + ("" if tree.children else " leaf")
     if tree.children:
-        meta = f"id {tree.id} · merge {rank_of[tree.id] + 1:,}" if tree.id in rank_of else f"id {tree.id}"
+        meta = f"id {tree.id} · rank {rank_of[tree.id]:,}" if tree.id in rank_of else f"id {tree.id}"
     else:
         meta = f"byte {html.escape(hex_bytes(tree.bytes)[1:-1])}"  # the id is in the hover text
     label = (
@@ -55,7 +73,7 @@ def tree_html(tree: MergeTree, rank_of: Mapping[int, int], *, max_nodes: int = M
     >>> from tokenizer import train
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> h = tree_html(tok.merge_tree(258), tok.rank_of)
-    >>> h.count('class="node'), "merge 3" in h
+    >>> h.count('class="node'), "rank 2" in h
     (7, True)
     >>> "&lt;b&gt;" in tree_html(MergeTree(1, b"<b>"), {})
     True
@@ -66,7 +84,13 @@ def tree_html(tree: MergeTree, rank_of: Mapping[int, int], *, max_nodes: int = M
         # a full binary tree of depth d has 2^d - 1 nodes: cut where it still fits
         depth = max(1, (max_nodes + 1).bit_length() - 1)
         note = f'<div class="bpe-tree-note">The tree is {tree.depth} levels deep; showing the top {depth}.</div>'
-    return f'<div class="bpe-tree"><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
+    wide = drawn_width(tree) > WIDE_PX
+    head = ""
+    attrs = ""
+    if wide:  # a scrollbar that only shows on hover is no hint: say it, and let the keyboard scroll it
+        head = '<div class="bpe-tree-note bpe-tree-wide">A wide tree: scroll it sideways to see all of it.</div>'
+        attrs = f' tabindex="0" role="group" aria-label="Merge tree of id {tree.id}, scrolls sideways"'
+    return f'{head}<div class="bpe-tree"{attrs}><ul>{_node(tree, rank_of, root=True, depth_left=depth - 1)}</ul></div>' + note
 
 
 def build_order(tree: MergeTree, rank_of: Mapping[int, int]) -> list[tuple[int, int, int, int]]:
@@ -105,16 +129,17 @@ def _labels(tree: MergeTree) -> dict[int, bytes]:
 
 def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", special: bool = False) -> str:
     """How one token was built, as a self-contained block: a line that says what it shows, the merge tree down to
-    bytes (``tree_html``, each merge's number and id on its box), and the merges in the order they were learned.
+    bytes (``tree_html``, each merge's rank and id on its box), and the merges in the order they were learned.
 
     Pages call it with a tokenizer's ``merge_tree(id)`` and ``rank_of``: Compare under a clicked token, and any
     page that shows spans. ``where`` names the tokenizer in the heading; ``special`` says the token is a special
-    token (it was added whole, not merged). A box's "merge n" is the merge's rank + 1 (merge 1 was learned first).
+    token (it was added whole, not merged). A box's "rank r" is the merge's place in the merge list, from 0
+    (``rank_line``).
 
     >>> from tokenizer import train
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> h = panel_html(tok.merge_tree(258), tok.rank_of, where="<mine>")
-    >>> h.count("node leaf"), h.count('class="step"'), "&lt;mine&gt;" in h, "merge 3" in h
+    >>> h.count("node leaf"), h.count('class="step"'), "&lt;mine&gt;" in h, "rank 2" in h
     (4, 3, True, True)
     >>> "special token" in panel_html(MergeTree(5, b"<|x|>"), {}, special=True)
     True
@@ -134,9 +159,9 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
     else:
         merges = f"{len(order)} merge{'s' if len(order) != 1 else ''}"
         line = (
-            f"Its merge tree, down to its {n:,} bytes: {merges}, each box a token with its id and merge number "
-            "(the merge's rank + 1; merge 1 was learned first). Read it from the bottom up: "
-            "the tokenizer applied the lower merges first."
+            f"Its merge tree, down to its {n:,} bytes: {merges}, each box a token with its id and its merge's rank. "
+            "Read it from the bottom up: the tokenizer applied the lower merges first. "
+            + html.escape(rank_line(tree.id, rank_of[tree.id]))
         )
     # a wide tree scrolls sideways in a box the keyboard can focus and scroll (axe: scrollable-region-focusable)
     box = f'<div class="bpe-built-tree" tabindex="0" role="group" aria-label="Merge tree of id {tree.id}">{tree_html(tree, rank_of)}</div>'
@@ -144,7 +169,7 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
     if tree.children:
         labels = _labels(tree)
         steps = "".join(
-            f'<li class="step"><span class="rank">merge {rank + 1:,}</span>{_chip(a, labels[a])}<span class="op">+</span>'
+            f'<li class="step"><span class="rank">rank {rank:,}</span>{_chip(a, labels[a])}<span class="op">+</span>'
             f'{_chip(b, labels[b])}<span class="op">→</span>{_chip(new, labels[new])}</li>'
             for rank, a, b, new in order
         )
@@ -155,12 +180,29 @@ def panel_html(tree: MergeTree, rank_of: Mapping[int, int], *, where: str = "", 
     return "".join(out)
 
 
+def rank_line(token_id: int, rank: int) -> str:
+    """What a merge's rank is and how it relates to the token's id: the one line every page that shows a rank uses.
+
+    >>> rank_line(5963, 5707)  # cl100k_base's "token"
+    "Rank 5,707: the merge's place in the merge list, counted from 0 (rank 0 was learned first). Its id, 5,963, is 256 + the rank (the 256 single bytes come first); tiktoken counts the bytes too, so its rank for this token is the id."
+    >>> rank_line(70, 3)
+    "Rank 3: the merge's place in the merge list, counted from 0 (rank 0 was learned first). Its id, 70, is this tokenizer's own number for the token, not 256 + the rank."
+    """
+    head = f"Rank {rank:,}: the merge's place in the merge list, counted from 0 (rank 0 was learned first)."
+    if token_id == rank + 256:
+        return (
+            f"{head} Its id, {token_id:,}, is 256 + the rank (the 256 single bytes come first); tiktoken counts the "
+            "bytes too, so its rank for this token is the id."
+        )
+    return f"{head} Its id, {token_id:,}, is this tokenizer's own number for the token, not 256 + the rank."
+
+
 def explain(tok, token_id: int) -> str:
     """One line under a token's tree: the merges that built it in the order they were learned, or why it has none.
 
     >>> from tokenizer import train
     >>> tok = train("aaabdaaabac", 259, pattern=None, special_tokens=["<|end|>"])
-    >>> explain(tok, 258)
+    >>> explain(tok, 258).split(". Rank")[0]
     'Built in 3 merges, in the order they were learned: aa → aaa → aaab'
     >>> explain(tok, 97)
     'A single byte: every byte-level BPE vocabulary starts with all 256 of them.'
@@ -170,7 +212,10 @@ def explain(tok, token_id: int) -> str:
     order = build_order(tok.merge_tree(token_id), tok.rank_of)
     if order:
         steps = " → ".join(visible(tok.vocab[new]) for _, _, _, new in order)
-        return f"Built in {len(order)} merge{'s' if len(order) != 1 else ''}, in the order they were learned: {steps}"
+        return (
+            f"Built in {len(order)} merge{'s' if len(order) != 1 else ''}, in the order they were learned: {steps}. "
+            + rank_line(token_id, tok.rank_of[token_id])
+        )
     if token_id in tok.special_ids:
         return "A special token: added whole, never merged from smaller tokens."
     if token_id in tok.whole_tokens:

@@ -261,13 +261,13 @@ export default function mount(component) {
         const where = view.nextInExcerpt ? `${fmtInt(view.nextInExcerpt)}× in the text below` : "not in the text below";
         html += mergeCard(tokenBytes, view.next.pair, view.next.newId, {
           label: `Step ${fmtInt(view.k + 1)} merges`,
-          meta: `count ${fmtInt(view.next.count)} in ${countedIn(trace, view.k)} · ${where}`,
+          meta: `rank ${fmtInt(view.k)} · count ${fmtInt(view.next.count)} in ${countedIn(trace, view.k)} · ${where}`,
         });
       } else {
         html += noteCard(`Training ended here: ${fmtInt(n)} merges, a vocabulary of ${fmtInt(vocabAt(n))} tokens.`);
       }
       if (view.last) {
-        html += mergeCard(tokenBytes, view.last.pair, view.last.newId, { label: `Step ${fmtInt(view.k)} minted`, meta: `count ${fmtInt(view.last.count)}` });
+        html += mergeCard(tokenBytes, view.last.pair, view.last.newId, { label: `Step ${fmtInt(view.k)} minted`, meta: `rank ${fmtInt(view.k - 1)} · count ${fmtInt(view.last.count)}` });
       }
       const shown = trace.shownChars;
       const corpus = trace.corpusChars || shown;

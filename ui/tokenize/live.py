@@ -67,10 +67,20 @@ def _assets(static: str) -> str:
 
 def official_model(name: str) -> dict:
     """A registered encoding's model file: written to the static folder once, the same for every session."""
-    return _official_model(name, str(web.static_dir()))
+    static = str(web.static_dir())
+    if (name, static) in _PUBLISHED:  # at once: no spinner (each one starts a timer thread)
+        return _official_model(name, static)
+    with tk.loading("Preparing the tokenizer for your browser (once per server)…"):
+        out = _official_model(name, static)
+    _PUBLISHED.add((name, static))
+    return out
 
 
-@st.cache_resource(show_spinner="Preparing the tokenizer for your browser (once per server)…", max_entries=32)
+#: The (encoding, static folder) pairs whose model file this process has written (``official_model``).
+_PUBLISHED: set[tuple[str, str]] = set()
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)  # official_model says what is being prepared
 def _official_model(name: str, static: str) -> dict:
     data = web.model_file(tk.get(name), check_shortcuts=False)  # tests/ui/web/test_model.py: none needs them
     return {"id": web.content_name(data, ""), "url": web.publish_model(data, Path(static)), "size": len(data)}

@@ -17,7 +17,7 @@ text, like the API treats user content, or recognised).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,7 +38,9 @@ SPAN_LIMIT = 2_500
 #: Rows in the bytes view (one per character).
 BYTES_ROWS = 2_000
 
-MODE_CHOICES = {"text": "Text", "chat": "Chat"}
+MODE_CHOICES = {"text": "Text", "chat": "Chat", "ids": "Ids"}
+#: What the ids box shows before anything is typed: "Hello world" under cl100k_base.
+IDS_EXAMPLE = "[9906, 1917]"
 SPECIAL_CHOICES = {"text": "Special tokens are text", "recognise": "Recognise special tokens"}
 
 ROLES = chat.ROLES
@@ -85,6 +87,57 @@ class Result:
     spans: list[Span]
     counts: Counts
     special_in_text: list[str] = field(default_factory=list)  # special-token strings counted as text
+
+
+# ---------------------------------------------------------------- ids (decoding)
+
+_ID_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def parse_ids(text: str) -> list[int]:
+    """Token ids typed or pasted as a list (``[9906, 1917]``), or separated by spaces, commas or new lines.
+
+    >>> parse_ids("[9906, 1917]"), parse_ids("9906 1917\\n220"), parse_ids(" (1,2,) "), parse_ids("")
+    ([9906, 1917], [9906, 1917, 220], [1, 2], [])
+    >>> parse_ids("9906, hello")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'hello' is not a token id: write whole numbers, such as [9906, 1917] or 9906 1917.
+    """
+    body = text.strip()
+    if body[:1] in "[(" and body[-1:] in "])":  # a list as Python, JSON or a tensor's repr prints it
+        body = body[1:-1]
+    out = []
+    for part in _ID_SEPARATORS.split(body):
+        if not part:
+            continue
+        if not part.isascii() or not part.isdigit():
+            raise ValueError(f"{part[:40]!r} is not a token id: write whole numbers, such as {IDS_EXAMPLE} or 9906 1917.")
+        out.append(int(part))
+    return out
+
+
+def unknown_ids(ids: Sequence[int], known: Callable[[int], bool]) -> list[int]:
+    """The ids ``known`` refuses, each once, in the order met.
+
+    >>> unknown_ids([5, 900, 3, 900, 7], lambda i: i < 10)
+    [900]
+    """
+    return list(dict.fromkeys(i for i in ids if not known(i)))
+
+
+def unknown_ids_message(bad: Sequence[int], label: str, vocab_size: int, top: int) -> str:
+    """The page's error for ids the vocabulary lacks: the ids, the tokenizer, its size and its ids' range.
+
+    >>> unknown_ids_message([100256], "GPT-4 (cl100k_base)", 100261, 100276)
+    'Token id 100256 is not in the vocabulary of GPT-4 (cl100k_base): it has 100,261 tokens, with ids from 0 to 100,276. Check that the ids came from this tokenizer.'
+    """
+    shown = ", ".join(str(i) for i in bad[:10]) + (f" and {len(bad) - 10:,} more" if len(bad) > 10 else "")
+    what = f"Token id {shown} is" if len(bad) == 1 else f"Token ids {shown} are"
+    return (
+        f"{what} not in the vocabulary of {label}: it has {vocab_size:,} tokens, with ids from 0 to {top:,}. "
+        "Check that the ids came from this tokenizer."
+    )
 
 
 # ---------------------------------------------------------------- chat

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import replace
 
 import streamlit as st
@@ -13,6 +14,7 @@ import streamlit as st
 from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
+from ui.render.spans import render_spans, scroll_box
 
 from . import model
 from .model import Input, Result
@@ -20,7 +22,8 @@ from .model import Input, Result
 STATE = state.PageState(
     "tokenize",
     {
-        "mode": "text",  # "text" or "chat"
+        "mode": "text",  # "text", "chat" or "ids" (decoding)
+        "ids": model.IDS_EXAMPLE,  # the ids box of "ids" mode
         "special": "text",  # "text" or "recognise"
         "whitespace": False,
         "chat": [
@@ -37,7 +40,7 @@ STATE = state.PageState(
     },
     # "text": where state.set_text puts a sample or a link's text for a page's text box; the live view's box reads
     # the shared text instead (and "version" tells it the text changed on the server)
-    widgets=("tokenizer", "sample", "live", "text", "tree_close", "tree_panel"),
+    widgets=("tokenizer", "sample", "live", "text", "tree_close", "tree_panel", "use_decoded"),
 )
 URL = ("tokenizer", "text")
 
@@ -88,25 +91,29 @@ def controls() -> Input:
             persist_state="session",
             help=_special_help(choice),
         )
-    chat_capable = choice is not None and choice.chat_capable
-    row = st.columns([2, 5, 4] if chat_capable else [7, 4], vertical_alignment="center")
-    mode = "text"
-    if chat_capable:
-        with row[0]:
-            st.segmented_control(
-                "Input",
-                list(model.MODE_CHOICES),
-                format_func=model.MODE_CHOICES.get,
-                key=STATE.key("mode"),
-                required=True,
-                persist_state="session",
-                label_visibility="collapsed",
-            )
-        mode = STATE["mode"] or "text"
+    modes = _modes(choice)
+    if STATE["mode"] not in modes:
+        STATE["mode"] = "text"  # chat mode, then a tokenizer without a chat format
+    row = st.columns([3, 5, 4], vertical_alignment="center")
+    with row[0]:
+        st.segmented_control(
+            "Input",
+            modes,
+            format_func=model.MODE_CHOICES.get,
+            key=STATE.key("mode"),
+            required=True,
+            persist_state="session",
+            label_visibility="collapsed",
+            help="Text: type and see its tokens. Ids: paste token ids and see the text they decode to."
+            + (" Chat: messages in the model's chat format." if "chat" in modes else ""),
+        )
+    mode = STATE["mode"] or "text"
     with row[-1]:
         st.toggle("Show whitespace", key=STATE.key("whitespace"), persist_state="session", help="space ·, newline ↵, tab →")
     recognise = STATE["special"] == "recognise"
     messages = None
+    if mode == "ids":
+        return Input(key, mode, "", recognise, None, choice=choice, why=why)
     if mode == "chat":
         st.caption(_special_note(choice, recognise, mode))
         text = ""
@@ -121,6 +128,11 @@ def controls() -> Input:
     return Input(key, mode, text, recognise, messages, dropped, choice=choice, why=why)
 
 
+def _modes(choice: tk.Choice | None) -> list[str]:
+    """The input modes for this tokenizer: text and ids always, chat for a model with a chat format."""
+    return [m for m in model.MODE_CHOICES if m != "chat" or (choice is not None and choice.chat_capable)]
+
+
 def _choose(key: str) -> tuple[tk.Choice | None, str]:
     """The chosen tokenizer's record, resolved once per run; or None and why it cannot be loaded."""
     try:
@@ -133,7 +145,7 @@ def controls_again() -> Input:
     """What ``controls`` chose, read from the session (no widgets): for the live view's fragment-only reruns."""
     key = st.session_state.get(STATE.key("tokenizer")) or st.session_state[state.TOKENIZER]
     choice, why = _choose(key)
-    mode = (STATE["mode"] or "text") if choice is not None and choice.chat_capable else "text"
+    mode = STATE["mode"] if STATE["mode"] in _modes(choice) and STATE["mode"] != "ids" else "text"
     text, dropped = user_text.clip(st.session_state[state.TEXT])
     return Input(key, mode, text, STATE["special"] == "recognise", None, dropped, choice=choice, why=why)
 
@@ -209,6 +221,87 @@ def chat_editor(roles: tuple[str, ...] = model.ROLES) -> list[dict]:
     return [{"role": m["role"], "content": m["content"]} for m in msgs]
 
 
+# ---------------------------------------------------------------- ids: decoding
+
+
+def _use_decoded(text: str) -> None:
+    state.set_text(text)
+    STATE["mode"] = "text"
+
+
+def decode_ids(inp: Input) -> tuple[Input, Result | None]:
+    """Ids mode: a box of token ids, the text they decode to and their tokens; an id the tokenizer lacks, or what is
+    not an id, is named in an error (nothing else is drawn)."""
+    raw = st.text_area(
+        "Token ids",
+        key=STATE.key("ids"),
+        height=100,
+        persist_state="session",
+        placeholder=model.IDS_EXAMPLE,
+        help="Paste ids as a list, [9906, 1917], or separated by spaces, commas or new lines; Ctrl+Enter decodes them.",
+    )
+    with errors.shown():
+        tok = inp.chosen().tokenizer(with_chat=True)  # every special token the model knows decodes
+        try:
+            ids = model.parse_ids(user_text.clip(raw)[0])
+        except ValueError as e:
+            st.error(str(e), icon="🔢")
+            return inp, None
+        if not ids:
+            st.info(f"Paste token ids above, such as {model.IDS_EXAMPLE}, to see the text they decode to.", icon="🔢")
+            return inp, None
+        try:
+            spans = tok.spans(ids)
+        except ValueError:
+            bad = model.unknown_ids(ids, lambda i: _decodes(tok, i))
+            vocab = getattr(tok, "vocab", None)
+            size = len(vocab) if vocab is not None else tok.n_vocab
+            top = getattr(tok, "max_token_value", None) or tok.n_vocab - 1
+            st.error(model.unknown_ids_message(bad, inp.chosen().label, size, top), icon="🔢")
+            return inp, None
+        text = tok.decode(ids)
+        counts = user_text.counts(text, ids)
+        st.markdown(
+            f"**{counts.tokens:,} token{'s' if counts.tokens != 1 else ''}** decode to **{counts.characters:,} characters** ({counts.bytes:,} bytes) under {inp.chosen().label}:"
+        )
+        st.html(decoded_html(text))
+        st.html(
+            scroll_box(
+                render_spans(
+                    spans, show_whitespace=bool(STATE["whitespace"]), limit=model.SPAN_LIMIT, caption="The decoded tokens"
+                ),
+                height=420,
+                label="The decoded tokens",
+            )
+        )
+        st.button(
+            "Tokenize this text",
+            key=STATE.key("use_decoded"),
+            on_click=_use_decoded,
+            args=(text,),
+            help="Make the decoded text the text of every page and go back to Text mode.",
+        )
+        return replace(inp, text=text), Result(tok, ids, spans, counts, [])
+    return inp, None
+
+
+def decoded_html(text: str) -> str:
+    """The decoded text exactly, every space and line kept (``st.code`` strips and dedents its text).
+
+    >>> decoded_html("  <b>\\n")
+    '<pre class="bpe-decoded" aria-label="The decoded text">  &lt;b&gt;\\n</pre>'
+    """
+    return f'<pre class="bpe-decoded" aria-label="The decoded text">{html.escape(text)}</pre>'
+
+
+def _decodes(tok, token_id: int) -> bool:
+    try:
+        tok.spans([token_id])
+    except ValueError:
+        return False
+    return True
+
+
 # ---------------------------------------------------------------- tokenizing
 
 
@@ -280,8 +373,10 @@ def publish_link(inp: Input) -> None:
 def show_share(inp: Input) -> None:
     wanted = link_params(inp)
     url = urlstate.link(wanted)
-    if inp.mode == "chat":
-        st.caption("The link holds the tokenizer; chat messages are not put into links.")
+    if inp.mode in ("chat", "ids"):
+        st.caption(
+            f"The link holds the tokenizer; {'chat messages' if inp.mode == 'chat' else 'token ids'} are not put into links."
+        )
     elif urlstate.TEXT not in wanted and inp.text:
         st.caption(
             f"The link holds the tokenizer only: texts longer than {urlstate.MAX_TEXT:,} characters "

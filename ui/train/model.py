@@ -291,6 +291,46 @@ def summary(tok: Tokenizer) -> dict[str, str]:
     return out
 
 
+def same_tokenizer(a: Tokenizer, b: Tokenizer) -> bool:
+    """Whether two tokenizers encode every text alike: the same tokens, merges in the same order, split pattern and
+    special tokens (their names and where they came from may differ).
+
+    >>> from tokenizer import train
+    >>> same_tokenizer(train("aaabdaaabac", 259, pattern=None, name="x"), train("aaabdaaabac", 259, pattern=None, name="y"))
+    True
+    >>> same_tokenizer(train("aaabdaaabac", 259, pattern=None), train("aaabdaaabac", 258, pattern=None))
+    False
+    """
+    return (
+        a.num_merges == b.num_merges
+        and a.pattern == b.pattern
+        and dict(a.special_tokens) == dict(b.special_tokens)
+        and [(m.pair, m.new_id) for m in a.merge_list] == [(m.pair, m.new_id) for m in b.merge_list]
+        and a.vocab == b.vocab
+    )
+
+
+def vocab_note(tok: Tokenizer) -> str | None:
+    """Why the vocab size is more than the "N tokens" the menus show (those count the bytes and the merges, what BPE
+    builds): the special tokens. None when they are the same number.
+
+    >>> from tokenizer import train
+    >>> vocab_note(train("aaabdaaabac", 259, pattern=None)) is None
+    True
+    >>> vocab_note(train("aaabdaaabac", 259, pattern=None, special_tokens=["<|end|>"]))
+    'Vocab size 260 counts every token: the 256 bytes, 3 merges and 1 special token. The menus show “259 tokens”: the bytes and the merges, the tokens BPE builds; a special token is added whole.'
+    """
+    specials = len(tok.special_tokens)
+    if not specials:
+        return None
+    built = 256 + tok.num_merges
+    return (
+        f"Vocab size {built + specials:,} counts every token: the 256 bytes, {tok.num_merges:,} merge"
+        f"{'s' if tok.num_merges != 1 else ''} and {specials:,} special token{'s' if specials != 1 else ''}. "
+        f"The menus show “{built:,} tokens”: the bytes and the merges, the tokens BPE builds; a special token is added whole."
+    )
+
+
 def _size(n: int) -> str:
     """A byte count for people.
 

@@ -343,7 +343,8 @@ def _flash() -> None:
     msg = STATE.get("flash")
     if msg:
         kind, text = msg
-        (st.success if kind == "success" else st.error)(text, icon="✅" if kind == "success" else "⚠️")
+        show, icon = {"success": (st.success, "✅"), "info": (st.info, "🔁")}.get(kind, (st.error, "⚠️"))
+        show(text, icon=icon)
         STATE["flash"] = None
 
 
@@ -352,11 +353,25 @@ def _on_upload_tokenizer() -> None:
     if f is None:
         return
     store = workspace.store()
+    before = {e.key: e for e in store.entries()}
     try:
         key = store.import_bytes(f.getvalue(), f.name, pattern=STATE["upload_pattern"])
-        name = store.get(key).name
+        tok = store.get(key)
+        name = tok.name
+        same = _already_kept(store, tok, before)
+        if same is not None:
+            store.delete(key)  # keep one: the copy already there, with its name and training text
     except ValueError as e:
         STATE["flash"] = ("error", md(str(e)))
+        return
+    if same is not None:
+        STATE["selected"] = same.key
+        st.session_state[state.TOKENIZER] = USER + same.key
+        STATE["flash"] = (
+            "info",
+            f"{f.name} is the same tokenizer as **{same.name}** (the same tokens, merges, split pattern and special "
+            "tokens), already in your tokenizers: it was not added a second time.",
+        )
         return
     STATE["selected"] = key
     st.session_state[state.TOKENIZER] = USER + key
@@ -366,6 +381,14 @@ def _on_upload_tokenizer() -> None:
         if unsaved
         else ("success", f"Uploaded {md(f.name)} as **{md(name)}**: it is now in your tokenizers and on every page.")
     )
+
+
+def _already_kept(store, tok, entries: dict) -> workspace.Entry | None:
+    """The tokenizer among ``entries`` that is the same as ``tok`` (``model.same_tokenizer``), if any."""
+    for entry in reversed(list(entries.values())):  # the newest first
+        if entry.vocab_size == 256 + tok.num_merges and model.same_tokenizer(store.get(entry.key), tok):
+            return entry
+    return None
 
 
 def _on_rename(key: str) -> None:
@@ -525,6 +548,9 @@ def results_section(key: str) -> None:
         with st.container(horizontal=True, wrap=True):
             for label, value in model.summary(tok).items():
                 st.metric(label, value, border=True, width="content")
+        note = model.vocab_note(tok)
+        if note:
+            st.caption(note)
         left, right = st.columns([5, 4], gap="large")
         with left:
             _merges_table(tok)

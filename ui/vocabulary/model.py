@@ -43,7 +43,7 @@ def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
     >>> df = vocab_frame(train("aaabdaaabac", 259, pattern=None))
     >>> row = df.loc[258]
     >>> row["token"], int(row["bytes"]), row["merged from"], int(row["rank"])
-    ('aaab', 4, 'aaa + b', 3)
+    ('aaab', 4, 'aaa + b', 2)
     """
     vocab = tok.vocab
     parents = tok.parents
@@ -69,7 +69,7 @@ def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
             "merged from": [f"{v(a)} + {v(b)}" if a is not None else "" for a, b in zip(left, right)],
             "left id": pd.array(left, dtype="Int64"),
             "right id": pd.array(right, dtype="Int64"),
-            "rank": pd.array([rank_of[i] + 1 if i in rank_of else None for i in ids], dtype="Int64"),
+            "rank": pd.array([rank_of.get(i) for i in ids], dtype="Int64"),  # 0-based: the merge list's order
             "GPT-2 form": [b.decode("utf-8", "replace") if i in specials else gpt2_form(b) for i, b in zip(ids, data)],
             "kind": [_kind(i, specials, parents, tok.whole_tokens) for i in ids],
             "text": [b.decode("utf-8", "replace") for b in data],

@@ -33,7 +33,7 @@ from tokenizer.display import visible
 
 #: Tokens checked between two progress reports.
 BATCH = 5_000
-COLUMNS = ["id", "token", "bytes", "merge", "why", "encodes as"]
+COLUMNS = ["id", "token", "bytes", "rank", "why", "encodes as"]
 SPLIT = "split by the pattern"
 BPE = "BPE builds other tokens"
 NORMALIZED = "normalized first"
@@ -106,7 +106,7 @@ def find_odd_tokens(tok: Tokenizer, progress: Callable[[int, int], None] | None 
                     row = {"why": BPE, "encodes as": _pieces(tok, got)}
         if row is None and text is not None:
             continue
-        base = {"id": tid, "token": visible(data), "bytes": len(data), "merge": rank_of[tid] + 1 if tid in rank_of else None}
+        base = {"id": tid, "token": visible(data), "bytes": len(data), "rank": rank_of.get(tid)}
         if row is not None:
             unreachable.append({**base, **row})
         if text is None:
@@ -116,7 +116,7 @@ def find_odd_tokens(tok: Tokenizer, progress: Callable[[int, int], None] | None 
 
     def frame(rows: list[dict]) -> pd.DataFrame:
         df = pd.DataFrame(rows, columns=COLUMNS)
-        df["merge"] = pd.array(df["merge"], dtype="Int64")
+        df["rank"] = pd.array(df["rank"], dtype="Int64")
         return df
 
     return OddTokens(frame(unreachable), frame(partial), total, time.perf_counter() - t0)

@@ -87,9 +87,7 @@ def section(choice: tokenizers.Choice) -> None:
             column_config={
                 "id": st.column_config.NumberColumn("id", width="small"),
                 "bytes": st.column_config.NumberColumn("bytes", width="small"),
-                "merge": st.column_config.NumberColumn(
-                    "merge", help="Its merge number (1 is the first merge learned)", width="small"
-                ),
+                "rank": st.column_config.NumberColumn("rank", help=trees.RANK_HELP, width="small"),
                 "why": st.column_config.TextColumn("why", help="Where its own text goes instead"),
                 "encodes as": st.column_config.TextColumn("encodes as", help="The tokens its own text becomes"),
             },

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from tokenizer.display import visible
 from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
@@ -176,7 +175,7 @@ def browse(tok, df: pd.DataFrame) -> None:
             "merged from": st.column_config.TextColumn("merged from"),
             "left id": st.column_config.NumberColumn("left id", width="small"),
             "right id": st.column_config.NumberColumn("right id", width="small"),
-            "rank": st.column_config.NumberColumn("merge", help="Its merge number (1 is the first merge learned)", width="small"),
+            "rank": st.column_config.NumberColumn("rank", help=trees.RANK_HELP, width="small"),
             "GPT-2 form": st.column_config.TextColumn(
                 "GPT-2 form", help="How GPT-2's encoder.json / vocab.bpe spell it (Ġ is a space, Ċ a newline)"
             ),
@@ -255,20 +254,7 @@ def merge_tree(tok, df: pd.DataFrame) -> None:
     with errors.shown():
         tree = tok.merge_tree(int(tid))
         st.html(trees.tree_html(tree, tok.rank_of))
-        order = trees.build_order(tree, tok.rank_of)
-        if order:
-            vocab_ = tok.vocab
-            steps = " → ".join(visible(vocab_[new]) for _, _, _, new in order)
-            st.caption(f"Built in {len(order)} merge{'s' if len(order) != 1 else ''}, in the order they were learned: {steps}")
-        elif tid in tok.special_ids:
-            st.caption("A special token: added whole, never merged from smaller tokens.")
-        elif tid in tok.whole_tokens:
-            st.caption(
-                "A whole-chunk token: no merge of this vocabulary builds it, so BPE never reaches it; the encoder gives it "
-                "only for a regex chunk that equals it, as tiktoken does."
-            )
-        else:
-            st.caption("A single byte: every byte-level BPE vocabulary starts with all 256 of them.")
+        st.caption(trees.explain(tok, int(tid)))  # how it was built, and what its rank says of its id
 
 
 def longest_tokens(tok, df: pd.DataFrame) -> None:
@@ -281,7 +267,7 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
             hide_index=True,
             width="stretch",
             column_config={
-                "rank": st.column_config.NumberColumn("merge"),
+                "rank": st.column_config.NumberColumn("rank", help=trees.RANK_HELP),
                 "bytes": st.column_config.NumberColumn(width="small"),
                 "id": st.column_config.NumberColumn(width="small"),
             },
@@ -347,7 +333,7 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
                 hide_index=True,
                 height=300,
                 width="stretch",
-                column_config={"rank": st.column_config.NumberColumn("merge")},
+                column_config={"rank": st.column_config.NumberColumn("rank", help=trees.RANK_HELP)},
             )
         with right:
             st.markdown(f"**Rarely produced** (1 to {int(rare_max)} times)")
@@ -356,7 +342,7 @@ def never_produced(key: str, tok, df: pd.DataFrame) -> None:
                 hide_index=True,
                 height=300,
                 width="stretch",
-                column_config={"rank": st.column_config.NumberColumn("merge")},
+                column_config={"rank": st.column_config.NumberColumn("rank", help=trees.RANK_HELP)},
             )
 
 

@@ -244,7 +244,7 @@ export function makeSpans(tokens, specialIds = new Set()) {
 export function srTable(spans, { caption = "Tokens", total = spans.length } = {}) {
   const head = '<tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr>';
   const n = total;
-  return `<table class="bpe-sr"><caption>${escapeHtml(caption)}: ${fmtInt(n)} token${n !== 1 ? "s" : ""}</caption>${head}${srRows(spans)}</table>`;
+  return `<div class="bpe-sr"><table><caption>${escapeHtml(caption)}: ${fmtInt(n)} token${n !== 1 ? "s" : ""}</caption>${head}${srRows(spans)}</table></div>`;
 }
 
 /** The screen-reader table's rows for ``spans`` (srTable's body: a long table can be filled a block at a time). */

@@ -453,7 +453,7 @@ class LiveView {
   /** The rest of the screen readers' table, a block per animation frame (a new drawing stops the old one). */
   fillTable(spans, from) {
     const generation = (this.drawn = (this.drawn || 0) + 1);
-    const body = this.spans.querySelector("table.bpe-sr tbody");
+    const body = this.spans.querySelector(".bpe-sr tbody");
     const step = (at) => {
       if (this.drawn !== generation || at >= spans.length || !body) return;
       body.insertAdjacentHTML("beforeend", srRows(spans.slice(at, at + SR_BLOCK)));

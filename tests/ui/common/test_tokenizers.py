@@ -18,12 +18,24 @@ def test_get_shows_the_loading_spinner_only_until_the_encoding_is_loaded(monkeyp
         yield
 
     monkeypatch.setattr(tk.st, "spinner", spinner)
+    monkeypatch.setattr(tk.st.runtime, "exists", lambda: True)  # a page's run
     monkeypatch.setattr(tk, "_LOADED", set())
     first = tk.get("r50k_base")
     assert len(shown) == 1 and shown[0].startswith(f"Loading {tk.OFFICIAL['r50k_base']}")
     assert tk.get("r50k_base") is first and tk.get("r50k_base") is tk.official("r50k_base")
     assert len(shown) == 1  # loaded: no spinner (and no timer thread) any more
     assert tk._LOADED == {"r50k_base"}
+
+
+def test_the_servers_start_up_loads_without_a_spinner(monkeypatch):
+    """Before any session exists (the server's start-up) a spinner has no page: none is made (Streamlit logged a
+    "missing ScriptRunContext" warning for each)."""
+    shown = []
+    monkeypatch.setattr(tk.st, "spinner", lambda text, **kwargs: shown.append(text))
+    monkeypatch.setattr(tk.st.runtime, "exists", lambda: False)
+    monkeypatch.setattr(tk, "_LOADED", set())
+    assert tk.get("r50k_base") is tk.official("r50k_base")
+    assert shown == [] and tk._LOADED == {"r50k_base"}
 
 
 def _encoded_script() -> None:

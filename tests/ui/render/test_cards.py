@@ -23,7 +23,7 @@ def test_ladder_has_a_row_per_step_and_outlines_the_new_tokens():
     html = cards.ladder_html(ladder)
     assert html.count("<tr>") == len(ladder)
     assert html.count('class="t hl"') == sum(len(new) for _, _, new in ladder)
-    assert html.endswith(f"{len(tok.encode('tokenization'))} tokens</td></tr></table>")
+    assert html.endswith(f"{len(tok.encode('tokenization'))} tokens</td></tr></table></div>")
 
 
 def test_merge_card_shows_both_halves_and_the_new_token():

@@ -24,7 +24,7 @@ def spans_of(*pieces: bytes, specials=frozenset()):
 def text_of(html_text: str) -> str:
     """What a reader sees: tags (with the tooltips inside them) removed, entities decoded; the
     visually hidden screen-reader table left out."""
-    body = re.sub(r'<div class="bpe-more">.*?</div>|<table class="bpe-sr">.*?</table>', "", html_text, flags=re.S)
+    body = re.sub(r'<div class="bpe-more">.*?</div>|<div class="bpe-sr"><table>.*?</table></div>', "", html_text, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
 
 
@@ -165,7 +165,7 @@ def test_no_character_of_a_token_draws_as_nothing(show_whitespace):
 
 def sr_rows(html_text: str) -> list[list[str]]:
     """The screen-reader table's body rows, as cell texts."""
-    [table] = re.findall(r'<table class="bpe-sr">(.*?)</table>', html_text, flags=re.S)
+    [table] = re.findall(r'<div class="bpe-sr"><table>(.*?)</table></div>', html_text, flags=re.S)
     rows = re.findall(r"<tr>(.*?)</tr>", table)
     return [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", r)] for r in rows[1:]]
 
@@ -186,7 +186,7 @@ def test_screen_readers_get_every_drawn_token_with_its_id_text_and_bytes(text):
 
 def test_each_compare_row_has_its_own_table_named_after_the_tokenizer():
     out = render_rows([Row("GPT-2 <x>", spans_of(b"a", b"b")), Row("B", spans_of(b"ab"))])
-    assert out.count('<table class="bpe-sr">') == 2
+    assert out.count('<div class="bpe-sr"><table>') == 2
     assert "<caption>GPT-2 &lt;x&gt;: 2 tokens</caption>" in out and "<caption>B: 1 token</caption>" in out
 
 

@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def every_kind_of_html() -> str:
+    from ui.tokenize.view import decoded_html
+
     tok = train("aaabdaaabac <|x|> 😄😄 \t\n", 262, pattern=None, special_tokens=["<|x|>"])
     emoji = "😄".encode()
     sp = make_spans([(1, b"a b\n\t"), (2, emoji[:2]), (3, emoji[2:]), (4, b"<|x|>")], {4})
@@ -37,6 +39,8 @@ def every_kind_of_html() -> str:
             pieces.render_pieces([pieces.PieceRow("1", "a", sp), pieces.PieceRow("2", "b", sp, "😄")]),
             trees.panel_html(tok.merge_tree(m.new_id), tok.rank_of, where="mine"),
             trees.panel_html(MergeTree(4, b"<|x|>"), {}, special=True),
+            trees.tree_html(MergeTree(1002, b"x" * 90, (MergeTree(120, b"x"), MergeTree(1003, b"x" * 89))), {1002: 5}),
+            decoded_html("decoded"),  # Tokenize's Ids mode
         ]
     )
 

@@ -55,15 +55,15 @@ TEXT = "Tokenization of internationalization: 你好世界, Привет, नम
 
 @pytest.mark.parametrize("name", ["r50k_base", "o200k_base", "llama3", "qwen2.5", "tekken", "deepseek_v4"])
 def test_the_panel_of_every_token_of_a_model(name):
-    """Each token of a multilingual text: the leaves are its bytes, the merge numbers the core's ranks + 1, and the
+    """Each token of a multilingual text: the leaves are its bytes, each merge named by the core's rank (from 0), and the
     merges listed in the order learned are the tree's different merges (one merge can build two of its parts), by rank."""
     tok = load_encoding(name)
     for tid in set(tok.encode(TEXT)):
         html = trees.panel_html(tok.merge_tree(tid), tok.rank_of, where=name)
         merged, leaves = tree_labels(html)
         assert (merged, leaves) == core_labels(tok, tid), tid
-        ranks = [int(r.replace(",", "")) for r in re.findall(r'<span class="rank">merge ([\d,]+)</span>', html)]
-        assert ranks == sorted({tok.rank_of[int(m.split()[1])] + 1 for m in merged})
+        ranks = [int(r.replace(",", "")) for r in re.findall(r'<span class="rank">rank ([\d,]+)</span>', html)]
+        assert ranks == sorted({tok.rank_of[int(m.split()[1])] for m in merged})
 
 
 @settings(max_examples=examples(50), deadline=None)

@@ -25,7 +25,7 @@ def test_gpt2_ids_240_to_270_as_in_seed_001(gpt2):
     assert (rows.loc[240:255, "kind"] == "byte").all()
     assert rows.loc[240:255, "token"].str.startswith("<").all()  # bytes that are not characters on their own
     assert rows.loc[256, ["token", "GPT-2 form", "merged from"]].tolist() == ["·t", "Ġt", "· + t"]
-    assert int(rows.loc[256, "rank"]) == 1
+    assert int(rows.loc[256, "rank"]) == 0  # the first merge learned: rank 0, id 256 + 0
     assert df.loc[50256, "kind"] == "special" and df.loc[50256, "token"] == "<|endoftext|>"
 
 

@@ -1,0 +1,383 @@
+"""What a newcomer still found (issue 33), each in Chromium at the widths a person uses, with a screenshot of the
+fixed view: pages as tall and as wide as what they show, heatmaps that name every row and column, decoding ids on
+Tokenize, one numbering of a merge on every page, and Compare's tokenizers picked at once and shared by a link."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from ui.content import corpora
+
+from .conftest import SCREENSHOTS, assert_no_exception, paste, tab, wait_idle
+
+pytestmark = pytest.mark.browser
+
+#: (id, width, height): a wide desktop and a phone
+WIDE_AND_PHONE = [("1920", 1920, 1080), ("390", 390, 844)]
+
+#: How far the page scrolls past what it shows: its own bottom padding (Streamlit's block container's) plus a little,
+#: and how far it may scroll sideways (none); the last visible content is the lowest box of an element with no child
+#: elements (or a drawing, a form control), leaving out what is hidden for screen readers.
+EXTENT = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+    const top = main.getBoundingClientRect().top - main.scrollTop;
+    let bottom = 0;
+    for (const e of main.querySelectorAll('*')) {
+        if (e.closest('.bpe-sr') || (e.closest('svg') && e.tagName !== 'svg')) continue;
+        const whole = ['svg', 'canvas', 'textarea', 'input', 'img', 'button'].includes(e.tagName.toLowerCase());
+        if (e.children.length && !whole) continue;
+        const r = e.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || getComputedStyle(e).visibility === 'hidden') continue;
+        bottom = Math.max(bottom, r.bottom - top);
+    }
+    const doc = document.documentElement;
+    return {height: main.scrollHeight, bottom, padding: parseFloat(getComputedStyle(block).paddingBottom),
+            wide: Math.max(main.scrollWidth - main.clientWidth, doc.scrollWidth - doc.clientWidth)};
+}"""
+
+
+@contextlib.contextmanager
+def sized(tabs, server, width: int, height: int):
+    with tab(tabs, server, width, height, 120_000) as pg:
+        yield pg
+
+
+def shot(page, name: str, *, bottom: bool = False) -> None:
+    """One screen of the page as a person sees it; ``bottom``: scrolled to its end (where a blank would show)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    if bottom:
+        page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); m.scrollTop = m.scrollHeight; }")
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def assert_no_blank_below_or_beside(page, label: str) -> None:
+    m = page.evaluate(EXTENT)
+    print(label, m)
+    assert m["bottom"] > 300, m  # the page drew something
+    assert m["height"] <= m["bottom"] + m["padding"] + 60, f"{label}: the page scrolls past its content: {m}"
+    assert m["wide"] <= 1, f"{label}: the page scrolls sideways: {m}"
+
+
+@pytest.mark.parametrize("size", WIDE_AND_PHONE, ids=[s[0] for s in WIDE_AND_PHONE])
+def test_pages_end_where_their_content_ends(tabs, server, trained, size):
+    """The screen readers' tables take no room: Tokenize with a long paste, Step through training, Pre-tokenize; nor
+    does anything else push the page sideways (Compare's statistics chart, Step through's word ladder)."""
+    name, width, height = size
+    with sized(tabs, server, width, height) as pg:
+        pg.goto(server.url + "/")
+        wait_idle(pg, timeout=120_000)
+        long = corpora.text("about-bpe")
+        long = (long * (1 + 6_700 // len(long)))[:6_700]
+        paste(pg, long)
+        expect(pg.locator(".bpe-live .bpe-spans").first).to_be_visible(timeout=90_000)
+        pg.wait_for_timeout(1_500)  # the screen readers' table is filled a block per frame
+        wait_idle(pg)
+        assert_no_blank_below_or_beside(pg, f"tokenize@{name}")
+        shot(pg, f"newcomer33-tokenize-long-{name}", bottom=True)
+
+        pg.goto(server.url + f"/step?mode=training&tokenizer={trained}&step=40")
+        pg.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
+        wait_idle(pg)
+        pg.wait_for_timeout(800)  # the screen readers' table follows once stepping rests
+        assert pg.locator(".bpe-st-sr .bpe-sr table tr").count() > 100  # the table is there, only out of sight
+        assert_no_blank_below_or_beside(pg, f"step@{name}")
+        shot(pg, f"newcomer33-step-training-{name}", bottom=True)
+
+        pg.goto(server.url + "/pretokenize")
+        wait_idle(pg, timeout=120_000)
+        pg.locator(".bpe-row").first.wait_for()
+        assert_no_blank_below_or_beside(pg, f"pretokenize@{name}")
+        shot(pg, f"newcomer33-pretokenize-{name}", bottom=True)
+
+        # and what else was wider than a phone: Compare's statistics chart, Step through's word ladder
+        for path, what in [("/compare", "compare"), ("/step?mode=encoding&tokenizer=cl100k_base", "step-encoding")]:
+            pg.goto(server.url + path)
+            wait_idle(pg, timeout=120_000)
+            pg.wait_for_timeout(1_000)  # the charts lay out
+            assert_no_blank_below_or_beside(pg, f"{what}@{name}")
+            shot(pg, f"newcomer33-{what}-{name}")
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- heatmaps name every row and column
+
+#: Every axis label of a chart as drawn: its text, whether it is shown (Streamlit's theme hides labels that touch by
+#: setting their opacity to 0), whether it lies inside the chart's drawing, and whether it crosses another label of
+#: its axis; a label's box is its text's own box turned as the text is (a slanted label is a slanted rectangle), and
+#: two are apart when some edge of one separates them (convex shapes). A text's box holds its last glyph's advance,
+#: a little wider than its ink: "inside" allows 3 px.
+AXIS_LABELS = """chart => {
+    const svg = chart.querySelector('svg'), box = svg.getBoundingClientRect();
+    const corners = (t) => {
+        const b = t.getBBox(), m = t.getScreenCTM(), p = svg.createSVGPoint();
+        return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+            .map(([x, y]) => { p.x = x; p.y = y; const q = p.matrixTransform(m); return [q.x, q.y]; });
+    };
+    const apart = (a, b) => [a, b].some((poly) => poly.some((p, i) => {
+        const q = poly[(i + 1) % 4], n = [q[1] - p[1], p[0] - q[0]];
+        const proj = (s) => s.map(([x, y]) => x * n[0] + y * n[1]);
+        const pa = proj(a), pb = proj(b);
+        return Math.max(...pa) <= Math.min(...pb) + 0.5 || Math.max(...pb) <= Math.min(...pa) + 0.5;
+    }));
+    return [...chart.querySelectorAll('g.role-axis')].map((axis) => {
+        const texts = [...axis.querySelectorAll('g.role-axis-label text')];
+        const polys = texts.map(corners);
+        return texts.map((t, i) => ({
+            text: [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ') || t.textContent,
+            shown: getComputedStyle(t).opacity !== '0' && t.getAttribute('opacity') !== '0',
+            inside: polys[i].every(([x, y]) => x >= box.left - 3 && x <= box.right + 3 && y >= box.top - 3 && y <= box.bottom + 3),
+            crosses: polys.filter((q, j) => j !== i && !apart(polys[i], q)).length,
+        }));
+    });
+}"""
+
+EIGHT = ["r50k_base", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "qwen3.6", "tekken", "deepseek_v4"]
+SIX = EIGHT[:3] + ["llama3", "qwen2.5", "tekken"]
+
+
+def squash(s: str) -> str:
+    return "".join(s.split())
+
+
+def assert_every_name(page, title: str, columns: list[str], rows: list[str] | None, label: str) -> None:
+    """Every column of the chart headed by its whole name (and every row: by ``rows``, or 10 or more rows if None),
+    each label shown, inside the drawing and crossing no other."""
+    chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text=title)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(1_500)  # a resized chart draws again
+    axes = chart.evaluate(AXIS_LABELS)
+    assert len(axes) == 2, f"{label}: {axes}"
+    drawn = [[squash(t["text"]) for t in axis] for axis in axes]
+    assert [squash(c) for c in columns] in drawn, f"{label}: no axis names every column: {drawn}"
+    other = axes[1 - drawn.index([squash(c) for c in columns])] if rows != columns else axes[1]
+    if rows is None:
+        assert len(other) >= 10, f"{label}: {other}"
+    else:
+        assert [squash(t["text"]) for t in other] == [squash(r) for r in rows], f"{label}: {other}"
+    for t in axes[0] + axes[1]:
+        assert t["shown"] and t["inside"] and not t["crosses"] and "…" not in t["text"], f"{label}: {t}"
+    shot(page, f"newcomer33-{label}")
+    chart.screenshot(path=str(SCREENSHOTS / f"newcomer33-{label}-chart.png"))
+
+
+@pytest.mark.parametrize("keys", [SIX, EIGHT], ids=["six", "eight"])
+def test_the_heatmaps_name_every_column_and_row(tabs, server, keys):
+    from ui.common.tokenizers import OFFICIAL
+
+    names = [OFFICIAL[k] for k in keys]
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + "/compare?tokenizers=" + ",".join(keys))
+        wait_idle(pg, timeout=240_000)
+        for width in (1280, 1600, 1920):
+            pg.set_viewport_size({"width": width, "height": 900})
+            assert_every_name(pg, "Token tax", names, None, f"tax-{len(keys)}-{width}")
+        if len(keys) == len(SIX):  # Overlap's grid with six (eight vocabularies take a minute to compare)
+            pg.goto(server.url + "/overlap?tokenizers=" + ",".join(keys))
+            wait_idle(pg, timeout=240_000)
+            for width in (1280, 1600, 1920):
+                pg.set_viewport_size({"width": width, "height": 900})
+                assert_every_name(pg, "Jaccard similarity", names, names, f"jaccard-{len(keys)}-{width}")
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- decoding ids on Tokenize
+
+
+@pytest.mark.parametrize("size", [("1280", 1280, 720), ("390", 390, 844)], ids=["1280", "390"])
+def test_ids_pasted_on_tokenize_show_their_text_and_tokens(tabs, server, size):
+    import tiktoken
+
+    name, width, height = size
+    with sized(tabs, server, width, height) as pg:
+        pg.goto(server.url + "/?tokenizer=o200k_base")
+        wait_idle(pg, timeout=120_000)
+        pg.get_by_role("radio", name="Ids", exact=True).click()
+        wait_idle(pg)
+        text = "Hello 你好 — tokens!\n  indented"
+        ids = tiktoken.get_encoding("o200k_base").encode(text)
+        box = pg.get_by_label("Token ids", exact=True)
+        box.fill(" ".join(map(str, ids)))
+        box.press("Control+Enter")
+        wait_idle(pg)
+        expect(pg.locator("pre.bpe-decoded")).to_have_text(text)
+        spans = pg.locator(".bpe-spans .t")
+        assert [int(i) for i in spans.evaluate_all("s => s.map((e) => e.dataset.id)")] == ids
+        shot(pg, f"newcomer33-decode-{name}")
+
+        box.fill(f"[{ids[0]}, 999999]")
+        box.press("Control+Enter")
+        wait_idle(pg)
+        alert = pg.locator('[data-testid="stAlert"]').filter(has_text="999999")
+        expect(alert).to_contain_text("not in the vocabulary of GPT-4o (o200k_base)")
+        expect(alert).to_contain_text("tokens, with ids from 0 to")
+        assert pg.locator("pre.bpe-decoded").count() == 0
+        shot(pg, f"newcomer33-decode-unknown-{name}")
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- one numbering of a merge
+
+
+def test_one_merge_has_one_number_on_every_page(tabs, server):
+    """cl100k_base's "token" (id 5,963) is built by the merge of rank 5,707: Step through, Tokenize's tree and
+    Vocabulary's tree and table all say "rank 5,707", and the tree's line says the id is 256 + the rank."""
+    from urllib.parse import quote
+
+    from tokenizer import load_encoding
+
+    tok = load_encoding("cl100k_base")
+    tid = tok.encode_single_token("token")
+    rank = tok.rank_of[tid]
+    assert (tid, rank) == (5963, 5707)
+    with sized(tabs, server, 1400, 900) as pg:
+        pg.goto(server.url + f"/step?mode=encoding&tokenizer=cl100k_base&text={quote('token')}&step=4")
+        pg.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
+        wait_idle(pg)
+        last = pg.locator(".bpe-st-cards .bpe-card .lbl").first
+        expect(last).to_have_text(re.compile(rf"^Step \d+ applies rank {rank:,}$"))
+        shot(pg, "newcomer33-rank-step")
+
+        pg.goto(server.url + "/?tokenizer=cl100k_base&text=token")
+        wait_idle(pg, timeout=90_000)
+        pg.locator(".bpe-live .bpe-spans .t").first.click()
+        tree = pg.locator(".bpe-tree")
+        expect(tree.locator(".node.root .meta")).to_have_text(f"id {tid} · rank {rank:,}")
+        expect(pg.get_by_text(f"Rank {rank:,}: the merge's place in the merge list")).to_be_visible()
+        expect(pg.get_by_text(f"Its id, {tid:,}, is 256 + the rank", exact=False)).to_be_visible()
+        shot(pg, "newcomer33-rank-tokenize")
+
+        pg.goto(server.url + "/vocabulary")
+        wait_idle(pg, timeout=90_000)
+        box = pg.get_by_label("Token id", exact=True)
+        box.fill(str(tid))
+        box.press("Enter")
+        wait_idle(pg)
+        expect(pg.locator(".bpe-tree .node.root .meta")).to_have_text(f"id {tid} · rank {rank:,}")
+        expect(pg.get_by_text(f"Rank {rank:,}: the merge's place in the merge list")).to_be_visible()
+        assert pg.locator(".bpe-tree .meta").filter(has_text=re.compile(r"· merge ")).count() == 0
+        shot(pg, "newcomer33-rank-vocabulary")
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- Compare: several picks, one update
+
+
+def test_compare_takes_several_picks_at_once_and_shares_its_setup(tabs, server):
+    from ui.common import tokenizers as tk
+
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + "/compare?tokenizers=r50k_base,o200k_base&text=" + "Hello%20world")
+        wait_idle(pg, timeout=120_000)
+        rows = pg.locator(".bpe-row")
+        expect(rows).to_have_count(2)
+        menu = pg.locator('[data-testid="stMultiSelect"]')
+        apply = pg.get_by_role("button", name="Apply", exact=True)
+        expect(apply).to_be_disabled()
+        added = ["cl100k_base", "llama3", "qwen2.5", "tekken"]
+        for key in added:
+            menu.locator("input").click()
+            pg.get_by_role("option", name=tk.menu_label(key, tk.OFFICIAL[key]), exact=True).click()
+            wait_idle(pg)
+            pg.keyboard.press("Escape")
+            expect(rows).to_have_count(2)  # the page below waits for Apply
+            expect(apply).to_be_enabled()
+        shot(pg, "newcomer33-compare-picked")
+        apply.click()
+        wait_idle(pg, timeout=120_000)
+        expect(rows).to_have_count(6)
+        expect(apply).to_be_disabled()
+
+        pg.get_by_text("Share this comparison", exact=True).click()
+        link = pg.locator('[data-testid="stCode"]').filter(has_text="/compare?").inner_text().strip()
+        assert "tokenizers=r50k_base%2Co200k_base%2Ccl100k_base%2Cllama3%2Cqwen2.5%2Ctekken" in link
+        assert "text=Hello+world" in link
+        shot(pg, "newcomer33-compare-share")
+    with sized(tabs, server, 1280, 900) as other:  # someone else opens the link
+        other.goto(link)
+        wait_idle(other, timeout=120_000)
+        expect(other.locator(".bpe-row")).to_have_count(6)
+        heads = other.locator(".bpe-row-head b").all_inner_texts()
+        assert heads == [tk.OFFICIAL[k] for k in ["r50k_base", "o200k_base", *added]]
+        assert_no_exception(other)
+
+
+# ----------------------------------------------------------------------------- start-up
+
+
+def test_start_up_logs_no_warning(tabs, server):
+    """The server loads its models before any session exists, with nothing in its log that reads as an error (it
+    printed Streamlit's "missing ScriptRunContext! This warning can be ignored" seven times), and a page still opens."""
+    with sized(tabs, server, 1280, 720) as pg:
+        pg.goto(server.url + "/")
+        wait_idle(pg, timeout=120_000)
+        expect(pg.locator(".bpe-live .bpe-spans").first).to_be_visible(timeout=90_000)
+    log = server.log.read_text()
+    assert "BPE Lab: ready in" in log
+    assert "ScriptRunContext" not in log and "Traceback" not in log, log[-3000:]
+
+
+# ----------------------------------------------------------------------------- the text follows to Pre-tokenize
+
+
+def test_pre_tokenize_takes_the_text_typed_on_another_page(tabs, server):
+    with sized(tabs, server, 1280, 720) as pg:
+        pg.goto(server.url + "/compare")
+        wait_idle(pg, timeout=120_000)
+        paste(pg, "Typed on Compare: 1234567 I'M HERE")
+        pg.get_by_role("link", name="Pre-tokenize").click()
+        wait_idle(pg, timeout=120_000)
+        expect(pg.get_by_label("Text to split", exact=True)).to_have_value("Typed on Compare: 1234567 I'M HERE")
+        expect(pg.locator(".bpe-row").first).to_contain_text("123")  # the rows split that text
+        shot(pg, "newcomer33-pretokenize-follows")
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- a merge tree wider than its panel
+
+
+@pytest.mark.parametrize(
+    "path", ["/?tokenizer=r50k_base&text=%20SolidGoldMagikarp", "/vocabulary"], ids=["tokenize", "vocabulary"]
+)
+def test_a_wide_merge_tree_says_it_scrolls_and_scrolls(tabs, server, path):
+    """GPT-2's " SolidGoldMagikarp" (id 43,453) is wider than the panel at 1280 px: the page says so, the keyboard
+    scrolls it, and its last box can be brought into view; a small tree says nothing."""
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + path)
+        wait_idle(pg, timeout=120_000)
+        if path == "/vocabulary":
+            from ui.common.tokenizers import OFFICIAL
+
+            from .conftest import choose
+
+            choose(pg, pg.get_by_role("combobox", name="Tokenizer"), "OpenAI · " + OFFICIAL["r50k_base"])
+            wait_idle(pg)
+            box = pg.get_by_label("Token id", exact=True)
+            box.fill("43453")
+            box.press("Enter")
+            wait_idle(pg)
+        else:
+            pg.locator(".bpe-live .bpe-spans .t").first.click()
+            wait_idle(pg)
+        tree = pg.locator(".bpe-tree").first
+        expect(tree.locator(".node.root .meta")).to_have_text("id 43453 · rank 43,197")
+        expect(pg.get_by_text("A wide tree: scroll it sideways to see all of it.")).to_be_visible()
+        wide = tree.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert wide[0] > wide[1] + 50, wide  # it does not fit: the hint is not for nothing
+        tree.focus()
+        for _ in range(5):
+            pg.keyboard.press("ArrowRight")
+        pg.wait_for_timeout(500)
+        assert tree.evaluate("e => e.scrollLeft") > 0
+        last = tree.locator(".node.leaf").last
+        tree.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+        r, t = last.bounding_box(), tree.bounding_box()
+        assert r["x"] + r["width"] <= t["x"] + t["width"] + 1  # the last byte can be seen
+        shot(pg, f"newcomer33-wide-tree-{path.split('?')[0].strip('/') or 'tokenize'}")
+        assert_no_exception(pg)
