@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: each page file and the heading it shows
 HEADINGS = {
     "tokenize": "Tokenize",
+    "lesson": "Lesson",
     "pretokenize": "Pre-tokenize",
     "compare": "Compare",
     "overlap": "Vocabulary overlap",

@@ -8,6 +8,7 @@ import pytest
 from classroom import database, workspaces
 from tests.classroom.damage import fill, small_disk
 from ui.common import state
+from ui.common.user_text import md
 
 from .test_shared import ALICE, as_browser, page, texts, train_tiny
 
@@ -59,9 +60,10 @@ def test_an_upload_whose_save_failed_says_so(disk, monkeypatch):
     data = formats.dumps(train("aaabdaaabac " * 20, 262, name="up")).encode()
     at.file_uploader(key="train.tokenizer_file").upload("up.json", data, "application/json").run()
     assert not at.exception
-    [error] = [e for e in texts(at.error) if "Uploaded up.json" in e]
+    uploaded = f"Uploaded {md('up.json')}"  # the file name as typed, not as Markdown
+    [error] = [e for e in texts(at.error) if uploaded in e]
     assert "not saved" in error and "is full" in error
-    assert not any("Uploaded up.json" in s for s in texts(at.success))
+    assert not any(uploaded in s for s in texts(at.success))
     assert any("up" in o for o in at.selectbox(key="train.selected").options)
 
 

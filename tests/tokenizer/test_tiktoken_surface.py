@@ -60,7 +60,11 @@ def test_names_and_sizes(official):
     assert f"n_vocab={ref.n_vocab}" in repr(ours)
     assert all(ours.is_special_token(ref.encode_single_token(s)) for s in ref.special_tokens_set)
     assert not any(map(ours.is_special_token, ref.encode_ordinary("hello world")))
-    assert set(ours.token_byte_values()) == set(ref.token_byte_values())
+    # Whisper's multilingual file ends with an empty token at <|endoftext|>'s rank (tokenizer/models/pretrained.py):
+    # tiktoken lists its b"" among the ordinary tokens, BPE Lab keeps that id for the special token alone
+    empty = {b""} if ours.name in ("whisper", "whisper_v3") else set()
+    assert set(ref.token_byte_values()) - set(ours.token_byte_values()) == empty
+    assert set(ours.token_byte_values()) - set(ref.token_byte_values()) == set()
 
 
 def test_single_tokens(official):
