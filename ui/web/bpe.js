@@ -27,7 +27,7 @@ const NO_RANK = 0x7fffffff;
 // chunks shorter than this are merged by rescanning (fast for words); longer ones with a heap
 const SHORT_CHUNK = 48;
 // the chunk cache forgets everything past this many chunks (engine_py.ChunkCache's policy)
-const CACHE_LIMIT = 200_000;
+export const CACHE_LIMIT = 200_000;
 
 const utf8 = new TextEncoder();
 const strict = new TextDecoder("utf-8", { fatal: true });
@@ -149,6 +149,12 @@ export function utf8Length(s, from = 0, to = s.length) {
   return n;
 }
 
+/** The index after the code point at ``i`` (a RegExp with the u flag never starts a match inside a pair). */
+function afterCodePoint(text, i) {
+  const c = text.charCodeAt(i);
+  return c >= 0xd800 && c < 0xdc00 && i + 1 < text.length ? i + 2 : i + 1;
+}
+
 /** Chunks of ``text`` under ``re`` (a global RegExp), with the text between matches kept as chunks. */
 export function splitText(re, text) {
   if (!text) return [];
@@ -161,7 +167,7 @@ export function splitText(re, text) {
     const s = m.index;
     const e = s + m[0].length;
     if (e === s) {
-      re.lastIndex = s + 1; // never for the patterns jsregex writes (they cannot match the empty string)
+      re.lastIndex = afterCodePoint(text, s); // never for the patterns jsregex writes (they cannot match the empty string)
       continue;
     }
     if (s > pos) out.push(text.slice(pos, s));
@@ -399,29 +405,31 @@ export class Encoder {
     return this.cache.add(text, start, end, hash, this.tok, this.len, this.merge(n));
   }
 
+  /** Where the chunk of ``text`` that starts at ``pos`` ends: splitText's chunks, one at a time. */
+  chunkEnd(text, pos) {
+    const sticky = this.sticky;
+    if (sticky === null) return text.length;
+    sticky.lastIndex = pos;
+    if (sticky.test(text) && sticky.lastIndex > pos) return sticky.lastIndex;
+    // no match starts here: the text up to the next match is a chunk (splitText skips empty matches)
+    const global = this.regexp;
+    global.lastIndex = pos;
+    let m;
+    while ((m = global.exec(text)) !== null && m[0].length === 0) global.lastIndex = afterCodePoint(text, m.index);
+    if (m === null) return text.length;
+    return m.index > pos ? m.index : m.index + m[0].length;
+  }
+
   /**
    * Encode the chunks of ``text`` from ``pos`` on into ``out``, at most ``budget`` of them; where it stopped.
    * The chunks are splitText's: each match of the pattern, and the text between matches.
    */
   encodeRun(text, pos, budget, out) {
-    const sticky = this.sticky;
-    const global = this.regexp;
     const cache = this.cache;
     const length = text.length;
     let done = 0;
     while (pos < length && done < budget) {
-      let end = length;
-      if (sticky !== null) {
-        sticky.lastIndex = pos;
-        if (sticky.test(text) && sticky.lastIndex > pos) end = sticky.lastIndex;
-        else {
-          // no match starts here: the text up to the next match is a chunk (splitText skips empty matches)
-          global.lastIndex = pos;
-          let m;
-          while ((m = global.exec(text)) !== null && m[0].length === 0) global.lastIndex = m.index + 1;
-          if (m !== null) end = m.index > pos ? m.index : m.index + m[0].length;
-        }
-      }
+      const end = this.chunkEnd(text, pos);
       // FNV-1a over the UTF-16 units, then a final mix (murmur3's) so the low bits index the table well
       let h = 0x811c9dc5;
       for (let i = pos; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
@@ -552,9 +560,9 @@ class Tokens {
  * Each chunk's tokens by the chunk's text, in flat typed arrays (no string, array or object a chunk): an
  * open-addressing table of [hash, key start, key length, tokens start] over a pool of the keys' UTF-16
  * units and one of the tokens, [count, id, byte length, id, byte length, ...]. It forgets everything past
- * CACHE_LIMIT chunks (engine_py.ChunkCache's policy).
+ * CACHE_LIMIT chunks, as the core's ChunkCache (tokenizer/bpe/encoder.py) forgets past its limit.
  */
-class ChunkCache {
+export class ChunkCache {
   constructor() {
     this.clear();
   }
