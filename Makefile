@@ -26,7 +26,7 @@ help:
 	@echo "make test   - set up and run the whole test suite (lint, unit, doctests, app, browser)"
 	@echo "make test-fast - everything but the slow and browser tests, fewer examples, on every core"
 	@echo "make lint   - ruff check, ruff format --check and eslint; make format rewrites"
-	@echo "make bench  - benchmarks against HF tokenizers and tiktoken"
+	@echo "make bench  - benchmarks against HF tokenizers and tiktoken, and the browser encoder against gpt-tokenizer"
 
 # serve.py is app.py as a public st.App, with the middleware that gives each browser its key in shared mode
 run: setup
@@ -65,8 +65,11 @@ format: setup-dev
 	$(BIN)/ruff format .
 	npx --no-install eslint --fix .
 
+# the Python core against HF tokenizers and tiktoken, then the browser's bpe.js against gpt-tokenizer and js-tiktoken
+# in node (bench/bench_js.mjs; a collection before each timing)
 bench: setup-dev
 	$(BIN)/python bench/run.py
+	node --expose-gc bench/bench_js.mjs
 
 # simulated students against `make serve` (start it first, in another terminal); see bench/load_test.py
 load-test: setup-dev

@@ -1,5 +1,5 @@
 // ESLint for BPE Lab's browser code (make lint). Plain ES modules run by Streamlit's components v2
-// in the page, and node's test runner over tests/web/.
+// in the page, node's test runner over tests/web/, and the node benchmark under bench/.
 import js from "@eslint/js";
 import globals from "globals";
 
@@ -12,7 +12,7 @@ export default [
     rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_" }], eqeqeq: ["error", "smart"], "prefer-const": "error" },
   },
   {
-    files: ["tests/web/**/*.mjs", "tests/web/**/*.js", "eslint.config.mjs"],
+    files: ["tests/web/**/*.mjs", "tests/web/**/*.js", "bench/**/*.mjs", "eslint.config.mjs"],
     languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.node } },
     rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_" }], eqeqeq: ["error", "smart"], "prefer-const": "error" },
   },

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 
-import { Encoder, cleanText, makeModel, parseModel, specialRegExp, splitText, tokenOffsets, utf8Length } from "../../ui/web/bpe.js";
+import { CACHE_LIMIT, ChunkCache, Encoder, cleanText, makeModel, parseModel, specialRegExp, splitText, tokenOffsets, utf8Length } from "../../ui/web/bpe.js";
 import { checkProperty, classSource, explicitSource, finish, nativeSource, subtract, union } from "../../ui/web/pattern.js";
 import { ROOT, python } from "./pyfixtures.mjs";
 
@@ -128,6 +128,82 @@ test("splitText keeps the text the pattern does not match", () => {
   assert.deepEqual(splitText(/x/gu, ""), []);
 });
 
+/** The chunks the encoder takes, one chunkEnd at a time. */
+function chunksOf(enc, text) {
+  const out = [];
+  for (let pos = 0; pos < text.length; ) {
+    const end = enc.chunkEnd(text, pos);
+    assert.ok(end > pos, `a chunk at ${pos} ends after it`);
+    out.push(text.slice(pos, end));
+    pos = end;
+  }
+  return out;
+}
+
+test("the encoder's chunks are splitText's: matches, the text between them, and patterns that match nothing or the empty string", { timeout: 60_000 }, () => {
+  const enc = new Encoder(makeModel());
+  const texts = ["", "ab12cd3", "12", "x", "a😄1 22 😄😄b\n", "😄", " \t\n1 2", "aaa1aaa"];
+  for (const source of ["\\d+", "[a-z]+|\\s+", "a*", "(?:)", "\\d*|b", "(?=\\d)\\d\\d?", "\\p{L}+|\\p{N}", "\\u{1F604}"]) {
+    enc.setRegExp(source);
+    for (const text of texts) assert.deepEqual(chunksOf(enc, text), splitText(new RegExp(source, "gu"), text), `${source} on ${JSON.stringify(text)}`);
+  }
+  enc.setRegExp(null);
+  assert.deepEqual(chunksOf(enc, "a b"), ["a b"]);
+});
+
+test("encodeSteps gives way every few chunks and ends with encode's result", () => {
+  const enc = new Encoder(makeModel({ merges: [[97, 98, 256]], pattern: null }));
+  enc.setRegExp("\\S+|\\s+");
+  const text = "ab ab abab x y ";
+  const steps = enc.encodeSteps(text, { every: 2 });
+  const counts = [];
+  let r;
+  while (!(r = steps.next()).done) counts.push(r.value);
+  assert.equal(counts.length, Math.floor(splitText(enc.regexp, text).length / 2)); // 10 chunks: 5 pauses
+  assert.deepEqual(counts, [...counts].sort((a, b) => a - b));
+  assert.deepEqual(Array.from(r.value.ids), Array.from(enc.encode(text).ids));
+  assert.deepEqual(Array.from(r.value.ids), [256, 32, 256, 32, 256, 256, 32, 120, 32, 121, 32]);
+});
+
+test("the chunk cache tells chunks of one hash apart, and forgets everything past its limit", () => {
+  const cache = new ChunkCache();
+  const tok = Int32Array.of(7, 8);
+  const len = Int32Array.of(1, 2);
+  const text = "abcabdab";
+  const a = cache.add(text, 0, 3, 42, tok, len, 2); // "abc"
+  tok[0] = 9;
+  const b = cache.add(text, 3, 6, 42, tok, len, 1); // "abd", the same hash
+  assert.equal(cache.find("xabc", 1, 4, 42), a);
+  assert.equal(cache.find(text, 3, 6, 42), b);
+  assert.equal(cache.find(text, 6, 8, 42), -1, "ab: a prefix of both, not either");
+  assert.deepEqual(Array.from(cache.out.subarray(a, a + 5)), [2, 7, 1, 8, 2]);
+  assert.deepEqual(Array.from(cache.out.subarray(b, b + 3)), [1, 9, 1]);
+  // distinct keys up to the limit are all kept (the table grows); one more and only it is left
+  const full = new ChunkCache();
+  const keys = Array.from({ length: CACHE_LIMIT + 1 }, (_, i) => "k" + i.toString(36));
+  const found = (i) => full.find(keys[i], 0, keys[i].length, Math.imul(i, 7919)) !== -1;
+  keys.slice(0, CACHE_LIMIT).forEach((k, i) => full.add(k, 0, k.length, Math.imul(i, 7919), tok, len, 1));
+  assert.equal(full.size, CACHE_LIMIT);
+  assert.ok(found(0) && found(5) && found(CACHE_LIMIT - 1));
+  full.add(keys[CACHE_LIMIT], 0, keys[CACHE_LIMIT].length, Math.imul(CACHE_LIMIT, 7919), tok, len, 1);
+  assert.equal(full.size, 1);
+  assert.ok(found(CACHE_LIMIT) && !found(0) && !found(5));
+});
+
+test("more distinct chunks than the cache keeps: the textbook's ids all along", () => {
+  const seed = Math.floor(Math.random() * 2 ** 31);
+  const rand = rng(seed);
+  const merges = [[97, 98, 256], [256, 99, 257], [98, 99, 258], [257, 257, 259], [100, 97, 260]];
+  const enc = new Encoder(makeModel({ merges }));
+  enc.setRegExp(" ?[a-z]+");
+  const words = Array.from({ length: CACHE_LIMIT + 30_000 }, (_, i) => " " + "abcd"[Math.floor(rand() * 4)] + i.toString(4).replace(/[0-3]/g, (d) => "abcd"[d]));
+  const text = words.join("");
+  const expected = words.flatMap((w) => textbook(utf8.encode(w), merges));
+  assert.deepEqual(Array.from(enc.encode(text).ids), expected, `seed ${seed}`);
+  assert.ok(enc.cache.size < CACHE_LIMIT, "the cache started afresh");
+  assert.deepEqual(Array.from(enc.encode(text).ids), expected, `seed ${seed}, again`);
+});
+
 test("range arithmetic and classes", () => {
   assert.deepEqual(union([[5, 9]], [[1, 2], [3, 4]], [[20, 20]]), [[1, 9], [20, 20]]);
   assert.deepEqual(subtract([[0, 10], [20, 30]], [[2, 3], [10, 22], [29, 40]]), [[0, 1], [4, 9], [23, 28]]);
@@ -174,6 +250,8 @@ test("the core's ids for trained tokenizers and one built from ranks, explicit a
       prepare();
       c.texts.forEach((text, i) => {
         const label = `seed ${seed}, ${c.name}, ${mode}, text ${i}: ${JSON.stringify(text.slice(0, 60))}`;
+        const clean = cleanText(text);
+        if (enc.regexp !== null) assert.deepEqual(chunksOf(enc, clean), splitText(enc.regexp, clean), label + ": splitText's chunks");
         assert.deepEqual(Array.from(enc.encode(text).ids), c.ids[i], label + " (special tokens as text)");
         const r = enc.encode(text, { recognise: true });
         assert.deepEqual(Array.from(r.ids), c.recognised[i], label + " (recognised)");

@@ -27,7 +27,7 @@ const NO_RANK = 0x7fffffff;
 // chunks shorter than this are merged by rescanning (fast for words); longer ones with a heap
 const SHORT_CHUNK = 48;
 // the chunk cache forgets everything past this many chunks (tokenizer/bpe/encoder.py ChunkCache's policy)
-const CACHE_LIMIT = 200_000;
+export const CACHE_LIMIT = 200_000;
 
 const utf8 = new TextEncoder();
 const strict = new TextDecoder("utf-8", { fatal: true });
@@ -149,6 +149,12 @@ export function utf8Length(s, from = 0, to = s.length) {
   return n;
 }
 
+/** The index after the code point at ``i`` (a RegExp with the u flag never starts a match inside a pair). */
+function afterCodePoint(text, i) {
+  const c = text.charCodeAt(i);
+  return c >= 0xd800 && c < 0xdc00 && i + 1 < text.length ? i + 2 : i + 1;
+}
+
 /** Chunks of ``text`` under ``re`` (a global RegExp), with the text between matches kept as chunks. */
 export function splitText(re, text) {
   if (!text) return [];
@@ -161,7 +167,7 @@ export function splitText(re, text) {
     const s = m.index;
     const e = s + m[0].length;
     if (e === s) {
-      re.lastIndex = s + 1; // never for the patterns jsregex writes (they cannot match the empty string)
+      re.lastIndex = afterCodePoint(text, s); // never for the patterns jsregex writes (they cannot match the empty string)
       continue;
     }
     if (s > pos) out.push(text.slice(pos, s));
@@ -179,33 +185,33 @@ export class Encoder {
     this.specials = model.specials || {};
     this.normalizer = model.normalizer || null;
     this.pattern = model.pattern; // the spec (jsregex.pattern_spec) or null: the whole text is one chunk
-    this.regexp = model.pattern === null ? null : new RegExp(explicitSource(model.pattern), "gu");
+    this.setRegExp(model.pattern === null ? null : explicitSource(model.pattern));
     this.native = false;
     const merges = model.merges;
     const n = merges.length / 3;
     this.newIds = new Uint32Array(n);
-    // open addressing over (left, right): keys in two arrays, the rank in a third. A pair listed
-    // twice keeps its last rank, and ranks from the number of distinct pairs on never apply (the
+    // open addressing over (left, right), four words a slot: left (-1: empty), right, rank, new id. A pair
+    // listed twice keeps its last rank, and ranks from the number of distinct pairs on never apply (the
     // core builds {pair: (rank, new id)} in list order and merges ranks below its length).
     let size = 16;
     while (size < 2 * n) size *= 2;
     this.mask = size - 1;
-    this.keyL = new Int32Array(size).fill(-1);
-    this.keyR = new Int32Array(size);
-    this.rank = new Int32Array(size);
+    const slots = new Int32Array(4 * size).fill(-1);
     let distinct = 0;
     for (let r = 0; r < n; r++) {
       const a = merges[3 * r];
       const b = merges[3 * r + 1];
       this.newIds[r] = merges[3 * r + 2];
       let h = this.hash(a, b);
-      while (this.keyL[h] !== -1 && !(this.keyL[h] === a && this.keyR[h] === b)) h = (h + 1) & this.mask;
-      if (this.keyL[h] === -1) distinct++;
-      this.keyL[h] = a;
-      this.keyR[h] = b;
-      this.rank[h] = r;
+      while (slots[4 * h] !== -1 && !(slots[4 * h] === a && slots[4 * h + 1] === b)) h = (h + 1) & this.mask;
+      if (slots[4 * h] === -1) distinct++;
+      slots[4 * h] = a;
+      slots[4 * h + 1] = b;
+      slots[4 * h + 2] = r;
+      slots[4 * h + 3] = merges[3 * r + 2];
     }
-    this.limit = distinct;
+    for (let h = 0; h < size; h++) if (slots[4 * h] !== -1 && slots[4 * h + 2] >= distinct) slots[4 * h + 2] = NO_RANK;
+    this.slots = slots;
     this.whole = new Map(); // chunk text -> id; a whole token that is not valid UTF-8 is never a chunk
     for (const [id, data] of model.whole) {
       try {
@@ -214,15 +220,26 @@ export class Encoder {
         // not text: no chunk of text equals it
       }
     }
-    this.cache = new Map(); // chunk -> Uint32Array [id, byte length, id, byte length, ...]
+    this.cache = new ChunkCache();
+    // one chunk's tokens while it is merged (grown for a longer chunk): ids, byte lengths, pair ranks
+    this.tok = new Int32Array(256);
+    this.len = new Int32Array(256);
+    this.rs = new Int32Array(256);
   }
 
   /** Split with the browser's own \\p{…} from now on, corrected by ``diffs`` (pattern.checkProperty's, per
    * property): the same chunks, faster. */
   useNative(diffs) {
     if (this.pattern === null) return;
-    this.regexp = new RegExp(nativeSource(this.pattern, diffs), "gu");
+    this.setRegExp(nativeSource(this.pattern, diffs));
     this.native = true;
+  }
+
+  /** The pattern as a global RegExp (splitText's) and as a sticky one: ``test`` at a chunk's start finds the
+   * match a global search from there finds first, without making a match array. */
+  setRegExp(source) {
+    this.regexp = source === null ? null : new RegExp(source, "gu");
+    this.sticky = source === null ? null : new RegExp(source, "yu");
   }
 
   hash(a, b) {
@@ -231,73 +248,81 @@ export class Encoder {
 
   /** The rank of merging (a, b), or NO_RANK. */
   rankOf(a, b) {
-    let h = this.hash(a, b);
-    const keyL = this.keyL;
+    const slots = this.slots;
+    const mask = this.mask;
+    let h = ((Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77)) >>> 0) & mask;
     for (;;) {
-      const k = keyL[h];
+      const k = slots[4 * h];
       if (k === -1) return NO_RANK;
-      if (k === a && this.keyR[h] === b) {
-        const r = this.rank[h];
-        return r < this.limit ? r : NO_RANK;
-      }
-      h = (h + 1) & this.mask;
+      if (k === a && slots[4 * h + 1] === b) return slots[4 * h + 2];
+      h = (h + 1) & mask;
     }
-  }
-
-  /** One chunk's tokens as [id, byte length, ...] (cached per chunk text). */
-  encodeChunk(chunk) {
-    let out = this.cache.get(chunk);
-    if (out !== undefined) return out;
-    const id = this.whole.get(chunk);
-    if (id !== undefined) out = Uint32Array.of(id, utf8Length(chunk));
-    else out = this.mergeBytes(utf8.encode(chunk));
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(chunk, out);
-    return out;
   }
 
   /** BPE over bytes: [id, byte length, ...]. */
   mergeBytes(data) {
     const n = data.length;
-    const ids = new Array(n);
-    const lens = new Array(n);
+    this.reserve(n);
     for (let i = 0; i < n; i++) {
-      ids[i] = this.byteIds[data[i]];
-      lens[i] = 1;
+      this.tok[i] = this.byteIds[data[i]];
+      this.len[i] = 1;
     }
-    if (n >= SHORT_CHUNK) return this.mergeHeap(ids, lens);
+    const m = this.merge(n);
+    const out = new Uint32Array(2 * m);
+    for (let i = 0; i < m; i++) {
+      out[2 * i] = this.tok[i];
+      out[2 * i + 1] = this.len[i];
+    }
+    return out;
+  }
+
+  /** Room for a chunk of ``n`` bytes in the scratch arrays. */
+  reserve(n) {
+    if (n <= this.tok.length) return;
+    let cap = this.tok.length;
+    while (cap < n) cap *= 2;
+    this.tok = new Int32Array(cap);
+    this.len = new Int32Array(cap);
+    this.rs = new Int32Array(cap);
+  }
+
+  /** Merge the ``n`` tokens in this.tok/this.len in place; how many are left. */
+  merge(n) {
+    if (n >= SHORT_CHUNK) return this.mergeHeap(n);
     // bpe_short: the ranks of neighbouring pairs in a list; merge the leftmost lowest, look again
-    const rs = new Array(Math.max(0, n - 1));
-    for (let i = 0; i + 1 < n; i++) rs[i] = this.rankOf(ids[i], ids[i + 1]);
-    while (rs.length) {
+    const tok = this.tok;
+    const len = this.len;
+    const rs = this.rs;
+    for (let i = 0; i + 1 < n; i++) rs[i] = this.rankOf(tok[i], tok[i + 1]);
+    let m = n;
+    while (m > 1) {
       let best = NO_RANK;
       let at = -1;
-      for (let i = 0; i < rs.length; i++) {
+      for (let i = 0; i < m - 1; i++) {
         if (rs[i] < best) {
           best = rs[i];
           at = i;
         }
       }
       if (at < 0) break;
-      ids.splice(at, 2, this.newIds[best]);
-      lens.splice(at, 2, lens[at] + lens[at + 1]);
-      rs.splice(at, 1);
-      if (at > 0) rs[at - 1] = this.rankOf(ids[at - 1], ids[at]);
-      if (at < rs.length) rs[at] = this.rankOf(ids[at], ids[at + 1]);
+      tok[at] = this.newIds[best];
+      len[at] += len[at + 1];
+      for (let i = at + 1; i < m - 1; i++) {
+        tok[i] = tok[i + 1];
+        len[i] = len[i + 1];
+      }
+      for (let i = at + 1; i < m - 2; i++) rs[i] = rs[i + 1];
+      m--;
+      if (at > 0) rs[at - 1] = this.rankOf(tok[at - 1], tok[at]);
+      if (at < m - 1) rs[at] = this.rankOf(tok[at], tok[at + 1]);
     }
-    const out = new Uint32Array(2 * ids.length);
-    for (let i = 0; i < ids.length; i++) {
-      out[2 * i] = ids[i];
-      out[2 * i + 1] = lens[i];
-    }
-    return out;
+    return m;
   }
 
-  /** bpe_heap: a heap of (rank, position) over a linked list; the same order as mergeBytes. */
-  mergeHeap(ids, lens) {
-    const n = ids.length;
-    const tok = Int32Array.from(ids);
-    const len = Int32Array.from(lens);
+  /** bpe_heap: a heap of (rank, position) over a linked list; the same order as the short path. */
+  mergeHeap(n) {
+    const tok = this.tok;
+    const len = this.len;
     const next = new Int32Array(n);
     const prev = new Int32Array(n);
     for (let i = 0; i < n; i++) {
@@ -333,9 +358,105 @@ export class Encoder {
         if (rr !== NO_RANK) heap.push(rr * SCALE + i);
       }
     }
-    const out = [];
-    for (let i = 0; i < n; i = next[i]) out.push(tok[i], len[i]);
-    return Uint32Array.from(out);
+    let m = 0;
+    for (let i = 0; i < n; i = next[i]) {
+      tok[m] = tok[i];
+      len[m] = len[i];
+      m++;
+    }
+    return m;
+  }
+
+  /** The tokens of the chunk ``text[start:end]``, not in the cache: put there; their place in cache.out. */
+  encodeNew(text, start, end, hash) {
+    const id = this.whole.size ? this.whole.get(text.slice(start, end)) : undefined;
+    if (id !== undefined) {
+      this.tok[0] = id;
+      this.len[0] = utf8Length(text, start, end);
+      return this.cache.add(text, start, end, hash, this.tok, this.len, 1);
+    }
+    // the chunk's UTF-8 (the text is well formed: cleanText), each byte as its id
+    this.reserve(3 * (end - start));
+    const tok = this.tok;
+    const len = this.len;
+    const byteIds = this.byteIds;
+    let n = 0;
+    for (let i = start; i < end; i++) {
+      let c = text.charCodeAt(i);
+      if (c < 0x80) {
+        tok[n++] = byteIds[c];
+        continue;
+      }
+      if (c < 0x800) {
+        tok[n++] = byteIds[0xc0 | (c >> 6)];
+      } else {
+        if (c >= 0xd800 && c < 0xdc00) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+          tok[n++] = byteIds[0xf0 | (c >> 18)];
+          tok[n++] = byteIds[0x80 | ((c >> 12) & 0x3f)];
+        } else {
+          tok[n++] = byteIds[0xe0 | (c >> 12)];
+        }
+        tok[n++] = byteIds[0x80 | ((c >> 6) & 0x3f)];
+      }
+      tok[n++] = byteIds[0x80 | (c & 0x3f)];
+    }
+    len.fill(1, 0, n);
+    return this.cache.add(text, start, end, hash, this.tok, this.len, this.merge(n));
+  }
+
+  /** Where the chunk of ``text`` that starts at ``pos`` ends: splitText's chunks, one at a time. */
+  chunkEnd(text, pos) {
+    const sticky = this.sticky;
+    if (sticky === null) return text.length;
+    sticky.lastIndex = pos;
+    if (sticky.test(text) && sticky.lastIndex > pos) return sticky.lastIndex;
+    // no match starts here: the text up to the next match is a chunk (splitText skips empty matches)
+    const global = this.regexp;
+    global.lastIndex = pos;
+    let m;
+    while ((m = global.exec(text)) !== null && m[0].length === 0) global.lastIndex = afterCodePoint(text, m.index);
+    if (m === null) return text.length;
+    return m.index > pos ? m.index : m.index + m[0].length;
+  }
+
+  /**
+   * Encode the chunks of ``text`` from ``pos`` on into ``out``, at most ``budget`` of them; where it stopped.
+   * The chunks are splitText's: each match of the pattern, and the text between matches.
+   */
+  encodeRun(text, pos, budget, out) {
+    const cache = this.cache;
+    const length = text.length;
+    let done = 0;
+    while (pos < length && done < budget) {
+      const end = this.chunkEnd(text, pos);
+      // FNV-1a over the UTF-16 units, then a final mix (murmur3's) so the low bits index the table well
+      let h = 0x811c9dc5;
+      for (let i = pos; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
+      let at = cache.find(text, pos, end, h);
+      if (at < 0) at = this.encodeNew(text, pos, end, h);
+      const toks = cache.out;
+      const k = toks[at];
+      if (out.count + k > out.ids.length) out.grow(k);
+      const ids = out.ids;
+      const lens = out.lens;
+      let c = out.count;
+      for (let t = at + 1, stop = at + 1 + 2 * k; t < stop; t += 2) {
+        ids[c] = toks[t];
+        lens[c] = toks[t + 1];
+        c++;
+      }
+      out.count = c;
+      pos = end;
+      done++;
+    }
+    out.chunks += done;
+    return pos;
   }
 
   /** The pieces of ``text``: ``[text, special id or -1]``, cut at the recognised special tokens. */
@@ -378,47 +499,30 @@ export class Encoder {
     if (this.normalizer === "NFC") text = nfcAsPython(text); // the tokens' bytes are this text's
     if (this.specialIds === undefined) this.setSpecials(this.specials);
     const pieces = this.pieces(text, recognise ? this.specialRe : null);
-    let cap = 1024;
-    let ids = new Uint32Array(cap);
-    let lens = new Uint32Array(cap);
-    let special = new Uint8Array(cap);
-    let count = 0;
-    const grow = (need) => {
-      if (count + need <= cap) return;
-      while (count + need > cap) cap *= 2;
-      const i2 = new Uint32Array(cap);
-      i2.set(ids);
-      ids = i2;
-      const l2 = new Uint32Array(cap);
-      l2.set(lens);
-      lens = l2;
-      const s2 = new Uint8Array(cap);
-      s2.set(special);
-      special = s2;
-    };
-    let done = 0;
+    const out = new Tokens(1024 + (text.length >> 2)); // about a token per four characters: rarely grown
+    let budget = every;
     for (const [piece, sid] of pieces) {
       if (sid >= 0) {
-        grow(1);
-        ids[count] = sid;
-        lens[count] = utf8Length(piece);
-        special[count] = 1;
-        count++;
+        if (out.count + 1 > out.ids.length) out.grow(1);
+        out.ids[out.count] = sid;
+        out.lens[out.count] = utf8Length(piece);
+        out.special[out.count] = 1;
+        out.count++;
         continue;
       }
-      for (const chunk of splitText(this.regexp, piece)) {
-        const toks = this.encodeChunk(chunk);
-        const k = toks.length / 2;
-        grow(k);
-        for (let t = 0; t < k; t++) {
-          ids[count + t] = toks[2 * t];
-          lens[count + t] = toks[2 * t + 1];
+      let pos = 0;
+      while (pos < piece.length) {
+        const before = out.chunks;
+        pos = this.encodeRun(piece, pos, budget, out);
+        budget -= out.chunks - before;
+        if (budget === 0) {
+          budget = every;
+          yield out.count;
         }
-        count += k;
-        if (++done % every === 0) yield count;
       }
     }
-    return { ids: ids.slice(0, count), lens: lens.slice(0, count), special: special.slice(0, count), data: utf8.encode(text), chars };
+    const n = out.count;
+    return { ids: out.ids.slice(0, n), lens: out.lens.slice(0, n), special: out.special.slice(0, n), data: utf8.encode(text), chars };
   }
 
   /** encodeSteps run to the end, at once. */
@@ -429,6 +533,119 @@ export class Encoder {
       if (done) return value;
     }
   }
+}
+
+/** Where encodeSteps writes: each token's id, byte length and special flag, grown as needed. */
+class Tokens {
+  constructor(capacity) {
+    this.ids = new Uint32Array(capacity);
+    this.lens = new Uint32Array(capacity);
+    this.special = new Uint8Array(capacity);
+    this.count = 0;
+    this.chunks = 0; // chunks encoded so far
+  }
+
+  grow(need) {
+    let cap = this.ids.length;
+    while (this.count + need > cap) cap *= 2;
+    for (const name of ["ids", "lens", "special"]) {
+      const old = this[name];
+      this[name] = new old.constructor(cap);
+      this[name].set(old);
+    }
+  }
+}
+
+/**
+ * Each chunk's tokens by the chunk's text, in flat typed arrays (no string, array or object a chunk): an
+ * open-addressing table of [hash, key start, key length, tokens start] over a pool of the keys' UTF-16
+ * units and one of the tokens, [count, id, byte length, id, byte length, ...]. It forgets everything past
+ * CACHE_LIMIT chunks, as the core's ChunkCache (tokenizer/bpe/encoder.py) forgets past its limit.
+ */
+export class ChunkCache {
+  constructor() {
+    this.clear();
+  }
+
+  clear() {
+    this.size = 0;
+    this.mask = 4095;
+    this.table = new Int32Array(4 * 4096);
+    this.keys = new Uint16Array(1 << 16);
+    this.keyEnd = 0;
+    this.out = new Uint32Array(1 << 16);
+    this.outEnd = 0;
+  }
+
+  /** Where the tokens of ``text[start:end]`` (its hash ``h``) are in this.out, or -1. */
+  find(text, start, end, h) {
+    const table = this.table;
+    const keys = this.keys;
+    const n = end - start;
+    const mask = this.mask;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const n2 = table[4 * s + 2];
+      if (n2 === 0) return -1; // chunks are never empty: an empty slot
+      if (table[4 * s] === h && n2 === n) {
+        const k = table[4 * s + 1];
+        let i = 0;
+        while (i < n && keys[k + i] === text.charCodeAt(start + i)) i++;
+        if (i === n) return table[4 * s + 3];
+      }
+    }
+  }
+
+  /** Keep the ``count`` tokens in tok/len as those of ``text[start:end]``; where they are in this.out. */
+  add(text, start, end, h, tok, len, count) {
+    if (this.size >= CACHE_LIMIT) this.clear();
+    if (2 * (this.size + 1) > this.mask + 1) this.rehash();
+    const n = end - start;
+    if (this.keyEnd + n > this.keys.length) this.keys = grown(this.keys, this.keyEnd + n);
+    const keys = this.keys;
+    for (let i = 0; i < n; i++) keys[this.keyEnd + i] = text.charCodeAt(start + i);
+    if (this.outEnd + 1 + 2 * count > this.out.length) this.out = grown(this.out, this.outEnd + 1 + 2 * count);
+    const out = this.out;
+    const at = this.outEnd;
+    out[at] = count;
+    for (let t = 0; t < count; t++) {
+      out[at + 1 + 2 * t] = tok[t];
+      out[at + 2 + 2 * t] = len[t];
+    }
+    let s = h & this.mask;
+    while (this.table[4 * s + 2] !== 0) s = (s + 1) & this.mask;
+    this.table[4 * s] = h;
+    this.table[4 * s + 1] = this.keyEnd;
+    this.table[4 * s + 2] = n;
+    this.table[4 * s + 3] = at;
+    this.keyEnd += n;
+    this.outEnd += 1 + 2 * count;
+    this.size++;
+    return at;
+  }
+
+  rehash() {
+    const old = this.table;
+    const size = 2 * (this.mask + 1);
+    const mask = size - 1;
+    const table = new Int32Array(4 * size);
+    for (let s = 0; s < old.length; s += 4) {
+      if (old[s + 2] === 0) continue;
+      let t = old[s] & mask;
+      while (table[4 * t + 2] !== 0) t = (t + 1) & mask;
+      table.set(old.subarray(s, s + 4), 4 * t);
+    }
+    this.table = table;
+    this.mask = mask;
+  }
+}
+
+/** A copy of ``a`` with room for at least ``n`` elements (doubled). */
+function grown(a, n) {
+  let cap = a.length;
+  while (cap < n) cap *= 2;
+  const b = new a.constructor(cap);
+  b.set(a);
+  return b;
 }
 
 /** The "Characters" baseline (tokenizer.baselines.CharTokenizer): one token per code point, its id. */

@@ -9,6 +9,10 @@
 //   wanted S, the browser's class C: S = C + add - remove, written [C add] or (?![remove])[C add]
 // (and for a negated class (?:[^C add]|[remove])). So the chunks are regex's whatever the browser.
 
+// V8 optimizes a RegExp only below 20 K characters of source: a longer explicit pattern (o200k's,
+// Tekken's) is worth switching to the browser's own \p{…}, once checked (the worker does)
+export const OPTIMIZED = 19_000;
+
 // Characters written as \u{…}: RegExp syntax, controls, spaces, and surrogates (jsregex._char).
 const SYNTAX = new Set("\\^$.*+?()[]{}|/-");
 const SPACE = /\s/u;

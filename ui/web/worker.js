@@ -12,15 +12,12 @@
 // A newer "encode" makes an older one stop at its next pause (every few thousand chunks), so
 // stale work never delays fresh work; results carry their seq and the page keeps only the newest.
 import { CharEncoder, Encoder, parseModel } from "./bpe.js";
-import { checkProperty, explicitSource } from "./pattern.js";
+import { OPTIMIZED, checkProperty, explicitSource } from "./pattern.js";
 
 const CACHE = "bpe-lab-models-v1";
 const KEEP = 4; // models kept in memory (switching back and forth between tokenizers is instant)
 const models = new Map(); // key -> Promise<Encoder>
 let latest = 0;
-// V8 optimizes a RegExp only below 20 K characters of source: a longer explicit pattern (o200k's,
-// Tekken's) is worth switching to the browser's own \p{…}, once checked (pattern.js)
-const OPTIMIZED = 19_000;
 const checked = new Map(); // property -> Promise<{extra, missing} | null>, once per worker
 
 async function fetchModel(url) {
