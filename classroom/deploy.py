@@ -330,15 +330,17 @@ class Watchdog:
     supervisord restarts only a process that exits; one frozen (a native library holding the
     interpreter, a deadlock) would keep its port, and nginx would keep sending browsers to it.
     Every ``interval`` seconds each app process's health check is asked (``timeout`` each); a
-    process that answered since it started and then misses ``misses`` checks in a row is killed
+    process that answered since it started (or has run ``grace`` seconds) and then misses ``misses`` checks in a row is killed
     (SIGKILL through supervisord's XML-RPC interface), its connections close, and nginx sends its
     browsers to the others until it is back.
     """
 
-    def __init__(self, socket_path: Path, programs: list[Program], *, interval: float = 2.0, misses: int = 3):
+    def __init__(
+        self, socket_path: Path, programs: list[Program], *, interval: float = 2.0, misses: int = 3, grace: float = 60.0
+    ):
         self.socket_path = socket_path
         self.programs = [p for p in programs if p.name.startswith("app-")]
-        self.interval, self.misses = interval, misses
+        self.interval, self.misses, self.grace = interval, misses, grace
         self._missed: dict[str, int] = {}
         self._answered: dict[str, int] = {}  # program -> the pid that last answered its health check
         self._next = 0.0
@@ -369,7 +371,8 @@ class Watchdog:
                 self._answered[prog.name] = pid
                 self._missed[prog.name] = 0
                 continue
-            if self._answered.get(prog.name) != pid:
+            started = info.get("now", 0) - info.get("start", 0)
+            if self._answered.get(prog.name) != pid and started < self.grace:
                 continue  # still loading after a start: not frozen
             self._missed[prog.name] = self._missed.get(prog.name, 0) + 1
             if self._missed[prog.name] >= self.misses:

@@ -190,7 +190,7 @@ def test_a_killed_worker_is_replaced_and_a_busy_pool_makes_a_call_wait_its_limit
 
         def hog():
             try:
-                pool.call(("encode", spec, False, ["y" * 80]), 3)
+                pool.call(("encode", spec, False, ["y" * 400]), 3)  # minutes of backtracking: always stopped
             except hf_guard.GuardTimeout:
                 outcome.append("stopped")
 
