@@ -22,7 +22,7 @@ import sys
 import time
 from typing import NoReturn
 
-from . import database, identity, workers, workspaces
+from . import database, identity, teacher, workers, workspaces
 
 
 def fail(problem: BaseException) -> NoReturn:
@@ -38,6 +38,7 @@ def check_settings() -> bool:
         workers.configured_workers(shared)
         if shared:
             database.Limits.from_env()
+            teacher.teacher_secret()
     except ValueError as e:
         fail(e)
     return shared
@@ -55,6 +56,20 @@ def check_database() -> str:
     except ValueError as e:  # DatabaseUnavailable
         fail(e)
     return database.describe_url(url)
+
+
+def announce_teacher_link() -> None:
+    """Shared mode without ``make serve`` (which makes one for all its app processes): a teacher secret of this
+    process's own when none is set, and its link on stderr."""
+    import os
+
+    import streamlit as st
+
+    if teacher.teacher_secret() is not None:
+        return
+    os.environ[teacher.SECRET_ENV] = secret = teacher.new_secret()
+    link = teacher.teacher_link(f"http://localhost:{st.get_option('server.port')}", secret)
+    print(f"BPE Lab: the teacher leads the lesson from {link}", file=sys.stderr)
 
 
 def warm_up(shared: bool = True) -> None:
@@ -127,6 +142,7 @@ def start() -> list:
     shared = check_settings()
     if shared:
         check_database()
+        announce_teacher_link()
     workspaces.configure(shared)
     warm_up(shared)
     trim_memory_every()  # in every mode: Streamlit's collection after every rerun is off (.streamlit/config.toml)

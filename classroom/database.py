@@ -14,6 +14,9 @@ Schema (``SCHEMA``, SQLAlchemy Core tables: the same in both, created at start-u
                 every change makes a new one, so caches know) · bytes (what the
                 limit counts: the JSON plus the training text, uncompressed) ·
                 doc (BPE Lab JSON, zlib) · corpus (UTF-8 training text, zlib, or NULL)
+    lesson_teachers  owner PK (a browser that opened the teacher link) · secret_id · since
+    lesson_position  lesson PK · chapter · step · updated_at (where the teacher is)
+    lesson_answers   question_id + owner PK (one answer per browser, the latest) · answer · correct · answered_at
 
 Limits per browser (``Limits``, from the environment): how many tokenizers and how
 many megabytes; ``add`` checks both inside one transaction (two tabs adding at
@@ -89,6 +92,31 @@ sa.Table(
     sa.Column("bytes", sa.BigInteger, nullable=False),
     sa.Column("doc", sa.LargeBinary, nullable=False),
     sa.Column("corpus", sa.LargeBinary),
+)
+# the lesson in a class (classroom/lesson.py): who leads, where the teacher is, what the class answered
+sa.Table(
+    "lesson_teachers",
+    SCHEMA,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("secret_id", sa.Text, nullable=False),
+    sa.Column("since", sa.Double, nullable=False),
+)
+sa.Table(
+    "lesson_position",
+    SCHEMA,
+    sa.Column("lesson", sa.Text, primary_key=True),
+    sa.Column("chapter", sa.Integer, nullable=False),
+    sa.Column("step", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Double, nullable=False),
+)
+sa.Table(
+    "lesson_answers",
+    SCHEMA,
+    sa.Column("question_id", sa.Text, primary_key=True),
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("answer", sa.Text, nullable=False),
+    sa.Column("correct", sa.Integer, nullable=False),
+    sa.Column("answered_at", sa.Double, nullable=False),
 )
 
 
