@@ -24,6 +24,7 @@ PAGES = [
     st.Page("pages/train.py", title="Train", icon="🏋️", url_path="train"),
     st.Page("pages/step.py", title="Step through", icon="👣", url_path="step"),
     st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),
+    st.Page("pages/lesson.py", title="Lesson", icon="🎓", url_path="lesson"),
     shell.alias(TOKENIZE, "tokenize"),  # hidden: /tokenize opens Tokenize at /
 ]
 
