@@ -457,7 +457,7 @@ def test_every_model_family_is_named_where_the_models_are_listed():
 def test_the_readme_lists_every_page_at_its_address():
     app = _text(ROOT / "app.py")
     pages = re.findall(r'st\.Page\("pages/\w+\.py", title="([^"]+)", icon="[^"]+", url_path="([\w-]+)"', app)
-    assert len(pages) == 7
+    assert len(pages) == 8
     readme = _text(README)
     for title, url_path in pages:
         address = "/" if url_path == "tokenize-home" else f"/{url_path}"
