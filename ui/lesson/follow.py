@@ -85,7 +85,7 @@ def _student(room: Classroom) -> tuple[int, int] | None:
         help="Your page shows the chapter and step the teacher shows, as they move. Turn it off to explore on your own.",
     )
     if not following:
-        st.caption("You explore on your own. Turn on **Follow the teacher** to see what the teacher shows.")
+        st.caption("You explore on your own; turn following on to see what the teacher shows.")
         return None
     try:
         pos = room.position()
