@@ -11,7 +11,7 @@ import streamlit as st
 from ui.common import shell, state
 from ui.lesson import follow
 
-STATE = state.PageState("lesson", {}, widgets=("answer",))
+STATE = state.PageState("lesson", {}, widgets=("answer", "back", "next", "send"))
 CHAPTERS, STEPS = 9, 5
 
 
@@ -39,15 +39,15 @@ back = (chapter, step - 1) if step else (chapter - 1, STEPS - 1) if chapter > 1 
 ahead = (chapter, step + 1) if step < STEPS - 1 else (chapter + 1, 0) if chapter < CHAPTERS else None
 left, right = st.columns(2)
 with left:
-    st.button("Back", disabled=back is None or teacher is not None, on_click=_go, args=(back,))
+    st.button("Back", key="lesson.back", disabled=back is None or teacher is not None, on_click=_go, args=(back,))
 with right:
-    st.button("Next", disabled=ahead is None or teacher is not None, on_click=_go, args=(ahead,))
+    st.button("Next", key="lesson.next", disabled=ahead is None or teacher is not None, on_click=_go, args=(ahead,))
 
 question = f"chapter-{chapter}"
 right_answer = str(255 + chapter)
 with st.form(f"lesson.question.{chapter}"):
     given = st.text_input(f"Which id does merge number {chapter} create?", key=STATE.key("answer", chapter))
-    if st.form_submit_button("Answer"):
+    if st.form_submit_button("Answer", key=f"lesson.send.{chapter}"):
         correct = given.strip() == right_answer
         follow.record_answer(question, given.strip(), correct)
         (st.success if correct else st.error)("Right." if correct else f"Not quite: it is {right_answer}.")
