@@ -60,7 +60,7 @@ def class_panel(chapter: int, step: int) -> tuple[int, int] | None:
         return None
     with st.sidebar:
         st.subheader("The class")
-        if st.session_state.get(CLAIMED) is False and not leads:
+        if st.session_state.pop(CLAIMED, None) is False and not leads:  # said once, on the run that refused it
             st.error("That teacher link is not this server's (or it is out of date): ask for the one `make serve` printed.")
         if leads:
             return _teacher(room, chapter, step)
