@@ -1,6 +1,7 @@
-"""The lesson in a class, in real browsers against `make serve`'s deployment (nginx, two app processes, one database):
-a teacher and three students, one of them on each app process for sure; follow, stop following and rejoin; the
-class's answers, aggregated for the teacher alone; a student's forged attempts to lead refused."""
+"""The lesson in a class, in real browsers against `make serve`'s deployment (nginx, two app processes, one database:
+SQLite, then PostgreSQL): a teacher and three students, one of them on each app process for sure; follow, stop
+following and rejoin; the class's answers, aggregated for the teacher alone; a student's forged attempts to lead
+refused."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from postgres import PostgresServer
 
 from classroom.database import owner_of
 
@@ -21,11 +23,20 @@ SECRET = "a-teacher-secret-for-the-browser-test"
 MOVE_TIMEOUT = 30_000
 
 
-@pytest.fixture(scope="module")
-def classroom(tmp_path_factory):
-    srv = ClassroomServer(tmp_path_factory.mktemp("lesson"), workers=2, env={"BPE_LAB_TEACHER_SECRET": SECRET}).start()
-    yield srv
-    srv.stop()
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def classroom(request, tmp_path_factory):
+    """The deployment with its default database (SQLite), then with a real PostgreSQL as replicas would share."""
+    env = {"BPE_LAB_TEACHER_SECRET": SECRET}
+    pg = PostgresServer().start() if request.param == "postgresql" else None
+    if pg is not None:
+        env["BPE_LAB_DATABASE_URL"] = pg.url
+    srv = ClassroomServer(tmp_path_factory.mktemp("lesson"), workers=2, env=env)
+    try:
+        yield srv.start()
+    finally:
+        srv.stop()
+        if pg is not None:
+            pg.stop()
 
 
 def app_urls(classroom) -> list[str]:
