@@ -254,3 +254,40 @@ def test_the_teacher_secret_setting():
     made = {teacher.new_secret() for _ in range(50)}
     assert len(made) == 50 and all(teacher.teacher_secret({teacher.SECRET_ENV: s}) == s for s in made)
     assert teacher.secret_id(SECRET) != teacher.secret_id(SECRET + "x") and SECRET not in teacher.secret_id(SECRET)
+
+
+def test_a_single_shared_process_makes_a_secret_and_says_its_link(monkeypatch, capsys):
+    """`BPE_LAB_SHARED=1 make run` has no make serve to make the secret: the process makes its own and prints the link;
+    one set in the environment is kept, and not printed."""
+    from classroom import asgi
+
+    monkeypatch.delenv(teacher.SECRET_ENV, raising=False)
+    asgi.announce_teacher_link()
+    made = teacher.teacher_secret()
+    assert made is not None
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("BPE Lab: the teacher leads the lesson from http://localhost:") and line.endswith(f"?teacher={made}")
+    monkeypatch.setenv(teacher.SECRET_ENV, SECRET)
+    asgi.announce_teacher_link()
+    assert teacher.teacher_secret() == SECRET and capsys.readouterr().err == ""
+
+
+def test_make_serve_refuses_a_bad_secret_in_one_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, BPE_LAB_TEACHER_SECRET="has spaces, not a secret", BPE_LAB_DATA_DIR=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-m", "classroom", "--port", "18599", "--workers", "1"],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2
+    [line] = out.stderr.strip().splitlines()
+    assert line.startswith("BPE Lab: BPE_LAB_TEACHER_SECRET must be 16 to 128 letters, digits, - or _")
+    assert "has spaces" not in line  # a secret, even a bad one, is not printed
