@@ -111,7 +111,8 @@ def answers_summary(spread: list[Spread]) -> str:
 
 
 def answers_chart(spread: list[Spread]) -> dict:
-    """A bar per answer given (how many gave it), green when right: a Vega-Lite spec, drawn by ``st.vega_lite_chart``.
+    """A bar per answer given (how many gave it), blue when right and orange when wrong (apart for every kind of colour
+    vision, and named in the legend), its text as large as a projector needs: a Vega-Lite spec for ``st.vega_lite_chart``.
 
     >>> spec = answers_chart([Spread("7", True, 3), Spread("8", False, 1)])
     >>> [row["answer"] for row in spec["data"]["values"]], spec["encoding"]["x"]["field"]
@@ -122,17 +123,18 @@ def answers_chart(spread: list[Spread]) -> dict:
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
         "data": {"values": values},
         "mark": {"type": "bar", "tooltip": True},
-        "height": {"step": 28},
+        "height": {"step": 32},
         "encoding": {
-            "y": {"field": "answer", "type": "nominal", "sort": "-x", "title": "Answer"},
+            "y": {"field": "answer", "type": "nominal", "sort": "-x", "title": "Answer", "axis": {"labelLimit": 320}},
             "x": {"field": "students", "type": "quantitative", "title": "Students", "axis": {"tickMinStep": 1}},
             "color": {
                 "field": "result",
                 "type": "nominal",
-                "scale": {"domain": ["right", "wrong"], "range": ["#16a34a", "#dc2626"]},
+                "scale": {"domain": ["right", "wrong"], "range": ["#2563eb", "#f97316"]},
                 "title": None,
             },
         },
+        "config": {"axis": {"labelFontSize": 16, "titleFontSize": 16}, "legend": {"labelFontSize": 16}},
     }
 
 
