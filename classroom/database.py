@@ -372,7 +372,8 @@ class Database:
 
     # -- expiry
     def purge_expired(self, ttl_days: float, now: float | None = None) -> int:
-        """Delete the tokenizers of workspaces idle for ``ttl_days``; mark them expired. Returns how many workspaces."""
+        """Delete the tokenizers of workspaces idle for ``ttl_days`` (mark them expired) and lesson answers and teachers as
+        old. Returns how many workspaces."""
         now = time.time() if now is None else now
         cutoff = now - ttl_days * 86400
 
@@ -383,6 +384,9 @@ class Database:
                 run("UPDATE workspaces SET expired = :now WHERE owner = :owner", now=now, owner=owner)
             # the note that a workspace expired is kept for another period after expiring, then forgotten
             run("DELETE FROM workspaces WHERE expired > 0 AND expired < :cutoff", cutoff=cutoff)
+            # a lesson's answers and teachers are kept as long as a workspace, then forgotten
+            run("DELETE FROM lesson_answers WHERE answered_at < :cutoff", cutoff=cutoff)
+            run("DELETE FROM lesson_teachers WHERE since < :cutoff", cutoff=cutoff)
             return len(owners)
 
         return self.transaction(go)

@@ -291,3 +291,15 @@ def test_make_serve_refuses_a_bad_secret_in_one_line(tmp_path):
     [line] = out.stderr.strip().splitlines()
     assert line.startswith("BPE Lab: BPE_LAB_TEACHER_SECRET must be 16 to 128 letters, digits, - or _")
     assert "has spaces" not in line  # a secret, even a bad one, is not printed
+
+
+def test_answers_and_teachers_are_forgotten_with_idle_workspaces(db):
+    clock = [1_000_000.0]
+    here = Lessons(db, SECRET, clock=lambda: clock[0])
+    assert here.claim(TEACHER, SECRET)
+    here.answer(owner(1), "old", "1", True)
+    clock[0] += 20 * 86400
+    here.answer(owner(2), "recent", "2", True)
+    db.purge_expired(ttl_days=10, now=clock[0] + 86400)
+    assert db.query("SELECT question_id FROM lesson_answers") == [("recent",)]
+    assert not here.leads(TEACHER)  # the teacher of a month ago opens the link again
