@@ -208,15 +208,15 @@ _SESSION_KEY = "classroom.seat"
 
 def provider(open_db: Callable[[], database.Database], secret: str | None) -> Callable[[], Seat]:
     """What ``ui.lesson.seat.use`` gets in shared mode: each session's seat, by the browser key of its cookie."""
-    held: dict[str, Lessons] = {}
+    held: list[Lessons] = []  # the process's one Lessons, over the database the store opened
     lock = threading.Lock()
 
     def lessons() -> Lessons:
-        db = open_db()
+        db = open_db()  # a DatabaseUnavailable (a ValueError) when it cannot be opened: the page says so
         with lock:
-            if held.get("db") is not db:  # opened (again) after the database failed
-                held["lessons"], held["db"] = Lessons(db, secret), db
-            return held["lessons"]
+            if not held or held[0].db is not db:
+                held[:] = [Lessons(db, secret)]
+            return held[0]
 
     def seat() -> Seat:
         import streamlit as st
