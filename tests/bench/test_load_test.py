@@ -20,7 +20,9 @@ pytestmark = pytest.mark.slow  # a real server for the module
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = StreamlitServer(tmp_path_factory.mktemp("load") / "ws", shared=True).start()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("BPE_LAB_TEACHER_SECRET", load_test.TEACHER_SECRET)  # the lesson's teacher link
+        srv = StreamlitServer(tmp_path_factory.mktemp("load") / "ws", shared=True).start()
     yield srv
     srv.stop()
 
@@ -72,3 +74,16 @@ def test_a_failing_student_is_counted(server):
     rec = load_test.Recorder()
     aio.run(load_test.scenario(1, server.url.replace(str(server.port), "1"), rec, (0.0, 0.0), None, random.Random(0)))
     assert len(rec.errors) == 1 and "student 1" in rec.errors[0]
+
+
+def test_a_teacher_and_two_students_go_through_a_lesson(server):
+    """The lesson scenario: the teacher's Next presses reach both followers, their answers reach the teacher's page."""
+    rec, lesson = aio.run(load_test.lesson_class(server.url, 2, (1.2, 1.5), 0.0, 0, load_test.TEACHER_SECRET, 3))
+    assert rec.errors == []
+    assert lesson.last == (1, 3)
+    assert lesson.shown == {0: (1, 3), 1: (1, 3)}  # both followed to the teacher's last place
+    assert lesson.sent == {1: 2} and lesson.counted[1] == 2  # the teacher's page counted both answers
+    counts = {a: len(t) for a, t in rec.times.items()}
+    assert counts["teacher: Next"] == 3 and counts["answer"] == 2
+    assert counts["follow latency (teacher's Next to the student's page)"] >= 2  # a move seen by each, at least
+    assert counts["follow check (every 1 s)"] >= 2 * 3
