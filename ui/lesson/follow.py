@@ -1,9 +1,10 @@
 """The lesson in a class: the teacher leads, the students who choose to follow see the teacher's chapter and step.
 
-The lesson page calls three functions: ``class_panel`` (the sidebar's controls; the teacher's
-position when this student follows), ``record_answer`` and ``answers_panel`` (the teacher's
-view of the class's answers, anonymous). In local mode (``make run``) there is no class: all
-three do nothing and return None.
+The lesson page calls ``class_panel`` once per run, at the top of its main area (the controls, on
+the first screen even in presenter mode, whose sidebar starts folded; the teacher's position when
+this student follows), ``moved`` when its stepper reports a step between two runs of the page,
+``record_answer`` and ``answers_panel`` (the teacher's view of the class's answers, anonymous).
+In local mode (``make run``) there is no class: all four do nothing and return None.
 
 The class itself (who leads, the position, the answers) is the server's: the ``Classroom``
 protocol (``ui.lesson.seat``, plain Python), one per browser session, installed at start-up by the ``classroom`` package
@@ -38,15 +39,15 @@ from .seat import (
     use,
 )
 
-__all__ = ["Classroom", "Position", "Spread", "answers_panel", "class_panel", "classroom", "record_answer", "use"]
+__all__ = ["Classroom", "Position", "Spread", "answers_panel", "class_panel", "classroom", "moved", "record_answer", "use"]
 
 
 # ----------------------------------------------------------------------------- on the page
 
 
 def class_panel(chapter: int, step: int) -> tuple[int, int] | None:
-    """Renders the class controls (lead / follow) in the sidebar; returns the teacher's (chapter, step) when this
-    student follows, else None."""
+    """Renders the class controls (lead / follow) where the page calls it; returns the teacher's (chapter, step) when
+    this student follows, else None."""
     room = classroom()
     if room is None:
         return None
@@ -56,15 +57,27 @@ def class_panel(chapter: int, step: int) -> tuple[int, int] | None:
             st.session_state[CLAIMED] = claimed
         leads = room.leads()
     except ValueError as e:
-        st.sidebar.warning(f"The class cannot be reached right now ({e}); the lesson works on its own meanwhile.")
+        st.warning(f"The class cannot be reached right now ({e}); the lesson works on its own meanwhile.")
         return None
-    with st.sidebar:
-        st.subheader("The class")
-        if st.session_state.pop(CLAIMED, None) is False and not leads:  # said once, on the run that refused it
-            st.error("That teacher link is not this server's (or it is out of date): ask for the one `make serve` printed.")
-        if leads:
-            return _teacher(room, chapter, step)
-        return _student(room)
+    if st.session_state.pop(CLAIMED, None) is False and not leads:  # said once, on the run that refused it
+        st.error("That teacher link is not this server's (or it is out of date): ask for the one `make serve` printed.")
+    if leads:
+        return _teacher(room, chapter, step)
+    return _student(room)
+
+
+def moved(chapter: int, step: int) -> None:
+    """The page's stepper reported a step (a run of its fragment only): the teacher's page tells the class, so that
+    followers step too. Nothing for a student's page or in local mode; a database that cannot be reached is said by
+    the next full run."""
+    room = classroom()
+    if room is None:
+        return
+    try:
+        if room.leads():
+            lead(room, chapter, step, st.session_state)
+    except ValueError:
+        pass
 
 
 def _teacher(room: Classroom, chapter: int, step: int) -> None:
@@ -73,31 +86,33 @@ def _teacher(room: Classroom, chapter: int, step: int) -> None:
     except ValueError as e:
         st.warning(f"The class cannot be told where you are right now ({e}).")
         return None
-    st.success("You lead the class: students who follow see this chapter and step.")
+    st.caption("🎓 **You lead the class**: students who follow see this chapter and step.")
     return None
 
 
 def _student(room: Classroom) -> tuple[int, int] | None:
-    following = st.toggle(
+    toggle, status = st.columns([1, 3], vertical_alignment="center")  # one line: the figure stays on the first screen
+    following = toggle.toggle(
         "Follow the teacher",
         key=FOLLOW_KEY,
         persist_state="session",  # kept while the student visits another page of the app
         help="Your page shows the chapter and step the teacher shows, as they move. Turn it off to explore on your own.",
     )
     if not following:
-        st.caption("You explore on your own; turn following on to see what the teacher shows.")
+        status.caption("You explore on your own; turn following on to see what the teacher shows.")
         return None
     try:
         pos = room.position()
     except ValueError as e:
-        st.warning(f"The teacher's place cannot be read right now ({e}).")
+        status.warning(f"The teacher's place cannot be read right now ({e}).")
         return None
     shown = None if pos is None else (pos.chapter, pos.step)
     if pos is None:
-        st.caption("The teacher has not started yet: your page moves when they do.")
+        status.caption("The teacher has not started yet: your page moves when they do.")
     else:
-        st.caption(f"Following the teacher: chapter {pos.chapter}, step {pos.step}.")
-    _watch(shown)
+        status.caption(f"Following the teacher: chapter {pos.chapter}, step {pos.step}.")
+    with status:
+        _watch(shown)
     return shown
 
 

@@ -99,6 +99,7 @@ def test_local_mode_has_no_class_and_the_page_calls_cost_nothing():
     assert follow.class_panel(3, 5) is None
     assert follow.record_answer("q", "1", True) is None
     assert follow.answers_panel("q") is None
+    assert follow.moved(3, 5) is None
 
 
 def test_a_student_never_reaches_the_teachers_answers_through_the_panel(monkeypatch):
@@ -109,6 +110,24 @@ def test_a_student_never_reaches_the_teachers_answers_through_the_panel(monkeypa
         follow.answers_panel("q")  # returns before drawing anything: no Streamlit session is needed
         follow.record_answer("q", "42", False)
         assert room.calls == [("answer", "q", "42", False)]
+    finally:
+        seat.use(None)
+
+
+def test_a_stepper_report_moves_the_class_when_the_teacher_steps_and_never_when_a_student_does(monkeypatch):
+    session: dict = {}
+    monkeypatch.setattr(follow.st, "session_state", session)
+    teacher, student = Recorder(leads=True), Recorder(leads=False)
+    try:
+        for room in (teacher, student):
+            seat.use(lambda room=room: room)
+            for step in (3, 3, 4):  # a report of the step already told is not a move
+                follow.moved(3, step)
+        assert teacher.calls == [("lead", 3, 3), ("lead", 3, 4)]
+        assert student.calls == []
+        seat.use(None)
+        follow.moved(3, 5)  # local mode: nothing to tell
+        assert session == {seat.LED: (3, 4)}
     finally:
         seat.use(None)
 
