@@ -78,6 +78,7 @@ for _p in (str(ROOT), str(ROOT / "bench")):
 from stclient import ProtocolError, Student  # noqa: E402
 
 from ui.content.samples import SAMPLES  # noqa: E402
+from ui.lesson import model as lesson_model  # noqa: E402
 
 ACTIONS = [
     "page open (HTML + assets)",
@@ -306,38 +307,47 @@ LESSON_ACTIONS = [
     "lesson: open (first run)",
     "lesson: follow the teacher",
     "follow check (every 1 s)",
-    "follow latency (teacher's Next to the student's page)",
+    "follow latency (teacher's move to the student's page)",
     "answer",
-    "teacher: Next",
+    "teacher: Next chapter",
+    "teacher: a step (the stepper's report)",
     "teacher: the answers (every 2 s)",
 ]
-PLACE = re.compile(r"Chapter (\d+), step (\d+)")
+#: A follower's page says where the teacher is (ui/lesson/follow.py); the teacher's says the chapter it leads in.
+PLACE = re.compile(r"Following the teacher: chapter (\d+), step (\d+)\.")
+LEADS_IN = re.compile(r"You lead the class\*\* in chapter (\d+)")
 ANSWERED = re.compile(r"(\d+) answered")
-#: The stand-in Lesson page's steps per chapter and its chapters (pages/lesson.py).
-LESSON_STEPS, LESSON_CHAPTERS = 5, 9
+#: The teacher's steps in each stepping chapter (their stepper reports them as the browser would when stepping pauses).
+LESSON_STEPS = 2
+LESSON_CHAPTERS = lesson_model.N
+STEPPING = tuple(c.n for c in lesson_model.CHAPTERS if c.stepper)
 TEACHER_SECRET = "load-test-teacher-secret-0123456789"
+ANSWER_KEY, CHECK_KEY = "lesson.answer.", "lesson.check."
 
 
 def place_of(result) -> tuple[int, int] | None:
-    """The chapter and step a run drew (the page's "Chapter c, step s" line), or None when it drew none."""
+    """The teacher's chapter and step as a follower's run drew them, or None when it drew none."""
     for text in result.texts:
         m = PLACE.search(text)
-        if m and text.lstrip("*").startswith("Chapter"):
+        if m:
             return int(m.group(1)), int(m.group(2))
     return None
 
 
-def next_place(place: tuple[int, int]) -> tuple[int, int]:
-    chapter, step = place
-    return (chapter, step + 1) if step < LESSON_STEPS - 1 else (chapter + 1, 0)
+def lesson_path() -> list[tuple[int, int]]:
+    """The teacher's way through the lesson: every chapter, and in a stepping chapter its first steps one by one."""
+    path = []
+    for chapter in range(1, LESSON_CHAPTERS + 1):
+        path += [(chapter, step) for step in range(LESSON_STEPS + 1 if chapter in STEPPING else 1)]
+    return path
 
 
 class Lesson:
     """What the teacher did, shared with the students' coroutines (one event loop, one clock)."""
 
     def __init__(self, moves: int) -> None:
-        self.moves = moves
-        self.at: dict[tuple[int, int], float] = {}  # place -> perf_counter when the teacher pressed Next to go there
+        self.path = lesson_path()[: moves + 1]
+        self.at: dict[tuple[int, int], float] = {}  # place -> perf_counter when the teacher moved there
         self.started = asyncio.Event()
         self.done = False
         self.sent: dict[int, int] = defaultdict(int)  # chapter -> answers the students sent
@@ -348,10 +358,10 @@ class Lesson:
 
 async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder, think, rng: random.Random) -> None:
     s = Student(base)
-    place = (1, 0)
+    place = lesson.path[0]
 
     async def watch_answers(seconds: float) -> None:
-        """Think for ``seconds`` while the page's answers fragment reruns every two seconds."""
+        """Think for ``seconds`` while the page's answers fragments rerun every two seconds (the last one's count)."""
         end = time.perf_counter() + seconds
         while (left := end - time.perf_counter()) > 0:
             await asyncio.sleep(min(2.0, left))
@@ -362,24 +372,32 @@ async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder
                 if any(found):
                     lesson.counted[place[0]] = int(next(f for f in found if f).group(1))
 
+    def leads_in(r) -> int | None:
+        found = [LEADS_IN.search(t) for t in r.texts]
+        return next((int(f.group(1)) for f in found if f), None)
+
     try:
         rec.add("page open (HTML + assets)", await s.load_page(f"/lesson?teacher={secret}&chapter=1&step=0"))
         await s.connect()
         r = await s.open("lesson")
         rec.add("lesson: open (first run)", r.seconds)
-        if place_of(r) != place or not s.has("lesson.next"):
-            raise ProtocolError(f"the teacher's first page shows {place_of(r)}, not {place}")
+        if leads_in(r) != place[0] or not s.has("lesson.next"):
+            raise ProtocolError(f"the teacher's first page leads in chapter {leads_in(r)}, not {place[0]}")
         lesson.at[place] = time.perf_counter()
         lesson.started.set()
-        for _ in range(lesson.moves):
+        for target in lesson.path[1:]:
             await watch_answers(rng.uniform(*think))
-            target = next_place(place)
             lesson.at[target] = time.perf_counter()
-            r = await s.rerun(trigger="lesson.next")
-            rec.add("teacher: Next", r.seconds)
-            rec.errors.extend(f"teacher, Next: {e}" for e in r.exceptions + r.errors)
-            if place_of(r) != target:
-                raise ProtocolError(f"the teacher pressed Next to {target}, the page shows {place_of(r)}")
+            if target[0] != place[0]:
+                r = await s.rerun(trigger="lesson.next")
+                rec.add("teacher: Next chapter", r.seconds)
+                if leads_in(r) != target[0]:
+                    raise ProtocolError(f"the teacher pressed Next to chapter {target[0]}, the page leads in {leads_in(r)}")
+            else:
+                s.report_step(target[1], key="lesson.stepper")
+                r = await s.rerun(fragment_of="lesson.stepper")
+                rec.add("teacher: a step (the stepper's report)", r.seconds)
+            rec.errors.extend(f"teacher, to {target}: {e}" for e in r.exceptions + r.errors)
             place = target
         lesson.last = place
         await watch_answers(think[1] * 2 + 3)  # the last chapter's answers come in
@@ -392,15 +410,35 @@ async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder
         await s.close()
 
 
+def questions_of(s: Student, chapter: int) -> list[str]:
+    """The ids of the chapter's questions the page drew (each form's Check button is ``lesson.check.<id>``)."""
+    return [k[len(CHECK_KEY) :] for k in s.widgets if k.startswith(f"{CHECK_KEY}{chapter}.")]
+
+
+def give_answer(s: Student, qid: str, rng: random.Random) -> None:
+    """Fill a question's answer as a student would: a choice picked, a number or a text typed (right or not)."""
+    key = ANSWER_KEY + qid
+    if s.has(key) and s.widget(key).kind == "radio":
+        s.choose(key, rng.choice(list(s.widget(key).proto.options)))
+    elif s.has(key):
+        s.set_text(key, str(rng.randint(1, 40)) if s.widget(key).kind == "text_input" else "hello world " * rng.randint(1, 3))
+    else:  # one number per label: lesson.answer.<id>.0, .1, ...
+        for sub in [k for k in s.widgets if k.startswith(key + ".")]:
+            s.set_text(sub, str(rng.randint(1, 40)))
+
+
 async def follower_scenario(i: int, base: str, lesson: Lesson, rec: Recorder, think, rng: random.Random) -> None:
     s = Student(base)
     shown = None
 
+    feedback: set[str] = set()  # a wrong answer's st.error box, which the page keeps showing: the page working
+
     async def step(action: str, coro):
         r = await coro
         rec.add(action, r.seconds)
-        # a wrong answer's feedback may be an st.error box: that is the page working, not failing
-        rec.errors.extend(f"student {i}, {action}: {e[:200]}" for e in r.exceptions + (r.errors if action != "answer" else []))
+        if action == "answer":
+            feedback.update(r.errors)
+        rec.errors.extend(f"student {i}, {action}: {e[:200]}" for e in r.exceptions + [e for e in r.errors if e not in feedback])
         return r
 
     try:
@@ -416,9 +454,12 @@ async def follower_scenario(i: int, base: str, lesson: Lesson, rec: Recorder, th
             tick = time.perf_counter()
             if shown is not None and shown[0] not in answered and tick >= answer_at:
                 chapter = shown[0]
-                right = rng.random() < 0.7
-                s.set_text(f"lesson.answer.{chapter}", str(255 + chapter) if right else str(rng.randint(0, 255)))
-                r = await step("answer", s.rerun(trigger=f"lesson.send.{chapter}"))
+                qids = questions_of(s, chapter)
+                if not qids:
+                    raise ProtocolError(f"chapter {chapter} drew no question")
+                for qid in qids:  # every question of the chapter: the teacher's page counts each one's answers
+                    give_answer(s, qid, rng)
+                    r = await step("answer", s.rerun(trigger=CHECK_KEY + qid))
                 answered.add(chapter)
                 lesson.sent[chapter] += 1
             elif s.auto_reruns:
@@ -429,7 +470,7 @@ async def follower_scenario(i: int, base: str, lesson: Lesson, rec: Recorder, th
             if now_at is not None and now_at != shown:
                 moved = lesson.at.get(now_at)
                 if moved is not None:
-                    rec.add("follow latency (teacher's Next to the student's page)", time.perf_counter() - moved)
+                    rec.add("follow latency (teacher's move to the student's page)", time.perf_counter() - moved)
                 if shown is None or now_at[0] != shown[0]:
                     answer_at = time.perf_counter() + rng.uniform(*think)
                 shown = now_at
@@ -764,7 +805,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", metavar="PREFIX", help="record the deployment with py-spy per class, into PREFIX-<N>.txt")
     ap.add_argument("--lesson", action="store_true", help="the lesson in a class: 1 teacher and N students following")
-    ap.add_argument("--moves", type=int, default=LESSON_CHAPTERS * LESSON_STEPS - 1, help="--lesson: the teacher's Next presses")
+    ap.add_argument(
+        "--moves", type=int, default=len(lesson_path()) - 1, help="--lesson: the teacher's moves (chapters and steps)"
+    )
     ap.add_argument(
         "--teacher-secret",
         default=os.environ.get("BPE_LAB_TEACHER_SECRET", TEACHER_SECRET),

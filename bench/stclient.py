@@ -390,12 +390,11 @@ class Student:
         state[name] = value
         s.json_value = json.dumps(state)
 
-    def report_step(self, k: int) -> None:
-        """What Step through's stepper (ui/step/stepper.js) sends when stepping pauses: step ``k`` of its trace."""
-        data = self.component_data("step.stepper")
-        self.set_component_state(
-            "step.stepper", "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None}
-        )
+    def report_step(self, k: int, key: str = "step.stepper") -> None:
+        """What Step through's stepper (ui/step/stepper.js) sends when stepping pauses: step ``k`` of its trace (the
+        Lesson page's stepper is ``lesson.stepper``)."""
+        data = self.component_data(key)
+        self.set_component_state(key, "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None})
 
 
 def parse_back(payload: bytes | str) -> BackMsg:

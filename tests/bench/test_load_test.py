@@ -77,13 +77,16 @@ def test_a_failing_student_is_counted(server):
 
 
 def test_a_teacher_and_two_students_go_through_a_lesson(server):
-    """The lesson scenario: the teacher's Next presses reach both followers, their answers reach the teacher's page."""
+    """The lesson scenario on the real Lesson page: the teacher's Next and stepper steps reach both followers, their
+    answers to every question of a chapter reach the teacher's page."""
+    assert load_test.lesson_path()[:4] == [(1, 0), (2, 0), (2, 1), (2, 2)]  # chapter 2 is the first stepping one
     rec, lesson = aio.run(load_test.lesson_class(server.url, 2, (1.2, 1.5), 0.0, 0, load_test.TEACHER_SECRET, 3))
     assert rec.errors == []
-    assert lesson.last == (1, 3)
-    assert lesson.shown == {0: (1, 3), 1: (1, 3)}  # both followed to the teacher's last place
-    assert lesson.sent == {1: 2} and lesson.counted[1] == 2  # the teacher's page counted both answers
+    assert lesson.last == (2, 2)
+    assert lesson.shown == {0: (2, 2), 1: (2, 2)}  # both followed to the teacher's last step
+    assert lesson.sent[2] == 2 and lesson.counted[2] == 2  # the teacher's page counted both students' answers
     counts = {a: len(t) for a, t in rec.times.items()}
-    assert counts["teacher: Next"] == 3 and counts["answer"] == 2
-    assert counts["follow latency (teacher's Next to the student's page)"] >= 2  # a move seen by each, at least
+    assert counts["teacher: Next chapter"] == 1 and counts["teacher: a step (the stepper's report)"] == 2
+    assert counts["answer"] >= 2 * len(load_test.lesson_model.questions(2, 0))
+    assert counts["follow latency (teacher's move to the student's page)"] >= 2  # a move seen by each, at least
     assert counts["follow check (every 1 s)"] >= 2 * 3

@@ -86,7 +86,7 @@ def _teacher(room: Classroom, chapter: int, step: int) -> None:
     except ValueError as e:
         st.warning(f"The class cannot be told where you are right now ({e}).")
         return None
-    st.caption("🎓 **You lead the class**: students who follow see this chapter and step.")
+    st.caption(f"🎓 **You lead the class** in chapter {chapter}: students who follow see the chapter and the step you show.")
     return None
 
 

@@ -54,7 +54,7 @@ STATE = state.PageState(
         "special_tok": "r50k_base",
         "kept": {},  # (chapter, text, merges) -> the workspace key of a stepping tokenizer the student kept
     },
-    widgets=("text", "example", "back", "next", "pick", "keys", "stepper", "pairs", "answer", "form", "keep"),
+    widgets=("text", "example", "back", "next", "pick", "keys", "stepper", "pairs", "answer", "form", "check", "keep"),
 )
 
 
@@ -546,7 +546,7 @@ def _question(q: model.Question) -> None:
         if "\n" in q.subject:
             st.code(q.subject, language="python")
         answer = _answer_widget(q)
-        sent = st.form_submit_button("Check", type="primary")
+        sent = st.form_submit_button("Check", type="primary", key=STATE.key("check", q.id))
     if sent:
         fb = q.check(answer)
         follow.record_answer(q.id, answer, fb.correct)
