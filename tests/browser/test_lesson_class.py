@@ -10,9 +10,11 @@ import subprocess
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from postgres import PostgresServer
 
 from classroom.database import owner_of
+from ui.lesson import model
 
 from .conftest import ClassroomServer, assert_no_exception, screenshot, wait_idle
 
@@ -70,11 +72,24 @@ def address(url: str) -> dict[str, list[str]]:
     return parse_qs(urlsplit(url).query, keep_blank_values=True)
 
 
+def following(chapter: int, step: int) -> str:
+    """The line a follower's page draws (only in a run of the whole page) for the teacher's place."""
+    return f"Following the teacher: chapter {chapter}, step {step}."
+
+
+#: The page's place: the chapter from the address bar, the step from the stepper (0 in a chapter without one).
+PLACE_JS = """() => {
+  const q = new URLSearchParams(location.search);
+  const stepper = document.querySelector('.bpe-stepper[data-k]');
+  return [Number(q.get('chapter') || 0), stepper ? Number(stepper.dataset.k) : 0, q.get('step')];
+}"""
+
+
 class Browser:
     """One person's browser: its own context (so its own cookie), one tab, and the page texts it received."""
 
-    def __init__(self, browser, base: str, name: str, cookies: list[dict] | None = None):
-        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    def __init__(self, browser, base: str, name: str, cookies: list[dict] | None = None, viewport=(1400, 1000)):
+        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         if cookies:
             self.context.add_cookies(cookies)
         self.page = self.context.new_page()
@@ -94,29 +109,53 @@ class Browser:
         wait_idle(self.page)
         return self
 
+    def toggle(self):
+        return self.page.get_by_role("switch", name="Follow the teacher")
+
     def follow(self, on: bool = True) -> None:
-        toggle = self.page.get_by_role("switch", name="Follow the teacher")
-        if toggle.is_checked() != on:
+        if self.toggle().is_checked() != on:
             self.page.get_by_text("Follow the teacher", exact=True).click()
         wait_idle(self.page)
 
-    def at(self, chapter: int, step: int, timeout: float = MOVE_TIMEOUT) -> None:
-        self.page.get_by_text(f"Chapter {chapter}, step {step}", exact=True).wait_for(timeout=timeout)
+    def at(self, chapter: int, step: int = 0, timeout: float = MOVE_TIMEOUT) -> None:
+        """Wait until the page shows ``chapter`` (the address bar and the chapter's title) and, in a stepping chapter,
+        its stepper stands at ``step`` and the address bar says so."""
+        stepping = model.chapter(chapter).stepper is not None
+        try:
+            self.page.wait_for_function(
+                f"([chapter, step]) => {{ const [c, k, s] = ({PLACE_JS})(); "
+                "return c === chapter && (step === null ? s === null : k === step && s === String(step)); }",
+                arg=[chapter, step if stepping else None],
+                timeout=timeout,
+            )
+        except PlaywrightTimeout:
+            screenshot(self.page, f"lesson-class-not-at-{chapter}-{step}")
+            raise AssertionError(f"{self.name}: not at {(chapter, step)}: {self.page.evaluate(PLACE_JS)}") from None
+        self.page.get_by_text(f"{chapter}. {model.chapter(chapter).title}", exact=False).first.wait_for(timeout=timeout)
 
     def place(self) -> tuple[int, int]:
-        text = self.page.get_by_text(re.compile(r"^Chapter \d+, step \d+$")).inner_text()
-        chapter, step = re.findall(r"\d+", text)
-        return int(chapter), int(step)
+        chapter, step, _ = self.page.evaluate(PLACE_JS)
+        return chapter, step
 
     def press(self, label: str) -> None:
         self.page.get_by_role("button", name=label, exact=True).click()
         wait_idle(self.page)
 
-    def answer(self, text: str) -> None:
-        box = self.page.get_by_role("textbox", name=re.compile("Which id does merge number"))
-        box.fill(text)
-        self.page.get_by_role("button", name="Answer").click()
+    def step(self, times: int) -> None:
+        """The stepper's → key, ``times`` over (the keys act when no text box has the cursor)."""
+        self.page.locator("h1").first.click()
+        for _ in range(times):
+            self.page.keyboard.press("ArrowRight")
+
+    def answer_bytes(self, right: bool) -> None:
+        """Chapter 1's question, about this browser's own example: how many UTF-8 bytes, right or one off."""
+        prompt = self.page.get_by_text(re.compile(r"How many UTF-8 bytes is")).first.inner_text()
+        subject = re.search(r"is (.+)\?$", prompt.strip()).group(1).strip("`")
+        n = len(subject.encode("utf-8"))
+        self.page.get_by_label("Your answer (a number)").fill(str(n if right else n + 1))
+        self.page.get_by_role("button", name="Check").click()
         wait_idle(self.page)
+        self.page.get_by_text(re.compile(r"^Right: " if right else r"^Not ")).first.wait_for()
 
     def leads(self) -> bool:
         return self.page.get_by_text("You lead the class").count() == 1
@@ -137,7 +176,7 @@ def test_the_banner_prints_the_teacher_link(classroom):
 def test_a_teacher_leads_three_students_on_both_app_processes(browser, classroom):
     apps = app_urls(classroom)
     assert len(apps) == 2
-    teacher = Browser(browser, classroom.url, "teacher").open(f"?teacher={SECRET}&chapter=1&step=0")
+    teacher = Browser(browser, classroom.url, "teacher").open(f"?teacher={SECRET}&chapter=1")
     students = [
         Browser(browser, classroom.url, "through nginx"),
         Browser(browser, apps[0], "on app 1"),  # the teacher is on one of the two processes: a student is on the other
@@ -146,42 +185,21 @@ def test_a_teacher_leads_three_students_on_both_app_processes(browser, classroom
     try:
         assert teacher.leads()
         assert SECRET not in teacher.page.url and "teacher" not in address(teacher.page.url)  # gone after use
-        teacher.at(1, 0)
+        teacher.at(1)
         for s in students:
-            s.open("?chapter=4&step=2")
+            s.open("?chapter=4")
             assert not s.leads()
-            s.at(4, 2)  # exploring on their own
+            s.at(4)  # exploring on their own
             s.follow()
-            s.at(1, 0)  # the teacher's place at once
+            s.at(1)  # the teacher's place at once
+            assert s.page.get_by_role("button", name="Next chapter ▶").is_disabled()  # the teacher moves them
         markers = [s.page.evaluate("() => (window.bpeLabNoReload = Math.random())") for s in students]
 
-        # the teacher moves: every follower follows, without a reload
-        for s in students:
-            s.forget()
-        teacher.press("Next")
-        teacher.press("Next")
-        teacher.at(1, 2)
-        for s, marker in zip(students, markers, strict=True):
-            s.at(1, 2)
-            assert s.received("Chapter 1, step 2") > 0  # the page ran again, and the test below can see that
-            assert s.page.evaluate("() => window.bpeLabNoReload") == marker, s.name
-            assert address(s.page.url) == {"chapter": ["1"], "step": ["2"]}, s.page.url  # a link to what they see
-
-        # while the teacher stays put, a follower's page is not run again: only the one-second check runs, whose
-        # messages never carry the page's own text
-        for s in students:
-            s.forget()
-        teacher.page.wait_for_timeout(4000)
-        for s in students:
-            assert s.received() > 0, s.name  # the check ran...
-            assert s.received("Chapter 1, step 2") == 0, s.name  # ...and the page did not
-            assert s.place() == (1, 2)
-
         # answers: the latest of each browser counts, the teacher sees how they spread and nobody else does
-        students[0].answer("256")
-        students[1].answer("300")
-        students[2].answer("999")
-        students[2].answer("256")  # changed their mind
+        students[0].answer_bytes(right=True)
+        students[1].answer_bytes(right=False)
+        students[2].answer_bytes(right=False)
+        students[2].answer_bytes(right=True)  # tried again
         teacher.page.get_by_text("3 answered: 2 right, 1 wrong.").wait_for(timeout=MOVE_TIMEOUT)
         chart = teacher.page.locator('[data-testid="stVegaLiteChart"]')
         chart.first.wait_for()
@@ -191,26 +209,55 @@ def test_a_teacher_leads_three_students_on_both_app_processes(browser, classroom
             assert s.page.get_by_text(re.compile(r"\d+ answered")).count() == 0
             assert s.page.locator('[data-testid="stVegaLiteChart"]').count() == 0
 
+        # the teacher moves to a stepping chapter and steps in the browser: every follower follows, chapter and
+        # step, without a reload
+        for s in students:
+            s.forget()
+        teacher.press("Next chapter ▶")
+        teacher.at(2, 0)
+        for s in students:
+            s.at(2, 0)
+        teacher.press("Next chapter ▶")
+        teacher.at(3, 0)
+        for s in students:
+            s.at(3, 0)
+        teacher.step(2)
+        teacher.at(3, 2)  # the stepper's report, when stepping pauses, reaches the class
+        for s, marker in zip(students, markers, strict=True):
+            s.at(3, 2)
+            assert s.received(following(3, 2)) > 0  # the page ran again, and the test below can see that
+            assert s.page.evaluate("() => window.bpeLabNoReload") == marker, s.name
+            assert address(s.page.url) == {"chapter": ["3"], "step": ["2"]}, s.page.url  # a link to what they see
+
+        # while the teacher stays put, a follower's page is not run again: only the one-second check runs, whose
+        # messages never carry the page's own text
+        for s in students:
+            s.forget()
+        teacher.page.wait_for_timeout(4000)
+        for s in students:
+            assert s.received() > 0, s.name  # the check ran...
+            assert s.received(following(3, 2)) == 0, s.name  # ...and the page did not
+            assert s.place() == (3, 2)
+
         # one student stops following and explores; the others keep following; then they rejoin
         explorer = students[0]
         explorer.follow(False)
-        explorer.press("Next")
-        explorer.at(1, 3)
-        teacher.press("Next")
-        teacher.press("Next")
-        teacher.press("Next")
-        teacher.at(2, 0)
+        explorer.press("Next chapter ▶")
+        explorer.at(4)
+        teacher.press("Next chapter ▶")
+        teacher.press("Next chapter ▶")
+        teacher.at(5, 0)
         for s in students[1:]:
-            s.at(2, 0)
+            s.at(5, 0)
         explorer.page.wait_for_timeout(3000)
-        assert explorer.place() == (1, 3)  # left where they went
-        assert teacher.place() == (2, 0)  # and the teacher is not moved by a student's Next
+        assert explorer.place() == (4, 0)  # left where they went
+        assert teacher.place() == (5, 0)  # and the teacher is not moved by a student's Next
         explorer.follow(True)
-        explorer.at(2, 0)
+        explorer.at(5, 0)
         screenshot(students[1].page, "lesson-student-following")
 
         # the teacher's browser keeps leading after a reload (it is marked in the database, not in a session)
-        teacher.open("?chapter=2&step=0")
+        teacher.open("?chapter=5")
         assert teacher.leads()
         for s in (teacher, *students):
             assert_no_exception(s.page)
@@ -219,11 +266,33 @@ def test_a_teacher_leads_three_students_on_both_app_processes(browser, classroom
             b.close()
 
 
+def test_the_class_controls_are_on_a_projectors_first_screen(browser, classroom):
+    """At 1280x720 in presenter mode (whose sidebar starts folded) the teacher's lead and a student's Follow the
+    teacher are on the first screen, above the chapter's figure."""
+    teacher = Browser(browser, classroom.url, "teacher", viewport=(1280, 720)).open(f"?teacher={SECRET}&chapter=3&present=1")
+    student = Browser(browser, classroom.url, "student", viewport=(1280, 720)).open("?chapter=3&present=1")
+    try:
+        for who, control in ((teacher, teacher.page.get_by_text("You lead the class")), (student, student.toggle())):
+            box = control.bounding_box()
+            assert box is not None and control.is_visible(), who.name
+            assert 0 <= box["y"] and box["y"] + box["height"] <= 720, (who.name, box)
+            figure = who.page.locator(".bpe-stepper[data-k]").first
+            figure.wait_for()
+            assert box["y"] < figure.bounding_box()["y"] < 720, who.name  # and the figure still starts on it
+        screenshot(student.page, "lesson-present-student")
+        for b in (teacher, student):
+            assert_no_exception(b.page)
+    finally:
+        for b in (teacher, student):
+            b.close()
+
+
 def test_a_student_cannot_lead_whatever_they_send(browser, classroom):
     teacher = Browser(browser, classroom.url, "teacher").open(f"?teacher={SECRET}&chapter=3&step=1")
     assert teacher.leads()
+    teacher.at(3, 1)
     teacher_cookie = teacher.cookie()
-    student = Browser(browser, classroom.url, "student").open("?chapter=1&step=0")
+    student = Browser(browser, classroom.url, "student").open("?chapter=1")
     # a wrong secret, and the secret's look-alikes
     for forged in ["wrong", SECRET[:-1], SECRET + "x", SECRET.upper(), ""]:
         student.open(f"?teacher={forged}&chapter=5&step=0")
@@ -237,17 +306,18 @@ def test_a_student_cannot_lead_whatever_they_send(browser, classroom):
     tampered = [{"name": "bpe_lab_browser", "value": teacher_cookie[:-4] + "zzzz", "url": classroom.url}]
     not_a_key = [{"name": "bpe_lab_browser", "value": "short", "url": classroom.url}]  # no browser at all
     for cookies in (hashed, tampered, not_a_key):
-        other = Browser(browser, classroom.url, "forger", cookies=cookies).open("?chapter=9&step=4")
+        other = Browser(browser, classroom.url, "forger", cookies=cookies).open("?chapter=9")
         assert not other.leads()
         other.follow()
-        other.at(3, 1)  # they may follow...
-        other.page.wait_for_timeout(1500)
+        other.at(3, 1)  # they may follow: the stepper opens at the teacher's step...
+        other.step(2)  # ...and stepping their own stepper there moves nobody else
+        other.page.wait_for_timeout(2500)
         assert teacher.place() == (3, 1)  # ...and nothing they do moves the teacher's class
         other.close()
     # the student's own Next and a hand-made address move the student alone
     student.follow(False)
     student.open("?chapter=8&step=3")
-    student.at(8, 3)
+    student.at(8)
     watcher = Browser(browser, classroom.url, "watcher").open()
     watcher.follow()
     watcher.at(3, 1)

@@ -324,13 +324,13 @@ def _stepping(trace_id: str, body: bytes, n: int, pairs=None) -> None:
         r = stepper.reported(STATE.key("stepper"))
         if r is None or r.get("id") != STATE["trace_id"] or r.get("epoch") != STATE["goto"][0]:
             return
-        STATE["step"] = r["k"]
-        follow.moved(STATE["chapter"], r["k"])  # the teacher's step reaches the class without a run of the page
+        STATE["step"] = max(0, min(r["k"], n))  # a report is the browser's word: a step of this trace
+        follow.moved(STATE["chapter"], STATE["step"])  # the teacher's step reaches the class without a run of the page
         want = r.get("want")
         if isinstance(want, int):
             STATE["pairs_from"] = want
-        elif not STATE["pairs_from"] <= r["k"] < STATE["pairs_from"] + payload.WINDOW:
-            STATE["pairs_from"] = r["k"]
+        elif not STATE["pairs_from"] <= STATE["step"] < STATE["pairs_from"] + payload.WINDOW:
+            STATE["pairs_from"] = STATE["step"]
 
     @st.fragment
     def stepping() -> None:
