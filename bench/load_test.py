@@ -345,8 +345,9 @@ def lesson_path() -> list[tuple[int, int]]:
 class Lesson:
     """What the teacher did, shared with the students' coroutines (one event loop, one clock)."""
 
-    def __init__(self, moves: int) -> None:
+    def __init__(self, moves: int, students: int) -> None:
         self.path = lesson_path()[: moves + 1]
+        self.students = students
         self.at: dict[tuple[int, int], float] = {}  # place -> perf_counter when the teacher moved there
         self.started = asyncio.Event()
         self.done = False
@@ -360,8 +361,9 @@ async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder
     s = Student(base)
     place = lesson.path[0]
 
-    async def watch_answers(seconds: float) -> None:
-        """Think for ``seconds`` while the page's answers fragments rerun every two seconds (the last one's count)."""
+    async def watch_answers(seconds: float, until_all: bool = False) -> None:
+        """Think for ``seconds`` while the page's answers fragments rerun every two seconds (the last one's count); with
+        ``until_all``, stop as soon as every student has answered, as a teacher would move on."""
         end = time.perf_counter() + seconds
         while (left := end - time.perf_counter()) > 0:
             await asyncio.sleep(min(2.0, left))
@@ -371,6 +373,8 @@ async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder
                 found = [ANSWERED.search(t) for t in r.texts]
                 if any(found):
                     lesson.counted[place[0]] = int(next(f for f in found if f).group(1))
+                if until_all and lesson.counted.get(place[0], 0) >= lesson.students:
+                    return
 
     def leads_in(r) -> int | None:
         found = [LEADS_IN.search(t) for t in r.texts]
@@ -390,6 +394,8 @@ async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder
             if target[0] == place[0] and target[1] > steps:
                 continue  # a short trace: the teacher goes on to the next chapter
             await watch_answers(rng.uniform(*think))
+            if target[0] != place[0]:  # before the next chapter, the class's answers to this one (a time limit)
+                await watch_answers(think[1] * 2 + 3, until_all=True)
             lesson.at[target] = time.perf_counter()
             if target[0] != place[0]:
                 r = await s.rerun(trigger="lesson.next")
@@ -488,7 +494,7 @@ async def follower_scenario(i: int, base: str, lesson: Lesson, rec: Recorder, th
 
 
 async def lesson_class(base: str, n: int, think, ramp: float, seed: int, secret: str, moves: int) -> tuple[Recorder, Lesson]:
-    rec, lesson, rng = Recorder(), Lesson(moves), random.Random(seed)
+    rec, lesson, rng = Recorder(), Lesson(moves, n), random.Random(seed)
 
     async def one(i: int) -> None:
         await asyncio.sleep(ramp * i / max(1, n - 1) if n > 1 else 0)
