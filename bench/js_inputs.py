@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from corpora import small  # noqa: E402  (bench/corpora.py)
+from tests.texts import MULTILINGUAL, code_and_prose  # noqa: E402
 
 import tokenizer  # noqa: E402
-from tests.texts import MULTILINGUAL, code_and_prose  # noqa: E402
 from ui.content.samples import DEFAULT_TEXT, SAMPLES  # noqa: E402
 from ui.web.model import model_file  # noqa: E402
 

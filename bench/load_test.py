@@ -5,6 +5,7 @@
     .venv/bin/python bench/load_test.py --url http://127.0.0.1:8501 --students 10   # a running `make serve`
     .venv/bin/python bench/load_test.py --overlap             # a rerun alone, then while five others train
     .venv/bin/python bench/load_test.py --students 40 --profile /tmp/class40   # and where the server's CPU goes (py-spy)
+    .venv/bin/python bench/load_test.py --lesson --students 40 --workers 2   # 1 teacher and 40 students following
 
 Each student (``bench/stclient.py``: one cookie jar, one websocket, as a browser tab)
 does the issue's scenario, with 2-5 s of thinking between actions:
@@ -35,6 +36,14 @@ prints where the samples fall: per process kind, the functions of BPE Lab's own 
 (``ui``, ``tokenizer``, ``classroom``) that most samples pass through, each with its
 share, and the innermost functions of the samples outside our code.
 
+``--lesson`` runs the lesson in a class instead (``lesson_class``): one teacher moves through
+the Lesson page (Next every 2-5 s, the class's answers checked every 2 s as the teacher's page
+does) and N students follow it, each running the page's one-second check as the browser's timer
+does and answering each chapter's question 2-5 s after reaching it. Printed: the follow latency
+(from the teacher's Next to the student's page showing that place) p50 / p95 / max, every
+action's times, errors, the server's CPU per student over the whole lesson, and how many answers
+the teacher's page counted against how many were sent.
+
 ``--validate`` first drives the same steps with Chromium (Playwright) and compares
 the rerun messages it sends with ours (pages, widgets by key, how each value is
 encoded, fragments), and records the static assets Chromium loads, which our
@@ -47,6 +56,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import resource
 import signal
 import socket
@@ -68,6 +78,7 @@ for _p in (str(ROOT), str(ROOT / "bench")):
 from stclient import ProtocolError, Student  # noqa: E402
 
 from ui.content.samples import SAMPLES  # noqa: E402
+from ui.lesson import model as lesson_model  # noqa: E402
 
 ACTIONS = [
     "page open (HTML + assets)",
@@ -289,6 +300,212 @@ async def run_hostile(
     return rec, bad, results[0]
 
 
+# ----------------------------------------------------------------------------- the lesson in a class
+
+LESSON_ACTIONS = [
+    "page open (HTML + assets)",
+    "lesson: open (first run)",
+    "lesson: follow the teacher",
+    "follow check (every 1 s)",
+    "follow latency (teacher's move to the student's page)",
+    "answer",
+    "teacher: Next chapter",
+    "teacher: a step (the stepper's report)",
+    "teacher: the answers (every 2 s)",
+]
+#: A follower's page says where the teacher is (ui/lesson/follow.py); the teacher's says the chapter it leads in.
+PLACE = re.compile(r"Following the teacher: chapter (\d+), step (\d+)\.")
+LEADS_IN = re.compile(r"You lead the class\*\* in chapter (\d+)")
+ANSWERED = re.compile(r"(\d+) answered")
+#: The teacher's steps in each stepping chapter (their stepper reports them as the browser would when stepping pauses).
+LESSON_STEPS = 2
+LESSON_CHAPTERS = lesson_model.N
+STEPPING = tuple(c.n for c in lesson_model.CHAPTERS if c.stepper)
+TEACHER_SECRET = "load-test-teacher-secret-0123456789"
+ANSWER_KEY, CHECK_KEY = "lesson.answer.", "lesson.check."
+
+
+def place_of(result) -> tuple[int, int] | None:
+    """The teacher's chapter and step as a follower's run drew them, or None when it drew none."""
+    for text in result.texts:
+        m = PLACE.search(text)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def lesson_path() -> list[tuple[int, int]]:
+    """The teacher's way through the lesson: every chapter, and in a stepping chapter its first steps one by one."""
+    path = []
+    for chapter in range(1, LESSON_CHAPTERS + 1):
+        path += [(chapter, step) for step in range(LESSON_STEPS + 1 if chapter in STEPPING else 1)]
+    return path
+
+
+class Lesson:
+    """What the teacher did, shared with the students' coroutines (one event loop, one clock)."""
+
+    def __init__(self, moves: int, students: int) -> None:
+        self.path = lesson_path()[: moves + 1]
+        self.students = students
+        self.at: dict[tuple[int, int], float] = {}  # place -> perf_counter when the teacher moved there
+        self.started = asyncio.Event()
+        self.done = False
+        self.sent: dict[int, int] = defaultdict(int)  # chapter -> answers the students sent
+        self.counted: dict[int, int] = {}  # chapter -> how many answered, as the teacher's page last said
+        self.last: tuple[int, int] | None = None  # where the teacher ended
+        self.shown: dict[int, tuple[int, int] | None] = {}  # student -> where their page was at the end
+
+
+async def teacher_scenario(base: str, secret: str, lesson: Lesson, rec: Recorder, think, rng: random.Random) -> None:
+    s = Student(base)
+    place = lesson.path[0]
+
+    async def watch_answers(seconds: float, until_all: bool = False) -> None:
+        """Think for ``seconds`` while the page's answers fragments rerun every two seconds (the last one's count); with
+        ``until_all``, stop as soon as every student has answered, as a teacher would move on."""
+        end = time.perf_counter() + seconds
+        while (left := end - time.perf_counter()) > 0:
+            await asyncio.sleep(min(2.0, left))
+            if s.auto_reruns and time.perf_counter() < end + 0.01:
+                r = await s.rerun(auto_fragment=list(s.auto_reruns)[-1])
+                rec.add("teacher: the answers (every 2 s)", r.seconds)
+                found = [ANSWERED.search(t) for t in r.texts]
+                if any(found):
+                    lesson.counted[place[0]] = int(next(f for f in found if f).group(1))
+                if until_all and lesson.counted.get(place[0], 0) >= lesson.students:
+                    return
+
+    def leads_in(r) -> int | None:
+        found = [LEADS_IN.search(t) for t in r.texts]
+        return next((int(f.group(1)) for f in found if f), None)
+
+    try:
+        rec.add("page open (HTML + assets)", await s.load_page(f"/lesson?teacher={secret}&chapter=1&step=0"))
+        await s.connect()
+        r = await s.open("lesson")
+        rec.add("lesson: open (first run)", r.seconds)
+        if leads_in(r) != place[0] or not s.has("lesson.next"):
+            raise ProtocolError(f"the teacher's first page leads in chapter {leads_in(r)}, not {place[0]}")
+        lesson.at[place] = time.perf_counter()
+        lesson.started.set()
+        steps = 0  # the stepper's last step in the teacher's chapter (none in a chapter without one)
+        for target in lesson.path[1:]:
+            if target[0] == place[0] and target[1] > steps:
+                continue  # a short trace: the teacher goes on to the next chapter
+            await watch_answers(rng.uniform(*think))
+            if target[0] != place[0]:  # before the next chapter, the class's answers to this one (a time limit)
+                await watch_answers(think[1] * 2 + 3, until_all=True)
+            lesson.at[target] = time.perf_counter()
+            if target[0] != place[0]:
+                r = await s.rerun(trigger="lesson.next")
+                rec.add("teacher: Next chapter", r.seconds)
+                if leads_in(r) != target[0]:
+                    raise ProtocolError(f"the teacher pressed Next to chapter {target[0]}, the page leads in {leads_in(r)}")
+                steps = s.component_data("lesson.stepper")["trace"]["n"] if s.has("lesson.stepper") else 0
+            else:
+                s.report_step(target[1], key="lesson.stepper")
+                r = await s.rerun(fragment_of="lesson.stepper")
+                rec.add("teacher: a step (the stepper's report)", r.seconds)
+            rec.errors.extend(f"teacher, to {target}: {e}" for e in r.exceptions + r.errors)
+            place = target
+        lesson.last = place
+        await watch_answers(think[1] * 2 + 3)  # the last chapter's answers come in
+    except Exception as e:  # every failure is counted, the run goes on
+        rec.errors.append(f"teacher: {type(e).__name__}: {e}")
+    finally:
+        lesson.done = True
+        lesson.started.set()
+        rec.bytes_down += s.bytes_down
+        await s.close()
+
+
+def questions_of(s: Student, chapter: int) -> list[str]:
+    """The ids of the chapter's questions the page drew (each form's Check button is ``lesson.check.<id>``)."""
+    return [k[len(CHECK_KEY) :] for k in s.widgets if k.startswith(f"{CHECK_KEY}{chapter}.")]
+
+
+def give_answer(s: Student, qid: str, rng: random.Random) -> None:
+    """Fill a question's answer as a student would: a choice picked, a number or a text typed (right or not)."""
+    key = ANSWER_KEY + qid
+    if s.has(key) and s.widget(key).kind == "radio":
+        s.choose(key, rng.choice(list(s.widget(key).proto.options)))
+    elif s.has(key):
+        s.set_text(key, str(rng.randint(1, 40)) if s.widget(key).kind == "text_input" else "hello world " * rng.randint(1, 3))
+    else:  # one number per label: lesson.answer.<id>.0, .1, ...
+        for sub in [k for k in s.widgets if k.startswith(key + ".")]:
+            s.set_text(sub, str(rng.randint(1, 40)))
+
+
+async def follower_scenario(i: int, base: str, lesson: Lesson, rec: Recorder, think, rng: random.Random) -> None:
+    s = Student(base)
+    shown = None
+
+    feedback: set[str] = set()  # a wrong answer's st.error box, which the page keeps showing: the page working
+
+    async def step(action: str, coro):
+        r = await coro
+        rec.add(action, r.seconds)
+        if action == "answer":
+            feedback.update(r.errors)
+        rec.errors.extend(f"student {i}, {action}: {e[:200]}" for e in r.exceptions + [e for e in r.errors if e not in feedback])
+        return r
+
+    try:
+        await lesson.started.wait()
+        rec.add("page open (HTML + assets)", await s.load_page("/lesson"))
+        await s.connect()
+        await step("lesson: open (first run)", s.open("lesson"))
+        s.set_bool("lesson.follow", True)
+        shown = place_of(await step("lesson: follow the teacher", s.rerun()))
+        answered: set[int] = set()
+        answer_at = time.perf_counter() + rng.uniform(*think)
+        while not lesson.done:
+            tick = time.perf_counter()
+            if shown is not None and shown[0] not in answered and tick >= answer_at:
+                chapter = shown[0]
+                qids = questions_of(s, chapter)
+                if not qids:
+                    raise ProtocolError(f"chapter {chapter} drew no question")
+                for qid in qids:  # every question of the chapter: the teacher's page counts each one's answers
+                    give_answer(s, qid, rng)
+                    r = await step("answer", s.rerun(trigger=CHECK_KEY + qid))
+                answered.add(chapter)
+                lesson.sent[chapter] += 1
+            elif s.auto_reruns:
+                r = await step("follow check (every 1 s)", s.rerun(auto_fragment=list(s.auto_reruns)[-1]))
+            else:
+                raise ProtocolError("a following student's page asked for no check every second")
+            now_at = place_of(r)
+            if now_at is not None and now_at != shown:
+                moved = lesson.at.get(now_at)
+                if moved is not None:
+                    rec.add("follow latency (teacher's move to the student's page)", time.perf_counter() - moved)
+                if shown is None or now_at[0] != shown[0]:
+                    answer_at = time.perf_counter() + rng.uniform(*think)
+                shown = now_at
+            await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - tick)))  # the frontend's one-second timer
+    except Exception as e:  # every failure is counted, the run goes on
+        rec.errors.append(f"student {i}: {type(e).__name__}: {e}")
+    finally:
+        lesson.shown[i] = shown
+        rec.bytes_down += s.bytes_down
+        await s.close()
+
+
+async def lesson_class(base: str, n: int, think, ramp: float, seed: int, secret: str, moves: int) -> tuple[Recorder, Lesson]:
+    rec, lesson, rng = Recorder(), Lesson(moves, n), random.Random(seed)
+
+    async def one(i: int) -> None:
+        await asyncio.sleep(ramp * i / max(1, n - 1) if n > 1 else 0)
+        await follower_scenario(i, base, lesson, rec, think, random.Random(rng.random()))
+
+    await asyncio.gather(
+        teacher_scenario(base, secret, lesson, rec, think, random.Random(rng.random())), *(one(i) for i in range(n))
+    )
+    return rec, lesson
+
+
 # ----------------------------------------------------------------------------- the deployment and its memory
 
 
@@ -301,7 +518,7 @@ def free_port() -> int:
 class Deployment:
     """`python -m classroom` (make serve) on a free port, with a data folder of its own (the rank files linked in)."""
 
-    def __init__(self, workers: int, session_ttl: int):
+    def __init__(self, workers: int, session_ttl: int, teacher_secret: str = TEACHER_SECRET):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data = Path(tempfile.mkdtemp(prefix="bpe-load-"))
@@ -314,6 +531,7 @@ class Deployment:
             PORT=str(self.port),
             WORKERS=str(workers),
             STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL=str(session_ttl),
+            BPE_LAB_TEACHER_SECRET=teacher_secret,
         )
         self.log = self.data / "classroom.log"
         self.proc = subprocess.Popen(
@@ -513,13 +731,13 @@ async def run_class(base: str, n: int, think: tuple[float, float], ramp: float, 
     return rec
 
 
-def print_table(n: int, rec: Recorder, wall: float, mem: dict, cpu: float) -> None:
+def print_table(n: int, rec: Recorder, wall: float, mem: dict, cpu: float, actions: list[str] = ACTIONS) -> None:
     print(
         f"\n## {n} student{'s' if n != 1 else ''} ({wall:.0f} s, client CPU {cpu:.1f} s, load average {os.getloadavg()[0]:.2f}, "
         f"{rec.bytes_down / 1e6:.1f} MB received)"
     )
     print("| action | n | p50 s | p95 s | max s |\n|---|---:|---:|---:|---:|")
-    for a in ACTIONS:
+    for a in actions:
         t = rec.times.get(a, [])
         if t:
             print(f"| {a} | {len(t)} | {statistics.median(t):.2f} | {pct(t, 0.95):.2f} | {max(t):.2f} |")
@@ -596,9 +814,18 @@ def main() -> None:
     ap.add_argument("--hostile", action="store_true", help="only five students beside one with hostile tokenizer files")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", metavar="PREFIX", help="record the deployment with py-spy per class, into PREFIX-<N>.txt")
+    ap.add_argument("--lesson", action="store_true", help="the lesson in a class: 1 teacher and N students following")
+    ap.add_argument(
+        "--moves", type=int, default=len(lesson_path()) - 1, help="--lesson: the teacher's moves (chapters and steps)"
+    )
+    ap.add_argument(
+        "--teacher-secret",
+        default=os.environ.get("BPE_LAB_TEACHER_SECRET", TEACHER_SECRET),
+        help="--lesson with --url: the secret",
+    )
     args = ap.parse_args()
     think = tuple(float(x) for x in args.think.split(","))
-    dep = None if args.url else Deployment(args.workers, args.session_ttl)
+    dep = None if args.url else Deployment(args.workers, args.session_ttl, args.teacher_secret)
     base = args.url or dep.url
     root_pid = args.pid if args.url else dep.proc.pid
     try:
@@ -637,7 +864,10 @@ def main() -> None:
             t0 = time.time()
             prof = Profiler(sampler_pid, Path(f"{args.profile}-{n}.txt")) if args.profile and sampler_pid else None
             with MemorySampler(sampler_pid) as mem:
-                rec = asyncio.run(run_class(base, n, think, args.ramp, assets, args.seed))
+                if args.lesson:
+                    rec, lesson = asyncio.run(lesson_class(base, n, think, args.ramp, args.seed, args.teacher_secret, args.moves))
+                else:
+                    rec = asyncio.run(run_class(base, n, think, args.ramp, assets, args.seed))
             if prof:
                 prof.stop()
             wall = time.time() - t0
@@ -660,7 +890,12 @@ def main() -> None:
                     "ttl": wait,
                     "server_cpu": server_cpu,
                 }
-            print_table(n, rec, wall, info, cpu)
+            print_table(n, rec, wall, info, cpu, LESSON_ACTIONS if args.lesson else ACTIONS)
+            if args.lesson:
+                print(
+                    "answers the teacher's page counted / the students sent, per chapter: "
+                    + ", ".join(f"{c}: {lesson.counted.get(c, 0)}/{lesson.sent[c]}" for c in sorted(lesson.sent))
+                )
             if sampler_pid:
                 print(f"  by process: {breakdown(sampler_pid)}")
             if prof:

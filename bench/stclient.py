@@ -61,6 +61,7 @@ class RunResult:
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # st.error boxes
     warnings: list[str] = field(default_factory=list)  # st.warning boxes
+    texts: list[str] = field(default_factory=list)  # the markdown the run drew
 
 
 class Student:
@@ -78,6 +79,7 @@ class Student:
         self.widgets: dict[str, Widget] = {}  # user key -> widget
         self.values: dict[str, BackMsg] = {}  # widget id -> its WidgetState, as last sent
         self.sent: list[BackMsg] = []  # every BackMsg (for --validate)
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds, as st.fragment(run_every=...) asked
         self.bytes_down = 0
         self._reader: asyncio.Task | None = None
         self._messages: asyncio.Queue = asyncio.Queue()
@@ -202,12 +204,14 @@ class Student:
         fragment: bool = False,
         fragment_of: str | None = None,
         event: tuple[str, str, object] | None = None,
+        auto_fragment: str | None = None,
     ) -> RunResult:
         """Send the current widget values (and a button press) and wait for the run to finish.
 
         ``fragment_of``: rerun only the fragment that widget sits in (a component reporting its state does that).
         ``event``: ``(key, name, value)``, a ``st.components.v2`` component's ``setTriggerValue(name, value)``
-        (one run only, as a button press).
+        (one run only, as a button press). ``auto_fragment``: a fragment's id from ``auto_reruns``, rerun as the
+        frontend's timer for ``st.fragment(run_every=...)`` does.
         """
         msg = BackMsg()
         rs = msg.rerun_script
@@ -231,6 +235,9 @@ class Student:
             fragment_id = self.widget(fragment_of).fragment_id
         if self.page_hash:
             rs.page_script_hash = self.page_hash
+        if auto_fragment is not None:
+            fragment_id = auto_fragment
+            rs.is_auto_rerun = True
         if fragment_id:
             rs.fragment_id = fragment_id
         self._context(msg)
@@ -287,6 +294,9 @@ class Student:
                 self.page_hash = fm.navigation.page_script_hash or self.page_hash
             elif kind == "page_info_changed":
                 self.query = fm.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                self.auto_reruns.pop(fm.auto_rerun.fragment_id, None)  # the latest last: what a follower reruns
+                self.auto_reruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
             elif kind == "script_finished":
                 status = fm.script_finished
                 if status in FINISHED:
@@ -310,6 +320,9 @@ class Student:
             return
         if kind == "alert" and el.alert.format == 2:  # WARNING
             result.warnings.append(el.alert.body)
+            return
+        if kind == "markdown":
+            result.texts.append(el.markdown.body)
             return
         proto = getattr(el, kind, None)
         wid = getattr(proto, "id", "") if proto is not None else ""
@@ -351,6 +364,11 @@ class Student:
             raise ProtocolError(f"{key}: no option {label!r} in {labels}")
         s.string_array_value.data.append(label)
 
+    def set_bool(self, key: str, value: bool) -> None:
+        """A checkbox or toggle."""
+        _, s = self._state(key)
+        s.bool_value = value
+
     def set_int(self, key: str, value: int) -> None:
         _, s = self._state(key)
         s.int_value = value
@@ -372,12 +390,11 @@ class Student:
         state[name] = value
         s.json_value = json.dumps(state)
 
-    def report_step(self, k: int) -> None:
-        """What Step through's stepper (ui/step/stepper.js) sends when stepping pauses: step ``k`` of its trace."""
-        data = self.component_data("step.stepper")
-        self.set_component_state(
-            "step.stepper", "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None}
-        )
+    def report_step(self, k: int, key: str = "step.stepper") -> None:
+        """What Step through's stepper (ui/step/stepper.js) sends when stepping pauses: step ``k`` of its trace (the
+        Lesson page's stepper is ``lesson.stepper``)."""
+        data = self.component_data(key)
+        self.set_component_state(key, "step", {"k": k, "id": data["trace"]["id"], "epoch": data["goto"][0], "want": None})
 
 
 def parse_back(payload: bytes | str) -> BackMsg:

@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from ui.common import workspace
 
-from . import database, identity, workers, workspaces
+from . import database, identity, teacher, workers, workspaces
 
 
 def fail(problem: BaseException) -> NoReturn:
@@ -43,6 +43,7 @@ def check_settings() -> bool:
         workers.configured_workers(shared)
         if shared:
             database.Limits.from_env()
+            teacher.teacher_secret()
     except ValueError as e:
         fail(e)
     return shared
@@ -78,6 +79,18 @@ def check_static() -> None:
             f"cannot write the static folder {folder} ({e.strerror or e}): free some space on its disk, or let this user "
             "write it (BPE Lab puts the browser's copies of the tokenizers there)"
         )
+
+
+def announce_teacher_link() -> None:
+    """Shared mode without ``make serve`` (which makes one for all its app processes): a teacher secret of this
+    process's own when none is set, and its link on stderr."""
+    import streamlit as st
+
+    if teacher.teacher_secret() is not None:
+        return
+    os.environ[teacher.SECRET_ENV] = secret = teacher.new_secret()
+    link = teacher.teacher_link(f"http://localhost:{st.get_option('server.port')}", secret)
+    print(f"BPE Lab: the teacher leads the lesson from {link}", file=sys.stderr)
 
 
 def warm_up(shared: bool = True) -> None:
@@ -150,6 +163,8 @@ def start() -> list:
     if shared:
         check_database()
     check_static()
+    if shared:
+        announce_teacher_link()
     try:
         workspaces.configure(shared)  # local mode makes the workspace folder
         warm_up(shared)

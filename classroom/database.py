@@ -16,6 +16,9 @@ Schema (``SCHEMA``, SQLAlchemy Core tables: the same in both, created at start-u
                 doc (BPE Lab JSON, zlib) · corpus (UTF-8 training text, zlib, or NULL)
     browser_files  owner + key + name PK · bytes: the model files the browser was sent for
                 a tokenizer (``ui.web.payload``), counted in the limit and removed with it
+    lesson_teachers  owner PK (a browser that opened the teacher link) · secret_id · since
+    lesson_position  lesson PK · chapter · step · updated_at (where the teacher is)
+    lesson_answers   question_id + owner PK (one answer per browser, the latest) · answer · correct · answered_at
 
 Limits per browser (``Limits``, from the environment): how many tokenizers and how
 many megabytes; ``add`` checks both inside one transaction (two tabs adding at
@@ -103,6 +106,31 @@ sa.Table(
     sa.Column("name", sa.Text, primary_key=True),
     sa.Column("bytes", sa.BigInteger, nullable=False),
     sa.Index("browser_files_name", "name"),
+)
+# the lesson in a class (classroom/lesson.py): who leads, where the teacher is, what the class answered
+sa.Table(
+    "lesson_teachers",
+    SCHEMA,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("secret_id", sa.Text, nullable=False),
+    sa.Column("since", sa.Double, nullable=False),
+)
+sa.Table(
+    "lesson_position",
+    SCHEMA,
+    sa.Column("lesson", sa.Text, primary_key=True),
+    sa.Column("chapter", sa.Integer, nullable=False),
+    sa.Column("step", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Double, nullable=False),
+)
+sa.Table(
+    "lesson_answers",
+    SCHEMA,
+    sa.Column("question_id", sa.Text, primary_key=True),
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("answer", sa.Text, nullable=False),
+    sa.Column("correct", sa.Integer, nullable=False),
+    sa.Column("answered_at", sa.Double, nullable=False),
 )
 
 
@@ -435,7 +463,8 @@ class Database:
 
     # -- expiry
     def purge_expired(self, ttl_days: float, now: float | None = None) -> int:
-        """Delete the tokenizers of workspaces idle for ``ttl_days``; mark them expired. Returns how many workspaces."""
+        """Delete the tokenizers of workspaces idle for ``ttl_days`` (mark them expired) and lesson answers and teachers as
+        old. Returns how many workspaces."""
         now = time.time() if now is None else now
         cutoff = now - ttl_days * 86400
 
@@ -448,6 +477,9 @@ class Database:
                 run("UPDATE workspaces SET expired = :now WHERE owner = :owner", now=now, owner=owner)
             # the note that a workspace expired is kept for another period after expiring, then forgotten
             run("DELETE FROM workspaces WHERE expired > 0 AND expired < :cutoff", cutoff=cutoff)
+            # a lesson's answers and teachers are kept as long as a workspace, then forgotten
+            run("DELETE FROM lesson_answers WHERE answered_at < :cutoff", cutoff=cutoff)
+            run("DELETE FROM lesson_teachers WHERE since < :cutoff", cutoff=cutoff)
             return len(owners)
 
         names: set[str] = set()

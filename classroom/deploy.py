@@ -499,6 +499,10 @@ def main(argv: list[str] | None = None) -> int:
 
         check_settings()
         where = check_database()
+        from . import teacher
+
+        # one secret for every app process (they inherit it through supervisord): the teacher link works on any of them
+        os.environ[teacher.SECRET_ENV] = teacher.teacher_secret() or teacher.new_secret()
     static = prepare_static(nginx_root() / "static")
 
     programs: list[Program] = []
@@ -552,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
         f"BPE Lab for a class: http://localhost:{args.port} (nginx in front of {n} app process{'es' if n != 1 else ''}; "
         f"workspaces in {where}; logs in {logs}). Ctrl+C stops everything."
     )
+    if not args.proxy_only:
+        link = teacher.teacher_link(f"http://localhost:{args.port}", os.environ[teacher.SECRET_ENV])
+        banner += f"\nThe teacher leads the lesson from {link} (keep it to yourself: whoever opens it leads)."
     return supervise(supervisord_conf, programs, fatal, banner)
 
 

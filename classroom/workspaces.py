@@ -5,8 +5,8 @@ Local mode (default): one folder store for every session of the process
 thread. Shared mode (``BPE_LAB_SHARED=1``, several people on one server): each
 browser's tokenizers in the database (``classroom.database``), found by the
 browser's key (``classroom.identity``), trainings in worker processes
-(``classroom.workers``). A browser that sends no key gets a store of its own in
-memory, and the page says so.
+(``classroom.workers``), and the lesson's class (``classroom.lesson``) in the same
+database. A browser that sends no key gets a store of its own in memory, and the page says so.
 
 A database that does not answer (or cannot be read) never costs a student their
 work: ``SharedStore`` keeps what is trained meanwhile in the session, says so on
@@ -27,8 +27,9 @@ from tokenizer.models.fetch import data_dir
 from ui.common import training, workspace
 from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice
+from ui.lesson import seat
 
-from . import database, identity, settings, workers
+from . import database, identity, lesson, settings, teacher, workers
 from .stores import BaseStore, FolderStore, MemoryStore
 
 SHARED_ENV = "BPE_LAB_SHARED"
@@ -65,6 +66,7 @@ def configure(shared: bool | None = None) -> None:
     if shared:
         _mode = SharedMode(database.database_url())
         workspace.use(_mode.store)
+        seat.use(lesson.provider(_mode.database, teacher.teacher_secret()))  # the lesson's class, in the same database
     else:
         folder = FolderStore(workspace_dir())
         workspace.use(lambda: folder)
@@ -75,6 +77,7 @@ def unconfigure() -> None:
     global _mode
     workspace.use(None)
     training.use(None)
+    seat.use(None)
     if _mode is not None:
         _mode.close()
         _mode = None

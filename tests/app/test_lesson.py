@@ -178,10 +178,15 @@ def test_the_class_call_sites(monkeypatch):
     at = run(chapter="1")
     assert at.session_state["lesson.chapter"] == 4
     assert at.query_params["chapter"] in ("4", ["4"])  # the address bar follows the teacher
-    assert calls[0] == (1, 0)
+    assert calls == [(1, 0)]  # once per run
+    assert at.button(key="lesson.next").disabled and at.button(key="lesson.back").disabled  # the teacher moves them
+    assert at.selectbox(key="lesson.pick").disabled
     q = model.questions(4, at.session_state["lesson.seed"], env())[0]
     answer(at, q, q.choices[0])
     assert (q.id, q.choices[0], q.check(q.choices[0]).correct) in calls
+    monkeypatch.setattr(follow, "class_panel", lambda c, s: None)  # not following: the student moves on their own
+    at.run()
+    assert not at.button(key="lesson.next").disabled
 
 
 OWN = {

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.slow  # a real server for the module
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = StreamlitServer(tmp_path_factory.mktemp("load") / "ws", shared=True).start()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("BPE_LAB_TEACHER_SECRET", load_test.TEACHER_SECRET)  # the lesson's teacher link
+        srv = StreamlitServer(tmp_path_factory.mktemp("load") / "ws", shared=True).start()
     yield srv
     srv.stop()
 
@@ -72,3 +74,20 @@ def test_a_failing_student_is_counted(server):
     rec = load_test.Recorder()
     aio.run(load_test.scenario(1, server.url.replace(str(server.port), "1"), rec, (0.0, 0.0), None, random.Random(0)))
     assert len(rec.errors) == 1 and "student 1" in rec.errors[0]
+
+
+def test_a_teacher_and_two_students_go_through_a_lesson(server):
+    """The lesson scenario on the real Lesson page: the teacher's Next and stepper steps reach both followers, their
+    answers to every question of a chapter reach the teacher's page."""
+    assert load_test.lesson_path()[:4] == [(1, 0), (2, 0), (2, 1), (2, 2)]  # chapter 2 is the first stepping one
+    rec, lesson = aio.run(load_test.lesson_class(server.url, 2, (1.2, 1.5), 0.0, 0, load_test.TEACHER_SECRET, 3))
+    assert rec.errors == []
+    chapter, step = lesson.last
+    assert chapter == 2 and step >= 1  # in chapter 2, stepped (as far as its trace goes, at most two steps)
+    assert lesson.shown == {0: lesson.last, 1: lesson.last}  # both followed to the teacher's last step
+    assert lesson.sent[2] == 2 and lesson.counted[2] == 2  # the teacher's page counted both students' answers
+    counts = {a: len(t) for a, t in rec.times.items()}
+    assert counts["teacher: Next chapter"] == 1 and counts["teacher: a step (the stepper's report)"] == step
+    assert counts["answer"] >= 2 * len(load_test.lesson_model.questions(2, 0))
+    assert counts["follow latency (teacher's move to the student's page)"] >= 2  # a move seen by each, at least
+    assert counts["follow check (every 1 s)"] >= 2 * 3

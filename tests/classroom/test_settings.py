@@ -101,6 +101,7 @@ def test_train_workers_and_shared_mode(monkeypatch):
         {"BPE_LAB_SHARED": "1", "BPE_LAB_MAX_TOKENIZERS": ""},
         {"BPE_LAB_TRAIN_WORKERS": "two"},
         {"BPE_LAB_SHARED": "maybe"},
+        {"BPE_LAB_SHARED": "1", "BPE_LAB_TEACHER_SECRET": "too-short"},
     ],
 )
 def test_the_app_process_start_up_says_one_line_and_exits_2(env, monkeypatch, capsys):

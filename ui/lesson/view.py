@@ -54,7 +54,7 @@ STATE = state.PageState(
         "special_tok": "r50k_base",
         "kept": {},  # (chapter, text, merges) -> the workspace key of a stepping tokenizer the student kept
     },
-    widgets=("text", "example", "back", "next", "pick", "keys", "stepper", "pairs", "answer", "form", "keep"),
+    widgets=("text", "example", "back", "next", "pick", "keys", "stepper", "pairs", "answer", "form", "check", "keep"),
 )
 
 
@@ -117,13 +117,21 @@ def _keys():
     return st.components.v2.component("bpe_lab_lesson_keys", js=modules.script(HERE / "keys.js"), isolate_styles=False)
 
 
-def nav() -> None:
-    """Back, the chapter menu, Next; the keys."""
+FOLLOWING_HELP = "You follow the teacher: turn following off to move on your own."
+
+
+def nav(following: bool = False) -> None:
+    """Back, the chapter menu, Next; the keys. A student who follows the teacher moves with the teacher only."""
     n = STATE["chapter"]
     st.session_state[STATE.key("pick")] = n
     back, pick, nxt = st.columns([1, 5, 1], vertical_alignment="bottom")
     back.button(
-        "◀ Back", key=STATE.key("back"), on_click=_back, disabled=n == 1, width="stretch", help="Previous chapter (PageUp)"
+        "◀ Back",
+        key=STATE.key("back"),
+        on_click=_back,
+        disabled=n == 1 or following,
+        width="stretch",
+        help=FOLLOWING_HELP if following else "Previous chapter (PageUp)",
     )
     pick.selectbox(
         "Chapter",
@@ -131,17 +139,19 @@ def nav() -> None:
         key=STATE.key("pick"),
         format_func=lambda i: f"Chapter {i} of {model.N} · {model.chapter(i).title}",
         on_change=_picked,
+        disabled=following,
         label_visibility="collapsed",
     )
     nxt.button(
         "Next chapter ▶",
         key=STATE.key("next"),
         on_click=_next,
-        disabled=n == model.N,
+        disabled=n == model.N or following,
         width="stretch",
-        help="Next chapter (PageDown)",
+        help=FOLLOWING_HELP if following else "Next chapter (PageDown)",
     )
-    _keys()(key=STATE.key("keys"), data={"arrows": model.chapter(n).stepper is None}, on_go_change=_on_key, height=0)
+    if not following:  # a follower's keys would move them away from the teacher until the next run brings them back
+        _keys()(key=STATE.key("keys"), data={"arrows": model.chapter(n).stepper is None}, on_go_change=_on_key, height=0)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -150,12 +160,11 @@ def nav() -> None:
 def page() -> None:
     """The whole page: the class, the chapter's navigation, its text, its figure, its questions."""
     here = (STATE["chapter"], STATE["step"])
-    with st.sidebar:
-        led = follow.class_panel(*here)
+    led = follow.class_panel(*here)  # first: on the first screen, and it may move a following student
     if led is not None and tuple(led) != here:
         move(model.clamp(led[0]), max(0, int(led[1])))
     ch = model.chapter(STATE["chapter"])
-    nav()
+    nav(following=led is not None)
     with st.expander(f"**{ch.n}. {ch.title}**: what this chapter is about", expanded=not presenter.on()):
         st.markdown(ch.text)
     with errors.shown():
@@ -315,12 +324,13 @@ def _stepping(trace_id: str, body: bytes, n: int, pairs=None) -> None:
         r = stepper.reported(STATE.key("stepper"))
         if r is None or r.get("id") != STATE["trace_id"] or r.get("epoch") != STATE["goto"][0]:
             return
-        STATE["step"] = r["k"]
+        STATE["step"] = max(0, min(r["k"], n))  # a report is the browser's word: a step of this trace
+        follow.moved(STATE["chapter"], STATE["step"])  # the teacher's step reaches the class without a run of the page
         want = r.get("want")
         if isinstance(want, int):
             STATE["pairs_from"] = want
-        elif not STATE["pairs_from"] <= r["k"] < STATE["pairs_from"] + payload.WINDOW:
-            STATE["pairs_from"] = r["k"]
+        elif not STATE["pairs_from"] <= STATE["step"] < STATE["pairs_from"] + payload.WINDOW:
+            STATE["pairs_from"] = STATE["step"]
 
     @st.fragment
     def stepping() -> None:
@@ -536,7 +546,7 @@ def _question(q: model.Question) -> None:
         if "\n" in q.subject:
             st.code(q.subject, language="python")
         answer = _answer_widget(q)
-        sent = st.form_submit_button("Check", type="primary")
+        sent = st.form_submit_button("Check", type="primary", key=STATE.key("check", q.id))
     if sent:
         fb = q.check(answer)
         follow.record_answer(q.id, answer, fb.correct)
