@@ -6,7 +6,7 @@ Writes ``OUT_DIR/cl100k_base.bin`` and ``OUT_DIR/o200k_base.bin`` (``ui.web.mode
 the very files the app serves) and ``OUT_DIR/corpus.txt``: about ``--bytes`` of UTF-8 built
 offline from the project's own texts, in stretches of a few kilobytes: minbpe's
 taylorswift.txt (../shared/corpus/), the pages' sample texts (``ui.content.samples``), standard-
-library sources with C and JavaScript, and the tests' multilingual lines (``tests/texts.py``).
+library sources with C and JavaScript, and the multilingual lines the tests use too (``bench/texts.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from corpora import small  # noqa: E402  (bench/corpora.py)
-from tests.texts import MULTILINGUAL, code_and_prose  # noqa: E402
+from texts import MULTILINGUAL, code_and_prose  # noqa: E402
 
 import tokenizer  # noqa: E402
 from ui.content.samples import DEFAULT_TEXT, SAMPLES  # noqa: E402
