@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from classroom import workers
@@ -152,7 +154,8 @@ def test_a_registered_base_travels_to_the_worker_by_name():
 
 def test_a_training_past_the_time_limit_is_stopped_and_the_pool_goes_on():
     pool = workers.Pool(1, seconds=1)
-    big = " ".join(f"w{i}x{i % 13}" for i in range(200_000))  # many seconds of training
+    rng = random.Random(0)  # words of random letters: thousands of merges to make, many seconds of training
+    big = " ".join("".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(3, 12))) for _ in range(200_000))
     seen: list = []
     with pytest.raises(workers.TrainingTimeout, match="longer than 1 s.*BPE_LAB_TRAIN_SECONDS"):
         pool.train((big, 5000, {"pattern": "gpt4", "special_tokens": None, "name": ""}), lambda d, t: seen.append(d))
