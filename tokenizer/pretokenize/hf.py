@@ -80,17 +80,7 @@ def regexes_in(spec: Any) -> set[str]:
     >>> sorted(regexes_in({"type": "Split", "pattern": {"Regex": "a+"}, "behavior": "Isolated"}))
     ['a+']
     """
-    out: set[str] = set()
-    stack = [spec]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if isinstance(node.get("Regex"), str):
-                out.add(node["Regex"])
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return out
+    return _strings_under(spec, "Regex")
 
 
 #: Short texts every untrusted file's text handling must get through within the regex time limit
@@ -110,13 +100,19 @@ PROBES = (
 
 def types_in(spec: Any) -> set[str]:
     """Every ``type`` named anywhere in a JSON tree (however malformed), without recursion."""
+    return _strings_under(spec, "type")
+
+
+def _strings_under(spec: Any, key: str) -> set[str]:
+    """Every string value of ``key`` in the objects of a JSON tree, walked without recursion (a file nested
+    thousands of levels deep is read, not a RecursionError)."""
     out: set[str] = set()
     stack = [spec]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            if isinstance(node.get("type"), str):
-                out.add(node["type"])
+            if isinstance(node.get(key), str):
+                out.add(node[key])
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
