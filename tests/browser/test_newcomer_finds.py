@@ -269,6 +269,24 @@ def test_one_merge_has_one_number_on_every_page(tabs, server):
 # ----------------------------------------------------------------------------- Compare: several picks, one update
 
 
+def pick(pg, menu, label: str, n: int) -> None:
+    """Pick ``label`` in the open ``menu``, as a person does: until its chip shows (the ``n``-th). On a loaded machine
+    a click can land while the dropdown is drawn again (its list changes with every pick) and select nothing, which a
+    person sees and clicks again; a chip that shows and then goes is not clicked again: the callers count the chips."""
+    chips = menu.locator("[data-tag]")
+    for _ in range(3):
+        pg.get_by_role("option", name=label, exact=True).click()
+        try:
+            expect(chips).to_have_count(n, timeout=8_000)
+            return
+        except AssertionError:
+            if chips.count() == n:
+                return
+            if chips.count() != n - 1 or chips.filter(has_text=label).count():
+                raise
+    expect(chips).to_have_count(n)
+
+
 def test_compare_takes_several_picks_at_once_and_shares_its_setup(tabs, server):
     from ui.common import tokenizers as tk
 
@@ -280,18 +298,23 @@ def test_compare_takes_several_picks_at_once_and_shares_its_setup(tabs, server):
         menu = pg.locator('[data-testid="stMultiSelect"]')
         apply = pg.get_by_role("button", name="Apply", exact=True)
         expect(apply).to_be_disabled()
+        chips = menu.locator("[data-tag]")
+        expect(chips).to_have_count(2)
         added = ["cl100k_base", "llama3", "qwen2.5", "tekken"]
-        for key in added:
+        for n, key in enumerate(added, start=3):
+            # as a person on a slow machine: each pick's chip is there, and the menu's run over, before the next pick
             menu.locator("input").click()
-            pg.get_by_role("option", name=tk.menu_label(key, tk.OFFICIAL[key]), exact=True).click()
+            pick(pg, menu, tk.menu_label(key, tk.OFFICIAL[key]), n)
             wait_idle(pg)
             pg.keyboard.press("Escape")
+            expect(chips).to_have_count(n)  # no run that started before this pick took it back
             expect(rows).to_have_count(2)  # the page below waits for Apply
             expect(apply).to_be_enabled()
         shot(pg, "newcomer33-compare-picked")
         apply.click()
         wait_idle(pg, timeout=120_000)
         expect(rows).to_have_count(6)
+        expect(chips).to_have_count(6)
         expect(apply).to_be_disabled()
 
         pg.get_by_text("Share this comparison", exact=True).click()
@@ -306,6 +329,63 @@ def test_compare_takes_several_picks_at_once_and_shares_its_setup(tabs, server):
         heads = other.locator(".bpe-row-head b").all_inner_texts()
         assert heads == [tk.OFFICIAL[k] for k in ["r50k_base", "o200k_base", *added]]
         assert_no_exception(other)
+
+
+def test_compare_keeps_picks_made_while_the_menu_runs(tabs, server):
+    """Picks made quickly, each while the menu's run for the one before is still going (a slow machine), all stay:
+    a run that started before a pick does not put the menu back to what it saw."""
+    from ui.common import tokenizers as tk
+
+    with sized(tabs, server, 1280, 900) as pg:
+        pg.goto(server.url + "/compare?tokenizers=r50k_base&text=" + "Hello%20world")
+        wait_idle(pg, timeout=120_000)
+        menu = pg.locator('[data-testid="stMultiSelect"]')
+        chips = menu.locator("[data-tag]")
+        expect(chips).to_have_count(1)
+        added = ["o200k_base", "cl100k_base", "llama3", "qwen2.5", "tekken"]
+        menu.locator("input").click()
+        for n, key in enumerate(added, start=2):
+            pick(pg, menu, tk.menu_label(key, tk.OFFICIAL[key]), n)  # and straight on to the next, its run going
+        pg.keyboard.press("Escape")
+        wait_idle(pg, timeout=120_000)
+        expect(chips).to_have_count(6)
+        pg.get_by_role("button", name="Apply", exact=True).click()
+        wait_idle(pg, timeout=120_000)
+        expect(pg.locator(".bpe-row")).to_have_count(6)
+        expect(chips).to_have_count(6)
+        assert_no_exception(pg)
+
+
+# ----------------------------------------------------------------------------- Overlap's progress in presenter mode
+
+#: Every progress bar's box and every spinner's (Streamlit's own and a cached function's), as [left, top, right, bottom]
+INDICATORS = """() => [...document.querySelectorAll('[data-testid="stProgress"], [data-testid="stSpinner"]')]
+    .filter(e => e.offsetParent !== null)
+    .map(e => { const r = e.getBoundingClientRect(); return [e.dataset.testid, r.left, r.top, r.right, r.bottom]; })"""
+
+
+def test_overlap_progress_is_not_drawn_over_a_spinner_in_presenter_mode(tabs, server):
+    """Encoding one vocabulary with another shows a progress bar: in presenter mode nothing else is drawn on it (the
+    cached computation's spinner was, the two labels on one line). A pair no other test computes, so the server has
+    not kept it."""
+    with sized(tabs, server, 1280, 720) as pg:
+        pg.goto(server.url + "/overlap?present=1&tokenizers=cl100k_base,p50k_base")
+        seen = []
+        for _ in range(1200):  # every 50 ms while the page computes
+            boxes = pg.evaluate(INDICATORS)
+            if any(b[0] == "stProgress" for b in boxes):
+                seen.append(boxes)
+            if pg.get_by_text("How many pieces each token becomes").count():
+                break
+            pg.wait_for_timeout(50)
+        wait_idle(pg, timeout=180_000)
+        assert seen, "the split's progress bar never showed"
+        for boxes in seen:
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1 :]:
+                    apart = a[3] <= b[1] or b[3] <= a[1] or a[4] <= b[2] or b[4] <= a[2]
+                    assert apart, f"{a[0]} at {a[1:]} and {b[0]} at {b[1:]} overlap"
+        assert_no_exception(pg)
 
 
 # ----------------------------------------------------------------------------- start-up

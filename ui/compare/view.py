@@ -75,12 +75,23 @@ def input_panel() -> tuple[str, int]:
 def choose_tokenizers() -> list[str]:
     """The tokenizers menu, in a fragment: picking a tokenizer reruns the menu alone (the whole page took 2 s a pick),
     and "Apply" (or any other change on the page) draws the page for all the picks at once."""
-    choices = tk.options()
-    # drop choices that are gone (a deleted tokenizer) before the widget reads them
-    STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
+    _drop_gone_choices()
     STATE["applied"] = list(STATE["tokenizers"])  # this run draws them: the menu's own reruns compare with these
     _tokenizer_picker()
     return list(STATE["tokenizers"])
+
+
+def _drop_gone_choices() -> None:
+    """Drop picks that are no longer choices (a deleted tokenizer) before the widget reads them.
+
+    The widget's key is written only when that changes it: a write makes the browser take the server's value, and a
+    value computed from a run that started before the user's latest pick would undo that pick.
+    """
+    choices = tk.options()
+    picked = STATE["tokenizers"]
+    kept = [k for k in picked if k in choices]
+    if kept != picked:
+        STATE["tokenizers"] = kept
 
 
 @st.fragment
@@ -100,13 +111,12 @@ def _tokenizer_picker() -> None:
     if pending:
         st.caption("Pick as many as you like: the comparison below follows when you press **Apply**.")
     if clicked:
-        st.rerun()  # the whole page, with every pick
+        st.rerun()  # the whole page, drawn from the widget's own value: every pick the browser sent
 
 
 def _tokenizer_menu() -> list[str]:
+    _drop_gone_choices()
     choices = tk.options()
-    # drop choices that are gone (a deleted tokenizer) before the widget reads them
-    STATE["tokenizers"] = [k for k in STATE["tokenizers"] if k in choices]
     return st.multiselect(
         "Tokenizers",
         list(choices),
