@@ -119,13 +119,23 @@ def _for_everyone(kind: str, keys: tuple[str, ...], key: tuple, _compute: Callab
     return _compute()
 
 
-def _kept(kind: str, chosen: Sequence[Chosen], key: tuple, compute: Callable[[], object], *, maxsize: int = 2):
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _for_everyone_quietly(kind: str, keys: tuple[str, ...], key: tuple, _compute: Callable[[], object]) -> object:
+    """``_for_everyone`` for a computation that shows its own progress: Streamlit draws a cached function's spinner
+    where the function's first element goes, so the two would be drawn over each other."""
+    return _compute()
+
+
+def _kept(
+    kind: str, chosen: Sequence[Chosen], key: tuple, compute: Callable[[], object], *, maxsize: int = 2, quiet: bool = False
+):
     """``compute()`` kept for every session when every tokenizer involved is an official encoding (or a baseline),
-    else for this session only (``ui.common.cache``: a user's tokenizers are theirs alone)."""
+    else for this session only (``ui.common.cache``: a user's tokenizers are theirs alone). ``quiet``: ``compute``
+    (or its caller) shows its own progress, and the cache adds no spinner."""
     toks = [c.tok for c in chosen]
     keys = tuple(c.key for c in chosen)
     if all(cache.is_shared(t) for t in toks):
-        return _for_everyone(kind, keys, key, compute)
+        return (_for_everyone_quietly if quiet else _for_everyone)(kind, keys, key, compute)
     # a user's tokenizer object stands for its content: the same key with another object is another tokenizer
     return cache.for_session(kind, (keys, tuple(map(id, toks)), key), compute, owner=toks[0], maxsize=maxsize)
 
@@ -157,7 +167,7 @@ def empty_state(n: int) -> None:
 
 def compute_overlap(chosen: Sequence[Chosen]) -> model.Overlap:
     with st.spinner("Comparing the vocabularies (once per choice)…"):
-        return _kept("overlap.sets", chosen, (), lambda: model.overlap([c.vocab for c in chosen]))
+        return _kept("overlap.sets", chosen, (), lambda: model.overlap([c.vocab for c in chosen]), quiet=True)
 
 
 def show_summary(ov: model.Overlap) -> None:
@@ -315,7 +325,7 @@ def _split(source: Chosen, target: Chosen, labels: dict[str, str]) -> model.Spli
         bar.empty()
         return found
 
-    return _kept("overlap.split", [source, target], (), compute, maxsize=4)
+    return _kept("overlap.split", [source, target], (), compute, maxsize=4, quiet=True)
 
 
 def show_split_under(chosen: Sequence[Chosen]) -> None:
