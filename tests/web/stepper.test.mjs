@@ -7,7 +7,7 @@ import { test } from "node:test";
 
 import { extent, thin } from "../../ui/step/charts.js";
 import { changedRegions } from "../../ui/step/spansdom.js";
-import { keyAction, KEYS, parseData, SPEEDS, withStep } from "../../ui/step/stepper.js";
+import { keyAction, KEYS, parseData, playStep, SPEEDS, withStep } from "../../ui/step/stepper.js";
 
 const inPage = { closest: () => null };
 const inField = (match) => ({ closest: (sel) => (sel.split(",").some((s) => s.trim() === match) ? {} : null) });
@@ -53,6 +53,38 @@ test("the component's data as bytes, a string or an object", () => {
 test("play speeds go up to 30 steps a second", () => {
   assert.equal(Math.max(...Object.values(SPEEDS)), 30);
   assert.ok(Object.values(SPEEDS).every((v, i, all) => i === 0 || v > all[i - 1]));
+});
+
+/** Play from step 0 to `n` with frames `gaps` ms apart (cycled): the step drawn at each frame, and the time it ends. */
+function played(n, rate, gaps) {
+  let k = 0;
+  let now = 1000;
+  let clock = { from: 0, t0: now };
+  const drawn = [];
+  for (let f = 0; k < n && f < 100_000; f++) {
+    now += gaps[f % gaps.length];
+    const next = playStep(clock, k, now, rate);
+    clock = next.clock;
+    if (next.k !== k) drawn.push(next.k);
+    k = next.k;
+  }
+  return { drawn, ms: now - 1000 };
+}
+
+test("play paints every step in order, however slow the frames; on time when they keep up", () => {
+  const every = Array.from({ length: 64 }, (_, i) => i + 1);
+  for (const gaps of [[16.7], [100], [250, 16.7, 16.7], [1000], [40, 400]]) {
+    assert.deepEqual(played(64, SPEEDS.fastest, gaps).drawn, every, `frames ${gaps} ms apart`);
+  }
+  // frames that keep up: 64 steps at 30 a second take 64 / 30 s of (simulated) time, give or take a frame
+  const fast = played(64, SPEEDS.fastest, [16.7]);
+  assert.ok(Math.abs(fast.ms - (64 / 30) * 1000) <= 17, fast.ms);
+  // frames 100 ms apart paint 10 steps a second: the rate the machine paints, with no burst after a slow spell
+  assert.ok(Math.abs(played(64, SPEEDS.fastest, [100]).ms - 6400) <= 100);
+  const spell = played(64, SPEEDS.fastest, [...Array(10).fill(200), ...Array(200).fill(16.7)]);
+  assert.ok(spell.ms > 10 * 200 + ((64 - 10) / 30) * 1000 - 34, spell.ms); // the steps after the spell keep 30 a second
+  assert.deepEqual(played(3, SPEEDS.slow, [16.7]).drawn, [1, 2, 3]); // slow speeds as before: one step a second
+  assert.ok(Math.abs(played(3, SPEEDS.slow, [16.7]).ms - 3000) <= 17);
 });
 
 test("a long line is drawn through evenly spaced steps, both ends included; a flat one gets room", () => {

@@ -16,6 +16,16 @@ import { SpanView } from "./spansdom.js";
 
 /** Play speeds, in steps per second. */
 export const SPEEDS = { slow: 1, normal: 3, fast: 10, fastest: 30 };
+
+/** Play's step at time `now` (ms) from step `k`, with `clock` ({from, t0}: the step and time play was timed from):
+ *  at most one step a frame, so every step is painted; on time while frames keep up, and at the rate the machine
+ *  paints when they do not (the clock then restarts from the step drawn, so a slow spell never ends in a burst). */
+export function playStep(clock, k, now, rate) {
+  const due = clock.from + Math.floor(((now - clock.t0) / 1000) * rate);
+  if (due <= k) return { k, clock };
+  const to = k + 1;
+  return { k: to, clock: due > to ? { from: to, t0: now } : clock };
+}
 /** Long texts scroll inside a box this high (px) past this many spans (as the server drew them). */
 export const SPANS_HEIGHT = 420;
 export const SCROLL_AFTER = 600;
@@ -192,8 +202,7 @@ export default function mount(component) {
   let k = Math.max(0, Math.min(n, mem.k));
   let playing = false;
   let raf = 0;
-  let playFrom = 0;
-  let playT0 = 0;
+  let clock = { from: 0, t0: 0 };
   let reportTimer = 0;
   let srTimer = 0;
   let urlTimer = 0;
@@ -436,16 +445,17 @@ export default function mount(component) {
     scheduleUrl();
   }
 
-  // ---- play: requestAnimationFrame, the step from the time played, so a slow frame skips, never lags
+  // ---- play: requestAnimationFrame, one step a frame at most (playStep), so a slow machine plays slower, never skips
   function frame(now) {
     if (!playing) return;
-    const target = playFrom + Math.floor(((now - playT0) / 1000) * SPEEDS[SETTINGS.speed]);
-    if (target >= n) {
+    const next = playStep(clock, k, now, SPEEDS[SETTINGS.speed]);
+    clock = next.clock;
+    if (next.k >= n) {
       go(n, { user: false });
       stop();
       return;
     }
-    if (target !== k) go(target, { user: false });
+    if (next.k !== k) go(next.k, { user: false });
     raf = requestAnimationFrame(frame);
   }
 
@@ -454,8 +464,7 @@ export default function mount(component) {
     if (k >= n) go(0, { user: false }); // play from the start again
     playing = true;
     mem.playing = true;
-    playFrom = k;
-    playT0 = performance.now();
+    clock = { from: k, t0: performance.now() };
     drawControls();
     raf = requestAnimationFrame(frame);
   }
@@ -487,10 +496,7 @@ export default function mount(component) {
   slider.addEventListener("input", () => go(Number(slider.value)));
   speed.addEventListener("change", () => {
     SETTINGS.speed = speed.value;
-    if (playing) {
-      playFrom = k;
-      playT0 = performance.now();
-    }
+    if (playing) clock = { from: k, t0: performance.now() };
   });
 
   function onKey(event) {
