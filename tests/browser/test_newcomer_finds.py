@@ -187,6 +187,42 @@ def test_the_heatmaps_name_every_column_and_row(tabs, server, keys):
         assert_no_exception(pg)
 
 
+# ----------------------------------------------------------------------------- Tokenize: the box before the tokens
+
+
+def test_tokenize_shows_its_text_box_before_its_tokens(tabs, server):
+    """While the browser still loads the live view's modules (held back here, as a slow machine or network would),
+    the text box is there with the text, and a placeholder where the tokens go; what is typed into it then stays
+    when the view takes over, and its tokens follow. (The first visit showed an empty area for seconds.)"""
+    with sized(tabs, server, 1280, 720) as pg:
+        held = []
+        pg.route(re.compile(r"/tokenize\.js$"), lambda route: held.append(route))
+        pg.goto(server.url + "/?tokenizer=cl100k_base&text=Held%20back")
+        for _ in range(1200):
+            if held:
+                break
+            pg.wait_for_timeout(100)
+        assert held, "the live view never asked for its module"
+        box = pg.get_by_label("Text", exact=True)
+        expect(box).to_be_visible()
+        expect(box).to_have_value("Held back")
+        expect(pg.locator(".bpe-live-wait")).to_be_visible()
+        assert pg.locator(".bpe-live-spans [data-i]").count() == 0  # the tokens are not drawn yet
+        shot(pg, "newcomer33-tokenize-box-first")
+        box.click()
+        box.press("End")
+        box.press_sequentially(" and typed")
+        for route in held:
+            route.continue_()
+        pg.unroute(re.compile(r"/tokenize\.js$"))
+        expect(pg.locator(".bpe-live .bpe-spans").first).to_contain_text("typed", timeout=60_000)
+        expect(pg.locator(".bpe-live-early")).to_have_count(0)
+        expect(box).to_have_value("Held back and typed")
+        expect(box).to_be_focused()
+        wait_idle(pg, timeout=60_000)
+        assert_no_exception(pg)
+
+
 # ----------------------------------------------------------------------------- decoding ids on Tokenize
 
 
@@ -360,8 +396,8 @@ def test_compare_keeps_picks_made_while_the_menu_runs(tabs, server):
 
 #: Every progress bar's box and every spinner's (Streamlit's own and a cached function's), as [left, top, right, bottom]
 INDICATORS = """() => [...document.querySelectorAll('[data-testid="stProgress"], [data-testid="stSpinner"]')]
-    .filter(e => e.offsetParent !== null)
-    .map(e => { const r = e.getBoundingClientRect(); return [e.dataset.testid, r.left, r.top, r.right, r.bottom]; })"""
+    .map(e => { const r = e.getBoundingClientRect(); return [e.dataset.testid, r.left, r.top, r.right, r.bottom]; })
+    .filter(b => b[3] > b[1] && b[4] > b[2])"""
 
 
 def test_overlap_progress_is_not_drawn_over_a_spinner_in_presenter_mode(tabs, server):

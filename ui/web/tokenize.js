@@ -194,6 +194,22 @@ class LiveView {
     this.timers.copy = setTimeout(() => (this.copy.textContent = "Copy ids"), 1500);
   }
 
+  /** Take over the text box that ui/tokenize/live.js drew before this module loaded: its text, focus and selection. */
+  adopt(early) {
+    const box = early.querySelector("textarea");
+    const focused = box && document.activeElement === box;
+    early.remove();
+    if (!box) return;
+    if (box.value !== this.textarea.value) {
+      this.textarea.value = box.value;
+      this.edited();
+    }
+    if (focused) {
+      this.textarea.focus({ preventScroll: true });
+      this.textarea.setSelectionRange(box.selectionStart, box.selectionEnd);
+    }
+  }
+
   setTrigger(fn) {
     this.trigger = fn;
   }
@@ -657,5 +673,7 @@ export function mount(component, base) {
   }
   view.setTrigger(setTriggerValue);
   view.update(data, base);
+  const early = parentElement.querySelector(":scope > .bpe-live-early");
+  if (early) view.adopt(early);
   return () => view.destroy();
 }
