@@ -107,7 +107,7 @@ def shortcut_exceptions(tok) -> dict[int, bytes]:
     loaded files); tests/ui/web/test_model.py shows it is empty for every registered
     encoding too. Costs one encoding per token (seconds for 200,000).
     """
-    shortcut = tok._engine().whole  # bytes -> id: the core's whole-chunk shortcut (engine_py.PyEncoder.whole)
+    shortcut = tok.whole_chunks()
     whole = tok.whole_tokens
     return {i: b for b, i in shortcut.items() if i not in whole and tok.encode_bytes(b) != [i]}
 
