@@ -1,8 +1,7 @@
-// The live Tokenize component's entry (ui/tokenize/live.py registers it): it loads ui/web/tokenize.js from the
-// app's static folder (data.assets, a folder named by the modules' hash), which builds the view and starts the
-// worker, and hands it the component.
-export default async function (component) {
-  const base = new URL(component.data.assets, document.baseURI).href;
-  const { mount } = await import(base + "tokenize.js");
-  return mount(component, base);
+// The live Tokenize component's entry (ui/tokenize/live.py registers it): ui/web/tokenize.js builds the view and
+// starts the worker, which loads its modules from data.assets (the static folder's web/, named by the modules' hash).
+import { mount } from "../web/tokenize.js";
+
+export default function (component) {
+  return mount(component, new URL(component.data.assets, document.baseURI).href);
 }

@@ -46,7 +46,7 @@ JS = Path(__file__).with_name("live.js")
 @functools.cache
 def _component():
     """Registered once per process, on first use (never at import). Not isolated: the app's stylesheet styles it."""
-    return st.components.v2.component("bpe_lab_tokenize_live", js=JS.read_text(encoding="utf-8"), isolate_styles=False)
+    return st.components.v2.component("bpe_lab_tokenize_live", js=web.component_script(JS), isolate_styles=False)
 
 
 def assets() -> str:
