@@ -268,10 +268,10 @@ async def hostile_scenario(base: str, data: Path, rec: Recorder, rounds: int, th
         await s.rerun()
         for i in range(rounds):
             await asyncio.sleep(random.uniform(*think) / 2)
-            await step("hostile: type on Tokenize", send_text(s, "y" * (60 + i)))
+            await step("hostile: type on Tokenize", send_text(s, "y" * (300 + i)))
         await step("hostile: Step through", s.navigate("step"))
         s.choose("step.encoding.tokenizer", "hostile-y")
-        s.set_text("step.text", "y" * 70)
+        s.set_text("step.text", "y" * 300)
         await step("hostile: Step through", s.rerun())
         r = await s.navigate("train")
         rec.add("hostile: open Train", r.seconds)

@@ -131,7 +131,12 @@ def test_the_import_graph_inside_tokenizer_has_no_cycle():
 
 #: The package by stage, bottom up: a module imports only from its own level or below (docs/architecture.md, "The import graph").
 TOKENIZER_LEVELS = (
-    ("errors", "display", "trace"),  # checks at the boundary, readable bytes, the records pages draw
+    (
+        "errors",
+        "display",
+        "trace",
+        "protocol",
+    ),  # checks at the boundary, readable bytes, the records pages draw, what a tokenizer offers
     ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through
     ("core",),  # the Tokenizer puts them together
     # what makes or saves a Tokenizer: the trainer and its variants, the baselines, the file formats

@@ -40,10 +40,12 @@ from .models.registry import EncodingSpec, FileSource
 from .pretokenize.count import count_chunks
 from .pretokenize.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, PATTERNS
 from .pretokenize.splitter import Splitter, TimeBudget, time_limit, validate_pattern
+from .protocol import TokenizerLike
 from .trace import EncodeStep, EncodeTrace, Merge, MergeTree, PairCount, Span
 
 __all__ = [
     "Tokenizer",
+    "TokenizerLike",
     "train",
     "train_with",
     "load_encoding",

@@ -189,6 +189,28 @@ class Tokenizer:
         tok._encoder = encoder
         return tok
 
+    def _replace(self, table: MergeTable, **changes) -> Tokenizer:
+        """A new Tokenizer with ``table`` and every other field as this one's, but for ``changes``.
+
+        The one place that lists the fields, so a derived tokenizer never silently drops one.
+        ``self_encoding`` and ``encoder`` are what is already known (see ``_derived``); ``training``
+        is never carried over, as it describes how this tokenizer itself was made.
+        """
+        fields = {
+            "pattern": None if self.pipeline is not None else self.pattern,
+            "normalizer": None if self.pipeline is not None else self.normalizer,
+            "pipeline": self.pipeline,
+            "special_tokens": self.special_tokens,
+            "byte_ids": self.byte_ids,
+            "name": self.name,
+            "metadata": self.metadata,
+            "whole_tokens": self.whole_tokens,
+        }
+        unknown = set(changes) - set(fields) - {"self_encoding", "encoder"}
+        if unknown:
+            raise TypeError(f"_replace takes only Tokenizer fields, not {sorted(unknown)}")
+        return Tokenizer._derived(table, **{**fields, **changes})
+
     # ------------------------------------------------------------------ model
 
     def _check_other_ids(self, known: set[int]) -> None:
@@ -331,16 +353,11 @@ class Tokenizer:
             kept = set(table.new_ids)
             known = frozenset(i for i in self._self_encoding if i in kept)
         # special ids may lie above the cut; they stay valid. Whole tokens are not merges: kept only with them all.
-        return Tokenizer._derived(
+        return self._replace(
             table,
-            pattern=self.pattern,
-            special_tokens=self.special_tokens,
-            byte_ids=self.byte_ids,
-            name=self.name,
             self_encoding=known,
+            metadata=None,
             whole_tokens=self.whole_tokens if k == self.num_merges else None,
-            pipeline=self.pipeline,
-            normalizer=self.normalizer,
         )
 
     def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> Tokenizer:
@@ -349,18 +366,13 @@ class Tokenizer:
         The two share one encoder and its chunk cache: their merges are the same.
         """
         extra = check_special_tokens(extra, "extra")
-        return Tokenizer._derived(
+        return self._replace(
             self.merge_table,
-            pattern=self.pattern,
-            special_tokens={**self.special_tokens, **extra},
-            byte_ids=self.byte_ids,
-            name=self.name if name is None else name,
-            metadata=self.metadata,
             self_encoding=self._self_encoding,
             encoder=self._engine(),
-            whole_tokens=self.whole_tokens,
+            special_tokens={**self.special_tokens, **extra},
+            name=self.name if name is None else name,
             pipeline=self.pipeline.with_special_tokens(extra) if self.pipeline is not None else None,
-            normalizer=self.normalizer,
         )
 
     def extended(
@@ -386,16 +398,7 @@ class Tokenizer:
             (self._counts or [None] * len(self._ids)) + counts,
         )
         known = self._engine() and self._self_encoding  # the engine settles which of its own tokens encode to themselves
-        tok = Tokenizer._derived(
-            table,
-            pattern=self.pattern,
-            special_tokens=special_tokens,
-            byte_ids=self.byte_ids,
-            name=name,
-            metadata=metadata,
-            whole_tokens=self.whole_tokens,
-            normalizer=self.normalizer,
-        )
+        tok = self._replace(table, special_tokens=special_tokens, name=name, metadata=metadata)
         top = max(max(self.byte_ids), max(table.new_ids, default=0))
         probe = Encoder(self.byte_ids, Ranks(table.pairs, table.new_ids, top=top))
         vocab = tok.vocab
@@ -430,6 +433,11 @@ class Tokenizer:
         whole.update((vocab[i], i) for i in ids)
         whole.update((b, i) for i, b in self.whole_tokens.items())  # only a chunk equal to one gives it
         return enc
+
+    def whole_chunks(self) -> dict[bytes, int]:
+        """The chunks the encoder takes whole, without merging, and their ids (a copy): every token that
+        encodes to itself, and the ``whole_tokens`` (a browser engine takes the same shortcut)."""
+        return dict(self._engine().whole)
 
     def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
         """Encode ``data`` as one chunk with only the first ``max_rank`` merges (all if None).

@@ -18,7 +18,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, trainers
 
 from classroom.stores import FolderStore
-from ui.step import payload as step_payload
+from tests import step_reference as reference
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "Hello <think>wörld</think> café 12345 你好 😀 <|endoftext|>"
@@ -87,7 +87,7 @@ def test_uploaded_tokenizer_json_works_on_every_page(uploaded):
     assert not at.exception and not errors(at)
     # the stepping runs in the page (ui/web): the trace sent to it replays to the core's encoding, the last step too
     [stepper] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
-    replay = step_payload.Replay(json.loads(stepper.proto.bytes)["trace"])
+    replay = reference.Replay(json.loads(stepper.proto.bytes)["trace"])
     core = tok.encode_trace(at.session_state["shared.text"])
     assert replay.n == len(core.steps)
     assert [sp.id for sp in replay.spans(replay.n)] == core.tokens_at(len(core.steps))

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests import step_reference as reference
 from tokenizer import load_encoding, train
 from ui.lesson import model, view
-from ui.step import payload
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "lesson.py")
@@ -97,7 +97,7 @@ def test_every_chapter_opens_with_the_seeds_example_and_its_figure(n):
     if ch.stepper:
         data = stepper_data(at)
         assert data is not None
-        replay = payload.Replay(data["trace"])
+        replay = reference.Replay(data["trace"])
         assert replay.data == ch.examples[0].encode("utf-8")
     else:
         assert 'class="bpe-row"' in html(at)
@@ -126,7 +126,7 @@ def test_a_students_own_text_changes_the_figure():
     at = run(chapter="3")
     at.text_input(key=TEXT_KEY.format(3)).input("abababcd").run()
     data = stepper_data(at)
-    assert payload.Replay(data["trace"]).data == b"abababcd"
+    assert reference.Replay(data["trace"]).data == b"abababcd"
     assert data["trace"]["n"] == model.repeated_merges("abababcd")
     at = run(chapter="7")
     at.text_area(key=TEXT_KEY.format(7)).input("x = 1").run()
@@ -140,7 +140,7 @@ def test_an_example_is_one_click_away():
     at = run(chapter="3")
     at.get("button_group")[0].set_value(1).run()
     assert at.text_input(key=TEXT_KEY.format(3)).value == "Honolulu"
-    assert payload.Replay(stepper_data(at)["trace"]).data == b"Honolulu"
+    assert reference.Replay(stepper_data(at)["trace"]).data == b"Honolulu"
 
 
 def test_next_back_and_the_url():
@@ -210,7 +210,7 @@ def test_every_chapter_takes_the_students_own_text(n):
     (at.text_area(key=key) if ch.multiline else at.text_input(key=key)).input(OWN[n]).run()
     assert not at.exception and not at.error
     if ch.stepper:
-        assert payload.Replay(stepper_data(at)["trace"]).data == OWN[n].encode("utf-8")
+        assert reference.Replay(stepper_data(at)["trace"]).data == OWN[n].encode("utf-8")
     else:
         body = html(at)
         shown = {1: "chars", 4: None, 6: None, 7: "r50k_base", 8: None, 9: "r50k_base"}[n]
@@ -250,7 +250,7 @@ def test_a_stepping_chapter_opens_the_same_steps_on_step_through(workspace, n, m
     from classroom.stores import FolderStore
 
     at = run(chapter=str(n), step="1")
-    lesson = payload.Replay(stepper_data(at)["trace"])
+    lesson = reference.Replay(stepper_data(at)["trace"])
     at.button(key="lesson.keep").click().run()
     assert not at.exception
     [entry] = FolderStore(workspace).entries()
@@ -264,7 +264,7 @@ def test_a_stepping_chapter_opens_the_same_steps_on_step_through(workspace, n, m
     assert not step.exception
     [el] = [e for e in step.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
     sent = json.loads(el.proto.bytes)
-    there = payload.Replay(sent["trace"])
+    there = reference.Replay(sent["trace"])
     assert sent["goto"][1] == 1
     assert there.n == lesson.n
     assert [s.id for s in there.spans(1)] == [s.id for s in lesson.spans(1)]

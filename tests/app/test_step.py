@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
+from tests import step_reference as reference
 from tokenizer import load_encoding, train
 from ui.content import corpora
 from ui.step import payload
@@ -55,8 +56,8 @@ def sent(at) -> dict:
     return json.loads(el.proto.bytes)
 
 
-def trace(at) -> payload.Replay:
-    return payload.Replay(sent(at)["trace"])
+def trace(at) -> reference.Replay:
+    return reference.Replay(sent(at)["trace"])
 
 
 def opened_at(at) -> int:

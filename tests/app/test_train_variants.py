@@ -12,13 +12,14 @@ from streamlit.testing.v1 import AppTest
 from texts import stdlib_sample
 
 from classroom.stores import FolderStore
+from tests import step_reference as reference
 from tokenizer import formats, load_encoding, train
 from tokenizer.bpe.continued import train_continued
 from tokenizer.bpe.parity import join_parallel, train_parity
 from tokenizer.bpe.superwords import train_superwords
 from ui.common.user_text import md
 from ui.compare import languages
-from ui.step import model, payload
+from ui.step import model
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = str(ROOT / "pages" / "train.py")
@@ -193,8 +194,8 @@ def _component(at, name: str):
     return el
 
 
-def sent(at) -> payload.Replay:
-    return payload.Replay(json.loads(_component(at, "bpe_lab_stepper").proto.bytes)["trace"])
+def sent(at) -> reference.Replay:
+    return reference.Replay(json.loads(_component(at, "bpe_lab_stepper").proto.bytes)["trace"])
 
 
 def top_pairs(at) -> dict:
@@ -228,7 +229,7 @@ def test_step_through_tokens_across_words_shows_each_stage_as_it_cut_the_text(wo
     excerpt = TEXT[: len(r.data.decode("utf-8"))]
     for k in (0, t - 1, t, t + 5, sup.num_merges):
         cut = model.excerpt_trace(model.stage_tokenizer(sup, sup.training, k), excerpt)
-        assert r.spans(k) == model.training_view(sup, sup.training, cut, k).spans, k
+        assert r.spans(k) == reference.training_view(sup, sup.training, cut, k).spans, k
     # before the transition no token crosses a word; after it "of the"-like tokens do
     assert not any(b" " in s.bytes.strip() for s in r.spans(t - 1))
     assert any(b" " in s.bytes.strip() for s in r.spans(sup.num_merges))
@@ -258,4 +259,4 @@ def test_step_through_a_continued_gpt2_replays_its_bytes(workspace):
     excerpt = DOMAIN[: len(r.data.decode("utf-8"))]
     etrace = model.excerpt_trace(cont, excerpt)
     for k in (0, 1000, gpt2.num_merges, cont.num_merges):
-        assert r.spans(k) == model.training_view(cont, cont.training, etrace, k).spans, k
+        assert r.spans(k) == reference.training_view(cont, cont.training, etrace, k).spans, k

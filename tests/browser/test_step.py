@@ -13,6 +13,7 @@ import time
 import pytest
 
 from classroom.stores import FolderStore
+from tests import step_reference as reference
 from tokenizer import load_encoding
 from ui.content import corpora
 from ui.content.samples import DEFAULT_TEXT
@@ -255,7 +256,7 @@ def test_the_page_shows_what_the_python_model_shows_encoding(page, server):
     assert shown(page) == (0, n)
     for k in (0, 1, 2, 17, n // 2, n - 1, n, 3):
         page.get_by_role("slider").fill(str(k))
-        view = model.encoding_view(etrace, k)
+        view = reference.encoding_view(etrace, k)
         mine, python = _same_dom(page, _python_spans(view), ".bpe-stepper .bpe-spans")
         assert mine == python, k
         if view.step:
@@ -277,7 +278,7 @@ def test_the_page_shows_what_the_python_model_shows_training(page, server, train
     n = tok.num_merges
     for k in (0, 1, 12, 100, n - 1, n, 5):
         page.get_by_role("slider").fill(str(k))
-        view = model.training_view(tok, trace, etrace, k)
+        view = reference.training_view(tok, trace, etrace, k)
         mine, python = _same_dom(page, _python_spans(view), ".bpe-stepper .bpe-spans")
         assert mine == python, k
         assert page.locator(".bpe-stepper [data-fig=training-tokens] .v").inner_text() == f"{view.tokens:,}"

@@ -360,3 +360,65 @@ def test_a_tokenizer_or_file_with_a_special_token_past_the_limit_is_refused():
     doc["special_tokens"] = {"z" * 100_000: 256}
     with pytest.raises(ValueError, match="100,000 characters long"):
         formats.loads(json.dumps(doc))
+
+
+def _every_field() -> Tokenizer:
+    """A tokenizer with every field set away from its default, the fields a derived tokenizer must carry."""
+    ranks = {bytes([b]): (b + 7) % 256 for b in range(256)}  # shuffled byte ids, as an official encoding's
+    ranks |= {b"ab": 256, b"abc": 257, b"xyz": 258}  # xyz: no merge builds it, a whole token
+    return Tokenizer.from_ranks(
+        ranks, pattern=r"\w+|\s+|.", special_tokens={"<|end|>": 300}, name="every", metadata={"k": 1}, normalizer="NFC"
+    )
+
+
+def _fields(t: Tokenizer) -> dict:
+    return {
+        "pattern": t.pattern,
+        "normalizer": t.normalizer,
+        "pipeline": t.pipeline,
+        "byte_ids": t.byte_ids,
+        "special_tokens": t.special_tokens,
+        "name": t.name,
+        "whole_tokens": t.whole_tokens,
+    }
+
+
+@pytest.mark.parametrize(
+    "derive",
+    [
+        lambda t: t.truncated(t.num_merges),
+        lambda t: t.with_special_tokens({}),
+        lambda t: t.extended([(99, 99)], [None], special_tokens=t.special_tokens, name=t.name),
+    ],
+    ids=["truncated", "with_special_tokens", "extended"],
+)
+def test_a_derived_tokenizer_keeps_every_field(derive):
+    base = _every_field()
+    assert base.whole_tokens and base.normalizer == "NFC" and base.byte_ids != tuple(range(256))
+    derived = derive(base)
+    assert _fields(derived) == _fields(base)
+    text = "abc xyz ab\u0301 <|end|>"
+    assert derived.encode(text, allowed_special="all") == base.encode(text, allowed_special="all")
+
+
+def test_a_derived_tokenizer_keeps_a_tokenizer_json_pipeline():
+    doc = formats.to_hf_json(train("aaabdaaabac hello hello", 262))
+    doc["normalizer"] = {"type": "Lowercase"}  # text handling BPE Lab's own pattern cannot say: a pipeline
+    base = formats.from_hf_json(doc, name="hf")
+    assert base.pipeline is not None
+    for derived in (
+        base.truncated(2),
+        base.with_special_tokens({"<|x|>": 500}),
+        base.extended([(104, 101)], [None], special_tokens={}, name="more"),
+    ):
+        assert derived.pipeline is not None and derived.pattern is None
+        assert derived.split("Hello World") == base.split("Hello World") == ["hello", " world"]
+
+
+def test_whole_chunks_are_a_copy_of_the_encoders_shortcuts():
+    base = _every_field()
+    chunks = base.whole_chunks()
+    assert chunks[b"xyz"] == 258 and chunks[b"abc"] == 257
+    assert all(base.encode_bytes(b) == [i] or i in base.whole_tokens for b, i in chunks.items())
+    chunks.clear()
+    assert base.whole_chunks()

@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests import step_reference as reference  # noqa: E402
 from tokenizer.display import visible  # noqa: E402
 from tokenizer.trace import make_spans  # noqa: E402
 from ui.render import cards, spans  # noqa: E402
@@ -180,7 +181,7 @@ def replay_cases(seed: int) -> dict:
         p = payload.training_payload(tok, tok.training, etrace, corpus_chars=len(corpus))
         views = []
         for k in range(tok.num_merges + 1):
-            v = model.training_view(tok, tok.training, etrace, k)
+            v = reference.training_view(tok, tok.training, etrace, k)
             views.append(
                 _view_json(v, v.spans)
                 | {
@@ -202,7 +203,7 @@ def replay_cases(seed: int) -> dict:
         p = payload.encoding_payload(tok, trace)
         views = []
         for j in range(len(trace.steps) + 1):
-            v = model.encoding_view(trace, j)
+            v = reference.encoding_view(trace, j)
             step = lambda s: [s.step, s.rank, s.new_id, *s.pair, s.count, s.n_tokens] if s else None  # noqa: E731
             views.append(_view_json(v, v.spans) | {"step": step(v.step), "upcoming": step(v.upcoming)})
         lengths = list(model.encode_length_frame(trace)["tokens"])
@@ -241,7 +242,7 @@ def variant_cases(rng: random.Random, corpus: str) -> list[dict]:
         p = payload.training_payload(tok, trace, etrace, corpus_chars=len(text))
         views = []
         for k in range(tok.num_merges + 1):
-            v = model.training_view(tok, trace, model.excerpt_trace(model.stage_tokenizer(tok, trace, k), excerpt), k)
+            v = reference.training_view(tok, trace, model.excerpt_trace(model.stage_tokenizer(tok, trace, k), excerpt), k)
             views.append(
                 _view_json(v, v.spans)
                 | {

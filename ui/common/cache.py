@@ -8,7 +8,6 @@ Which tool (four, each where it fits; nothing else keeps results between reruns)
   encodings only, keyed by their names (Overlap's ``ui.overlap.view._for_everyone``), and
   the Train page's built-in sample texts (``ui.train.view``: strings, which no reader can
   change). Streamlit's compute lock makes sessions that ask at once compute once.
-* ``st.cache_data`` (Streamlit's own) for built-in mutable data handed out as copies (none at the moment).
 * ``functools.cache`` / ``lru_cache`` only in plain-Python modules (``tokenizer/``,
   ``ui/content``, ``model.py`` files: no Streamlit there) for pure functions of constants
   and small arguments (compiled patterns, the standard-library corpora).
@@ -67,9 +66,8 @@ another one):
   chart specs, custom-regex checks, downloads (``for_session``, and
   ``for_tokenizer`` with one of their tokenizers).
 
-Where the user's tokenizers live (a folder, a database per browser) is ``ui.common.workspace``'s business; the
-one process-wide object there is the database's connection pool, which holds no user data. One cached value is
-changed by its reader, on purpose: Step through's ``PairCounter`` (per session and tokenizer; nobody else reads it).
+The one process-wide object of ``ui.common.workspace`` is the database's connection pool, which holds no user
+data. One cached value is changed by its reader: Step through's ``PairCounter`` (per session and tokenizer).
 
 Bounds: every cache here keeps the ``maxsize`` most recent keys per kind and owner
 (default 8); Streamlit's have ``max_entries``. A shared entry goes away with its owner
@@ -88,6 +86,8 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
+
+from tokenizer import Tokenizer
 
 T = TypeVar("T")
 
@@ -228,7 +228,7 @@ def signature(tok: Any) -> str | None:
     >>> signature(a) == signature(a.with_special_tokens({}, name="renamed")), signature(a) == signature(b)
     (True, False)
     """
-    if not hasattr(tok, "merge_table") or getattr(tok, "pipeline", None) is not None:
+    if not isinstance(tok, Tokenizer) or tok.pipeline is not None:
         return None
     try:
         return _SIGNATURES[tok]
@@ -258,7 +258,7 @@ def signature(tok: Any) -> str | None:
 
 def builtin_twin(tok: Any) -> Hashable | None:
     """The ``(kind, key)`` of the ``for_builtin`` result ``tok`` is a copy of, or None (see the policy above)."""
-    if is_shared(tok) or not _TWINS or getattr(tok, "metadata", {}).get("source", "trained") != "trained":
+    if is_shared(tok) or not _TWINS or not isinstance(tok, Tokenizer) or tok.metadata.get("source", "trained") != "trained":
         return None
     sig = signature(tok)
     with _BUILTIN_LOCK:

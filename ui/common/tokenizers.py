@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from tokenizer import EncodingSpec, Tokenizer, load_encoding, registry
+from tokenizer import EncodingSpec, Tokenizer, TokenizerLike, load_encoding, registry
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
 from tokenizer.models import fetch
 from tokenizer.models.provision import retry_command
@@ -182,7 +182,7 @@ class Choice:
 
     key: str
     label: str  # as the menu shows it, without the family: "GPT-4 (cl100k_base)", "mine (yours, 600 tokens)"
-    tok: object  # a Tokenizer, or a baseline (tokenizer.baselines)
+    tok: TokenizerLike  # a Tokenizer, or a baseline (tokenizer.baselines)
     spec: EncodingSpec | None = None  # the registry's record of a registered encoding; None for the others
 
     @property

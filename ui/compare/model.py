@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from tokenizer import clean_text, visible
+from tokenizer import TokenizerLike, clean_text, visible
 from tokenizer.trace import Span
 from ui.common.user_text import counts
 
@@ -42,7 +42,7 @@ class Tokenized:
     label: str
     ids: list[int]
     spans: list[Span]
-    tok: object = field(default=None, repr=False, compare=False)  # the tokenizer that made them (its merge trees)
+    tok: TokenizerLike | None = field(default=None, repr=False, compare=False)  # the tokenizer that made them (its merge trees)
 
 
 def default_keys(latest_user_key: str | None, available: Callable[[str], bool] = lambda name: True) -> list[str]:

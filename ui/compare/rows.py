@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.web import modules
+from ui.web import model as web_model
 
 HERE = Path(__file__).parent
 
@@ -29,7 +29,7 @@ def _component():
     """Registered once per process, on first use (never at import)."""
     return st.components.v2.component(
         "bpe_lab_compare_rows",
-        js=modules.script(HERE / "rows.js"),
+        js=web_model.component_script(HERE / "rows.js"),
         isolate_styles=False,  # the spans and the tree take the page's stylesheet, presenter mode included
     )
 

@@ -28,7 +28,7 @@ from ui.render.chunks import ChunkRow, chunk_rows
 from ui.render.spans import Row, render_rows, render_spans
 from ui.step import model as step_model
 from ui.step import payload, stepper
-from ui.web import modules
+from ui.web import model as web_model
 
 from . import follow, model
 
@@ -114,7 +114,9 @@ def _publish() -> None:
 
 @functools.cache
 def _keys():
-    return st.components.v2.component("bpe_lab_lesson_keys", js=modules.script(HERE / "keys.js"), isolate_styles=False)
+    return st.components.v2.component(
+        "bpe_lab_lesson_keys", js=web_model.component_script(HERE / "keys.js"), isolate_styles=False
+    )
 
 
 FOLLOWING_HELP = "You follow the teacher: turn following off to move on your own."

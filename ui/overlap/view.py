@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from tokenizer import TokenizerLike
 from ui.common import cache, errors, state, urlstate
 from ui.common import tokenizers as tk
 from ui.common.user_text import md
@@ -107,7 +108,7 @@ class Chosen:
     """One chosen tokenizer: its menu key, the tokenizer, its ordinary tokens."""
 
     key: str
-    tok: object
+    tok: TokenizerLike
     vocab: model.Vocab
 
 

@@ -1,7 +1,7 @@
 // How the top pairs reach the stepper. The server sends them, a window of steps at a time, through a second,
 // small component (ui/step/pairs.js), so that the stepper's own data, the whole trace, is never sent again
-// for them. Both components import this module from the same address (ui/web/modules.py), so they share this
-// one instance of it.
+// for them. Both components import this module from the same address (the static folder's copy, see
+// ui/web/model.py component_script), so they share this one instance of it.
 const windows = new Map(); // trace id -> { from, pairs }
 const listeners = new Set();
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -26,15 +25,13 @@ from tokenizer.bpe.continued import ContinuedTrace
 from tokenizer.bpe.parity import ParityTrace
 from tokenizer.bpe.superwords import SuperwordTrace
 from tokenizer.display import visible
-from tokenizer.trace import EncodeStep, EncodeTrace, Merge, PairCount, Span
+from tokenizer.trace import EncodeStep, EncodeTrace, PairCount, Span
 
 #: Characters of the training text shown in training mode (choices offered).
 EXCERPT_CHOICES = (1_000, 3_000, 5_000, 10_000)
 EXCERPT_DEFAULT = 3_000
 #: Rows in the top-pairs table and chart.
 TOP_PAIRS = 10
-#: Autoplay: seconds per step.
-SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.4, "fastest": 0.2}
 
 
 def excerpt_trace(tok: Tokenizer, text: str) -> EncodeTrace:
@@ -59,26 +56,6 @@ def spans_after_merges(trace: EncodeTrace, k: int) -> list[Span]:
     return trace.spans_at(steps_below(trace, k))
 
 
-def step_with_rank(trace: EncodeTrace, rank: int) -> EncodeStep | None:
-    i = steps_below(trace, rank)
-    if i < len(trace.steps) and trace.steps[i].rank == rank:
-        return trace.steps[i]
-    return None
-
-
-def pair_highlight(spans: Sequence[Span], step: EncodeStep | None) -> set[int]:
-    """Span indices of both halves of every occurrence ``step`` will merge."""
-    if step is None:
-        return set()
-    starts = set(step.positions)
-    out: set[int] = set()
-    for s in spans:
-        if s.byte_start in starts:
-            out.add(s.index)
-            out.add(s.index + 1)
-    return {i for i in out if i < len(spans)}
-
-
 def new_token_highlight(spans: Sequence[Span], step: EncodeStep | None) -> set[int]:
     """Span indices of the tokens ``step`` has just created."""
     if step is None:
@@ -96,42 +73,6 @@ def chunk_cuts(spans: Sequence[Span], trace: EncodeTrace) -> set[int]:
 
 
 # ----------------------------------------------------------------------------- training mode
-
-
-@dataclass(frozen=True)
-class TrainingView:
-    """Training mode at step k: the text after k merges and what comes next."""
-
-    k: int
-    n: int
-    spans: list[Span]
-    highlight: set[int]
-    cuts: set[int]
-    last: Merge | None  # merge k (the one that made the current state), None at k = 0
-    next: Merge | None  # merge k + 1, None at the end
-    next_in_excerpt: int  # occurrences of the next pair in the shown text
-    tokens: int  # whole training text, after k merges
-    tokens_before: int  # whole training text, as bytes
-
-
-def training_view(tok: Tokenizer, trace: TrainingTrace, etrace: EncodeTrace, k: int) -> TrainingView:
-    n = tok.num_merges
-    k = max(0, min(k, n))
-    spans = spans_after_merges(etrace, k)
-    nxt = step_with_rank(etrace, k) if k < n else None
-    merges = tok.merge_list
-    return TrainingView(
-        k,
-        n,
-        spans,
-        pair_highlight(spans, nxt),
-        chunk_cuts(spans, etrace),
-        merges[k - 1] if k > 0 else None,
-        merges[k] if k < n else None,
-        nxt.count if nxt else 0,
-        trace.length_at(k),
-        trace.initial_tokens,
-    )
 
 
 def pair_label(tok: Tokenizer, pair: tuple[int, int]) -> str:
@@ -375,29 +316,6 @@ def stage_tokenizer(tok: Tokenizer, trace: TrainingTrace, k: int) -> Tokenizer:
 
 
 # ----------------------------------------------------------------------------- encoding mode
-
-
-@dataclass(frozen=True)
-class EncodingView:
-    """Encoding mode after j steps: the spans and the step that made them."""
-
-    j: int
-    n: int
-    spans: list[Span]
-    highlight: set[int]
-    cuts: set[int]
-    step: EncodeStep | None  # step j, None at j = 0
-    upcoming: EncodeStep | None  # step j + 1
-
-
-def encoding_view(trace: EncodeTrace, j: int) -> EncodingView:
-    n = len(trace.steps)
-    j = max(0, min(j, n))
-    spans = trace.spans_at(j)
-    step = trace.steps[j - 1] if j else None
-    return EncodingView(
-        j, n, spans, new_token_highlight(spans, step), chunk_cuts(spans, trace), step, trace.steps[j] if j < n else None
-    )
 
 
 def steps_frame(tok: Tokenizer, trace: EncodeTrace) -> pd.DataFrame:

@@ -37,8 +37,8 @@ and the base's name.
 Both modes carry ``code``: the textbook functions the step performs (``ui.step.code``),
 which the page fills with each step's values.
 
-``Replay`` reads a payload back in Python: the tests check it against
-``ui.step.model`` at every step, as the browser's view is checked in Chromium.
+The browser's ``replay.js`` is the one replay of a payload; the tests read payloads back
+with a reference decoder of their own (``tests/step_reference.py``).
 """
 
 from __future__ import annotations
@@ -46,15 +46,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.bpe.continued import ContinuedTrace
 from tokenizer.bpe.parity import ParityTrace
 from tokenizer.bpe.superwords import SuperwordTrace
-from tokenizer.trace import EncodeTrace, Span, make_spans
+from tokenizer.trace import EncodeTrace
 
 from . import code, model
 
@@ -79,15 +77,6 @@ def _deltas(values: Sequence[int]) -> list[int]:
     for v in values:
         out.append(v - prev)
         prev = v
-    return out
-
-
-def _undelta(values: Sequence[int]) -> list[int]:
-    """``[3, 2, 4] -> [3, 5, 9]``"""
-    out, acc = [], 0
-    for v in values:
-        acc += v
-        out.append(acc)
     return out
 
 
@@ -270,155 +259,3 @@ def top_pairs_window(tok: Tokenizer, trace: TrainingTrace, start: int, counter: 
         counter.advance(k)
         rows.append([x for pc in counter.top(model.TOP_PAIRS) for x in (*pc.pair, pc.count)])
     return {"from": start, "pairs": rows}
-
-
-# ----------------------------------------------------------------------------- reading it back
-
-
-@dataclass(frozen=True)
-class Step:
-    rank: int
-    new_id: int
-    pair: tuple[int, int] | None
-    positions: tuple[int, ...]
-    n_tokens: int
-
-
-class Replay:
-    """A payload read back: the spans at any step, as ``stepper.js`` computes them (the tests' reference decoder).
-
-    >>> from tokenizer import train
-    >>> tok = train("aaabdaaabac", 259, pattern=None)
-    >>> r = Replay(json.loads(dumps(encoding_payload(tok, tok.encode_trace("aaabdaaabac")))[1]))
-    >>> [s.id for s in r.spans(3)] == tok.encode("aaabdaaabac")
-    True
-    """
-
-    def __init__(self, payload: dict):
-        if payload.get("v") != VERSION:
-            raise ValueError(f"payload version {payload.get('v')!r}, expected {VERSION}")
-        self.p = p = payload
-        self.mode = p["mode"]
-        self.n = p["n"]
-        self.data = base64.b64decode(p["text"])
-        self.byte_ids = p["byteIds"] or list(range(256))
-        t = p["tokens"]
-        blob, at = base64.b64decode(t["bytes"]), 0
-        self.table: dict[int, bytes] = {}
-        for i, length in zip(_undelta(t["ids"]), t["len"]):
-            self.table[i] = blob[at : at + length]
-            at += length
-        self.merges = None
-        if self.mode == "training":
-            m = p["merges"]
-            self.merges = list(zip(m["left"], m["right"], _undelta(m["count"])))
-            for b in range(256):
-                self.table.setdefault(b, bytes([b]))
-            runs = dict(map(tuple, m.get("idRuns", [])))
-            off, self.new_ids = 256, []
-            for r, (a, b, _) in enumerate(self.merges):
-                off = runs.get(r, off)
-                self.new_ids.append(off + r)
-                self.table[off + r] = self.table[a] + self.table[b]
-        s = p["steps"]
-        ranks = _undelta(s["rank"])
-        offs = s["idOff"] if isinstance(s["idOff"], list) else [s["idOff"]] * len(ranks)
-        gaps = iter(s["pos"])
-        drops = dict(map(tuple, s["drop"]))
-        self.specials = [tuple(p["specials"][i : i + 3]) for i in range(0, len(p["specials"]), 3)]
-        self.wholes = [tuple(p["wholes"][i : i + 3]) for i in range(0, len(p["wholes"]), 3)]
-        n_tokens = len(self.data) - sum(length - 1 for _, length, _ in self.specials + self.wholes)
-        self.initial_count = n_tokens
-        self.steps: list[Step] = []
-        for i, (rank, off, count) in enumerate(zip(ranks, offs, s["count"])):
-            pos, at = [], 0
-            for _ in range(count):
-                at += next(gaps)
-                pos.append(at)
-            if self.merges is not None:
-                pair = self.merges[rank][:2]
-            else:
-                pair = (s["left"][i], s["right"][i])
-            n_tokens -= count + drops.get(i, 0)
-            self.steps.append(Step(rank, rank + off, tuple(pair), tuple(pos), n_tokens))
-        self.ranks = ranks
-        self.chunk_starts = set(_undelta(p["chunks"]))
-        self.variant = p.get("variant")
-        self.stage1 = None  # tokens across words: the text as stage 1 cut it, shown before the transition
-        if self.variant and "cut1" in self.variant:
-            self.stage1 = Replay({**p, **self.variant["cut1"], "variant": None})
-
-    def _at(self, k: int) -> Replay:
-        """The replay that shows slider position ``k`` (stage 1's cut before a two-stage training's transition)."""
-        if self.stage1 is not None and k < self.variant["stage1"]:
-            return self.stage1
-        return self
-
-    def boundaries(self, j: int) -> list[tuple[int, int, int]]:
-        """``(byte_start, byte_end, id)`` after ``j`` trace steps (``EncodeTrace.boundaries_at``)."""
-        n = len(self.data)
-        end, ids = [0] * n, [-1] * n
-        for off, length, tid in self.specials + self.wholes:
-            ids[off], end[off] = tid, off + length
-        for st in self.steps[:j]:
-            length = len(self.table[st.new_id])
-            for q in st.positions:
-                if q + length > end[q]:
-                    ids[q], end[q] = st.new_id, q + length
-        out, i = [], 0
-        while i < n:
-            if ids[i] >= 0:
-                out.append((i, end[i], ids[i]))
-                i = end[i]
-            else:
-                out.append((i, i + 1, self.byte_ids[self.data[i]]))
-                i += 1
-        return out
-
-    def trace_step(self, k: int) -> int:
-        """The trace steps shown at slider position ``k``: ``k`` itself in encoding mode, the steps with rank below ``k`` in training mode."""
-        return k if self.mode == "encoding" else bisect_left(self.ranks, k)
-
-    def spans(self, k: int) -> list[Span]:
-        if self._at(k) is not self:
-            return self._at(k).spans(k)
-        special_ids = {t for _, _, t in self.specials}
-        return make_spans([(t, self.data[a:b]) for a, b, t in self.boundaries(self.trace_step(k))], special_ids)
-
-    def highlight(self, k: int) -> set[int]:
-        """Encoding: the tokens step ``k`` made; training: both halves of every place merge ``k + 1`` takes."""
-        if self._at(k) is not self:
-            return self._at(k).highlight(k)
-        spans = self.spans(k)
-        starts = {s.byte_start: s.index for s in spans}
-        if self.mode == "encoding":
-            return {starts[q] for q in self.steps[k - 1].positions} if k else set()
-        j = self.trace_step(k)
-        if j >= len(self.steps) or self.steps[j].rank != k:
-            return set()
-        return {i for q in self.steps[j].positions for i in (starts[q], starts[q] + 1) if i < len(spans)}
-
-    def cuts(self, k: int) -> set[int]:
-        if self._at(k) is not self:
-            return self._at(k).cuts(k)
-        return {s.index for s in self.spans(k) if s.index and s.byte_start in self.chunk_starts}
-
-    def length_at(self, k: int) -> int:
-        """Training mode: the training text's tokens after ``k`` merges."""
-        diff = dict(map(tuple, self.p["length"]["diff"]))
-        total = self.p["length"]["initial"]
-        for r in range(1, k + 1):
-            total -= self.merges[r - 1][2] - diff.get(r, 0)
-        return total
-
-    def served(self, k: int) -> str | None:
-        """Parity-aware training: the language merge ``k + 1`` serves (None: a plain merge, or another variant)."""
-        v = self.variant
-        if not v or v["kind"] != "parity" or v["served"][k] < 0:
-            return None
-        return v["languages"][v["served"][k]]
-
-    def language_tokens(self, k: int) -> dict[str, int]:
-        """Parity-aware training: every language's length in tokens after ``k`` merges."""
-        v = self.variant
-        return {lang: _undelta(row)[k] for lang, row in zip(v["languages"], v["lengths"])}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.web import modules
+from ui.web import model as web_model
 
 HERE = Path(__file__).parent
 
@@ -29,7 +29,7 @@ def _stepper():
     """Registered once per process, on first use (never at import)."""
     return st.components.v2.component(
         "bpe_lab_stepper",
-        js=modules.script(HERE / "stepper.js"),
+        js=web_model.component_script(HERE / "stepper.js"),
         css=(HERE / "stepper.css").read_text(encoding="utf-8"),
         isolate_styles=False,  # the spans and cards take the page's stylesheet, presenter mode included
     )
@@ -37,7 +37,9 @@ def _stepper():
 
 @functools.cache
 def _pairs():
-    return st.components.v2.component("bpe_lab_step_pairs", js=modules.script(HERE / "pairs.js"), isolate_styles=False)
+    return st.components.v2.component(
+        "bpe_lab_step_pairs", js=web_model.component_script(HERE / "pairs.js"), isolate_styles=False
+    )
 
 
 def data(body: bytes, *, goto: tuple[int, int], chunks: bool) -> bytes:

@@ -1,13 +1,12 @@
-// The live Tokenize component's entry (ui/tokenize/live.py registers it): it loads ui/web/tokenize.js from the
-// app's static folder (data.assets, a folder named by the modules' hash), which builds the view and starts the
-// worker, and hands it the component. On the first mount the text box is drawn at once, before that load, with a
-// placeholder where the tokens go: tokenize.js takes over what was typed into it (LiveView.adopt).
+// The live Tokenize component's entry (ui/tokenize/live.py registers it): ui/web/tokenize.js builds the view and
+// starts the worker, which loads its modules from data.assets (the static folder's web/, named by the modules' hash).
+// On the first mount the text box is drawn at once, with a placeholder where the tokens go, and tokenize.js is
+// imported after that: it takes over what was typed into the box meanwhile (LiveView.adopt).
 export default async function (component) {
   const { data, parentElement } = component;
   if (!parentElement.__bpeLive && !parentElement.querySelector(".bpe-live-early")) early(parentElement, data);
-  const base = new URL(data.assets, document.baseURI).href;
-  const { mount } = await import(base + "tokenize.js");
-  return mount(component, base);
+  const { mount } = await import("../web/tokenize.js");
+  return mount(component, new URL(data.assets, document.baseURI).href);
 }
 
 function early(root, data) {

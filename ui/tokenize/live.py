@@ -27,6 +27,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from tokenizer import Tokenizer
 from tokenizer.models.fetch import data_dir
 from tokenizer.models.provision import ESSENTIAL
 from ui.common import cache, errors, presenter, state, user_text, workspace
@@ -45,7 +46,7 @@ JS = Path(__file__).with_name("live.js")
 @functools.cache
 def _component():
     """Registered once per process, on first use (never at import). Not isolated: the app's stylesheet styles it."""
-    return st.components.v2.component("bpe_lab_tokenize_live", js=JS.read_text(encoding="utf-8"), isolate_styles=False)
+    return st.components.v2.component("bpe_lab_tokenize_live", js=web.component_script(JS), isolate_styles=False)
 
 
 def assets() -> str:
@@ -192,7 +193,7 @@ def _close_tree() -> None:
 def tree_panel(tok) -> None:
     """The clicked token's merge tree down to bytes, each merge with its rank (the Vocabulary page's drawing)."""
     tid = STATE["tree"]
-    if tid is None or not hasattr(tok, "merge_tree"):
+    if tid is None or not isinstance(tok, Tokenizer):
         return  # nothing clicked, or the characters baseline (no merges)
     if tid not in tok.vocab:
         STATE["tree"] = None  # a token of another tokenizer: the menu changed

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from tokenizer import EncodingSpec, clean_text, registry, visible
+from tokenizer import EncodingSpec, TokenizerLike, clean_text, registry, visible
 from tokenizer.display import is_partial
 from tokenizer.models import chat
 from tokenizer.special import special_regex
@@ -82,7 +82,7 @@ class Input:
 class Result:
     """The input's tokens, and what the page says about them."""
 
-    tok: object
+    tok: TokenizerLike
     ids: list[int]
     spans: list[Span]
     counts: Counts

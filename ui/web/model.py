@@ -62,8 +62,20 @@ def static_dir() -> Path:
 #: Where the generated files go, under STATIC, and the URL path (relative to the page) that serves them.
 FOLDER = "bpe"
 URL = "app/static/" + FOLDER + "/"
-#: The modules the page loads from the static folder (``tokenize.js`` imports spans.js and bpe.js; ``worker.js`` runs bpe.js).
-MODULES = ("bpe.js", "pattern.js", "worker.js", "tokenize.js", "spans.js", "unicode.js")
+#: ``ui/``: every browser module of the app lives under it, ``web/`` shared by the pages' own folders.
+UI = WEB.parent
+#: JavaScript under ``ui/`` that is text, never run: Compare's sample programs.
+SAMPLES = ("compare/programs/",)
+
+
+def browser_modules(ui: Path = UI) -> tuple[str, ...]:
+    """Every browser module, as its path under ``ui/`` (``web/bpe.js``, ``step/stepper.js``): all are served together.
+
+    >>> {"web/bpe.js", "web/worker.js", "step/stepper.js", "tokenize/live.js"} <= set(browser_modules())
+    True
+    """
+    names = (p.relative_to(ui).as_posix() for p in ui.rglob("*.js"))
+    return tuple(sorted(n for n in names if not n.startswith(SAMPLES)))
 
 
 def browser_reason(tok) -> str | None:
@@ -107,7 +119,7 @@ def shortcut_exceptions(tok) -> dict[int, bytes]:
     loaded files); tests/ui/web/test_model.py shows it is empty for every registered
     encoding too. Costs one encoding per token (seconds for 200,000).
     """
-    shortcut = tok._engine().whole  # bytes -> id: the core's whole-chunk shortcut (engine_py.PyEncoder.whole)
+    shortcut = tok.whole_chunks()
     whole = tok.whole_tokens
     return {i: b for b, i in shortcut.items() if i not in whole and tok.encode_bytes(b) != [i]}
 
@@ -204,22 +216,42 @@ def publish_model(data: bytes, static: Path | None = None) -> str:
     return URL + "models/" + name
 
 
-def asset_version(web: Path = WEB) -> str:
+def asset_version(ui: Path = UI) -> str:
     """A hash of the browser modules: the folder they are served from changes when any of them does."""
     h = hashlib.sha256()
-    for name in MODULES:
-        h.update(name.encode() + b"\0" + (web / name).read_bytes() + b"\0")
+    for name in browser_modules(ui):
+        h.update(name.encode() + b"\0" + (ui / name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
-def publish_assets(static: Path | None = None, web: Path = WEB) -> str:
-    """Copy the browser modules to ``static/bpe/web-<hash>/``; that folder's URL path, relative to the page.
+def publish_assets(static: Path | None = None, ui: Path = UI) -> str:
+    """Copy every browser module to ``static/bpe/web-<hash>/`` as laid out under ``ui/``; the URL path of its
+    ``web/`` folder, relative to the page (``app/static/bpe/web-<hash>/web/``).
 
     The folder name changes with their content, so a browser caches them for good and
-    never runs an old copy after an update.
+    never runs an old copy after an update; relative imports (``../web/spans.js``) resolve
+    as they do in the source tree, where node's tests and eslint read them.
     """
-    folder = f"web-{asset_version(web)}"
+    folder = f"web-{asset_version(ui)}"
     static = static or static_dir()
-    for name in MODULES:
-        write_once(static / FOLDER / folder / name, (web / name).read_bytes())
-    return URL + folder + "/"
+    for name in browser_modules(ui):
+        write_once(static / FOLDER / folder / name, (ui / name).read_bytes())
+    return URL + folder + "/web/"
+
+
+def component_script(entry: Path) -> str:
+    """The ``js`` of a component whose code is the module ``entry`` (under ``ui/``): it imports that module from the
+    static folder (``publish_assets``), the one way browser code ships, and hands on its default export.
+
+    ValueError when the static folder cannot take the modules (start-up has said so already, see ``check_static``).
+    """
+    name = Path(entry).resolve().relative_to(UI).as_posix()
+    try:
+        web_url = publish_assets()
+    except OSError as e:
+        raise ValueError(
+            f"The server cannot write the files this view needs ({e.strerror or e}): tell whoever runs it that its disk "
+            "is full or read-only."
+        ) from None
+    url = web_url.removesuffix("web/") + name
+    return f"const m = await import(new URL({json.dumps(url)}, document.baseURI).href);\nexport default m.default;\n"

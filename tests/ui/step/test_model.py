@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import step_reference as reference
 from tests.tier import examples
 from tokenizer import load_encoding, train
 from ui.step import model as stepper
@@ -34,7 +35,7 @@ def test_highlight_marks_exactly_what_the_next_merge_merges(trained):
     text = CORPUS[:400]
     etrace = stepper.excerpt_trace(trained, text)
     for k in range(trained.num_merges):
-        view = stepper.training_view(trained, trained.training, etrace, k)
+        view = reference.training_view(trained, trained.training, etrace, k)
         after = stepper.spans_after_merges(etrace, k + 1)
         pair = trained.merge_list[k].pair
         assert len(view.highlight) == 2 * view.next_in_excerpt
@@ -47,8 +48,8 @@ def test_highlight_marks_exactly_what_the_next_merge_merges(trained):
 def test_training_view_numbers_follow_the_trace(trained):
     etrace = stepper.excerpt_trace(trained, CORPUS[:200])
     n = trained.num_merges
-    first = stepper.training_view(trained, trained.training, etrace, 0)
-    last = stepper.training_view(trained, trained.training, etrace, n + 5)  # clamped
+    first = reference.training_view(trained, trained.training, etrace, 0)
+    last = reference.training_view(trained, trained.training, etrace, n + 5)  # clamped
     assert (first.k, first.last, first.tokens) == (0, None, trained.training.initial_tokens)
     assert (last.k, last.next, last.highlight) == (n, None, set())
     assert last.tokens == trained.metadata["tokens_after"]
@@ -81,12 +82,12 @@ def test_encoding_view_replays_encode(name):
     text = "Show how tokenization is built up: Hello 你好 😄 " * 3
     trace = tok.encode_trace(text)
     n = len(trace.steps)
-    end = stepper.encoding_view(trace, n)
+    end = reference.encoding_view(trace, n)
     assert [s.id for s in end.spans] == tok.encode(text)
     assert end.upcoming is None and end.step == trace.steps[-1]
-    start = stepper.encoding_view(trace, 0)
+    start = reference.encoding_view(trace, 0)
     assert len(start.spans) == len(text.encode()) and start.step is None and start.highlight == set()
-    mid = stepper.encoding_view(trace, n // 2)
+    mid = reference.encoding_view(trace, n // 2)
     assert len(mid.highlight) == mid.step.count
     assert all(mid.spans[i].id == mid.step.new_id for i in mid.highlight)
     df = stepper.steps_frame(tok, trace)

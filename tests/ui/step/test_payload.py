@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import step_reference as reference
 from tests.tier import examples
 from tokenizer import load_encoding, train
 from ui.content import corpora
@@ -20,17 +21,17 @@ CORPUS = (
 TEXT = "Show how tokenization is built up: Hello 你好 😄 <|endoftext|> .:.: việc  \n\t spaces  " * 3
 
 
-def read(p: dict) -> payload.Replay:
+def read(p: dict) -> reference.Replay:
     _, body = payload.dumps(p)
-    return payload.Replay(json.loads(body))
+    return reference.Replay(json.loads(body))
 
 
-def check_training(tok, excerpt: str) -> payload.Replay:
+def check_training(tok, excerpt: str) -> reference.Replay:
     etrace = model.excerpt_trace(tok, excerpt)
     r = read(payload.training_payload(tok, tok.training, etrace, corpus_chars=len(CORPUS)))
     assert r.n == tok.num_merges
     for k in range(tok.num_merges + 1):
-        view = model.training_view(tok, tok.training, etrace, k)
+        view = reference.training_view(tok, tok.training, etrace, k)
         assert r.spans(k) == view.spans, k
         assert r.highlight(k) == view.highlight, k
         assert r.cuts(k) == view.cuts, k
@@ -53,7 +54,7 @@ def test_encoding_payload_replays_the_model_at_every_step(name):
     r = read(payload.encoding_payload(tok, trace))
     assert r.n == len(trace.steps)
     for j in range(r.n + 1):
-        view = model.encoding_view(trace, j)
+        view = reference.encoding_view(trace, j)
         assert r.spans(j) == view.spans, j
         assert r.highlight(j) == view.highlight, j
         assert r.cuts(j) == view.cuts, j
@@ -96,7 +97,7 @@ def test_each_token_is_listed_once_and_steps_say_only_what_they_change():
     ids = p["tokens"]["ids"]
     assert all(d > 0 for d in ids[1:])  # sorted, each once
     shown = {t for j in range(0, len(trace.steps) + 1, 50) for t in trace.tokens_at(j)}
-    assert shown <= set(payload.Replay(json.loads(payload.dumps(p)[1])).table)
+    assert shown <= set(reference.Replay(json.loads(payload.dumps(p)[1])).table)
     _, body = payload.dumps(p)
     naive = len(json.dumps([trace.tokens_at(j) for j in range(len(trace.steps) + 1)]))  # the whole list at every step
     assert len(body) * 20 < naive
@@ -147,7 +148,7 @@ def test_tokens_across_words_replay_each_stage_as_it_cut_the_text():
     r = read(payload.training_payload(tok, trace, model.excerpt_trace(tok, text), corpus_chars=len(text)))
     assert r.variant["stage1"] == t and r.stage1 is not None
     for k in range(tok.num_merges + 1):
-        view = model.training_view(tok, trace, model.excerpt_trace(model.stage_tokenizer(tok, trace, k), text), k)
+        view = reference.training_view(tok, trace, model.excerpt_trace(model.stage_tokenizer(tok, trace, k), text), k)
         assert (r.spans(k), r.highlight(k), r.cuts(k), r.length_at(k)) == (view.spans, view.highlight, view.cuts, view.tokens), k
     assert r.cuts(t - 1) != r.cuts(t)  # the chunks change at the transition: fewer, longer ones
 
@@ -183,7 +184,7 @@ def test_a_continued_gpt2_keeps_its_ids_in_the_payload():
     assert r.new_ids == [m.new_id for m in tok.merge_list]
     assert r.variant["firstLearned"] == gpt2.num_merges
     for k in (0, 1, 5000, gpt2.num_merges, tok.num_merges):
-        assert r.spans(k) == model.training_view(tok, tok.training, etrace, k).spans, k
+        assert r.spans(k) == reference.training_view(tok, tok.training, etrace, k).spans, k
 
 
 def test_a_variants_top_pairs_are_its_traces_counts():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 import numpy as np
@@ -146,14 +147,50 @@ def test_files_are_named_by_content_and_written_once(tmp_path):
 
 
 def test_assets_are_served_from_a_folder_named_by_their_content(tmp_path):
-    url = model.publish_assets(tmp_path)
-    folder = tmp_path / "bpe" / url.rstrip("/").rsplit("/", 1)[1]
-    assert sorted(p.name for p in folder.iterdir()) == sorted(model.MODULES)
-    for name in model.MODULES:
-        assert (folder / name).read_bytes() == (model.WEB / name).read_bytes()
-    web = tmp_path / "web"
-    web.mkdir()
-    for name in model.MODULES:
-        (web / name).write_bytes((model.WEB / name).read_bytes())
-    (web / "bpe.js").write_bytes(b"// changed\n" + (web / "bpe.js").read_bytes())
-    assert model.publish_assets(tmp_path, web) != url
+    url = model.publish_assets(tmp_path / "static")
+    assert url.startswith("app/static/bpe/web-") and url.endswith("/web/")
+    folder = tmp_path / "static" / "bpe" / url.split("/")[3]
+    names = model.browser_modules()
+    assert {"web/bpe.js", "web/worker.js", "step/stepper.js", "compare/rows.js", "lesson/keys.js", "tokenize/live.js"} <= set(
+        names
+    )
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == sorted(names)
+    for name in names:
+        assert (folder / name).read_bytes() == (model.UI / name).read_bytes()
+    ui = tmp_path / "ui"
+    for name in names:
+        (ui / name).parent.mkdir(parents=True, exist_ok=True)
+        (ui / name).write_bytes((model.UI / name).read_bytes())
+    (ui / "step" / "replay.js").write_bytes(b"// changed\n" + (ui / "step" / "replay.js").read_bytes())
+    assert model.publish_assets(tmp_path / "static", ui) != url
+
+
+#: import x from "./a.js"; import { a } from "../web/b.js"; export { c } from "./c.js"; import "./d.js"
+_IMPORT = re.compile(r"""^[ \t]*(?:import|export)\s*(?:[\w*\s{},$]*?\bfrom\s*)?["']([^"'\n]+)["']""", re.M)
+
+
+def test_every_component_script_imports_its_module_and_every_import_is_served(tmp_path, monkeypatch):
+    monkeypatch.setenv(model.STATIC_ENV, str(tmp_path))
+    entries = ["step/stepper.js", "step/pairs.js", "compare/rows.js", "lesson/keys.js", "tokenize/live.js"]
+    for entry in entries:
+        script = model.component_script(model.UI / entry)
+        url = re.fullmatch(
+            r'const m = await import\(new URL\("([^"]+)", document.baseURI\).href\);\nexport default m.default;\n', script
+        )[1]
+        assert url.startswith("app/static/") and url.endswith("/" + entry)
+        served = tmp_path / url.removeprefix("app/static/")
+        assert served.read_bytes() == (model.UI / entry).read_bytes()
+    # every relative import of every served module names a served file (the browser resolves them as node does)
+    folder = served.parents[1]
+    for path in folder.rglob("*.js"):
+        for spec in _IMPORT.findall(path.read_text(encoding="utf-8")):
+            assert spec.startswith(("./", "../")), (path, spec)
+            assert (path.parent / spec).resolve().is_file(), (path, spec)
+
+
+def test_a_component_script_on_a_full_disk_is_a_message(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv(model.STATIC_ENV, str(blocked))  # the folder cannot be made: an OSError like a full disk's
+    with pytest.raises(ValueError, match="cannot write the files this view needs"):
+        model.component_script(model.UI / "step" / "stepper.js")
