@@ -264,6 +264,26 @@ def test_play_paints_every_step_when_frames_are_slow(tabs, server):
         assert_no_exception(pg)
 
 
+# ----------------------------------------------------------------------------- whole labels on buttons
+
+#: The buttons of the main area whose label is cut (an ellipsis: some element inside is wider than its box)
+CUT_BUTTONS = """() => [...document.querySelectorAll('[data-testid="stMain"] button')]
+    .filter(b => b.getBoundingClientRect().width > 0)
+    .filter(b => [b, ...b.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflow !== 'visible'))
+    .map(b => b.innerText.trim())"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280", "1920"])
+def test_lesson_buttons_show_their_whole_label(tabs, server, size):
+    """The Lesson's Back and Next chapter buttons say all they say ("Next chapt…" at 1280 px)."""
+    with sized(tabs, server, *size) as pg:
+        pg.goto(server.url + "/lesson")
+        wait_idle(pg, timeout=120_000)
+        expect(pg.get_by_role("button", name="Next chapter ▶")).to_be_visible()
+        assert pg.evaluate(CUT_BUTTONS) == []
+        assert_no_exception(pg)
+
+
 # ----------------------------------------------------------------------------- decoding ids on Tokenize
 
 

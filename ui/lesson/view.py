@@ -126,7 +126,7 @@ def nav(following: bool = False) -> None:
     """Back, the chapter menu, Next; the keys. A student who follows the teacher moves with the teacher only."""
     n = STATE["chapter"]
     st.session_state[STATE.key("pick")] = n
-    back, pick, nxt = st.columns([1, 5, 1], vertical_alignment="bottom")
+    back, pick, nxt = st.columns([2, 7, 2], vertical_alignment="bottom")  # room for "Next chapter ▶" at 1280 px
     back.button(
         "◀ Back",
         key=STATE.key("back"),
