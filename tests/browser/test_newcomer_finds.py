@@ -284,6 +284,37 @@ def test_lesson_buttons_show_their_whole_label(tabs, server, size):
         assert_no_exception(pg)
 
 
+#: The placeholder drawn where Step through's stepper goes until it is drawn: its text, or "" when there is none
+STEP_PLACEHOLDER = """() => {
+    const style = [...document.querySelectorAll('[data-testid="stBidiComponentRegular"] > div > style')].map(s => s.parentElement);
+    const c = style.map(d => getComputedStyle(d, '::after').content).find(c => c && c !== 'none');
+    return c ? c.replace(/^"|"$/g, '') : '';
+}"""
+
+
+def test_step_through_says_it_is_loading_before_the_stepper_shows(tabs, server):
+    """While the stepper's modules load (held back here, as a slow machine would), the place where it goes says so
+    instead of staying an empty box; once drawn, the stepper alone is there."""
+    with sized(tabs, server, 1280, 720) as pg:
+        held = []
+        pg.route(re.compile(r"/stepper\.js$"), lambda route: held.append(route))
+        pg.goto(server.url + "/step?mode=encoding&tokenizer=r50k_base&step=0&text=Hello%20world")
+        for _ in range(1200):
+            if held:
+                break
+            pg.wait_for_timeout(100)
+        assert held, "the page never asked for the stepper"
+        pg.wait_for_function(f"({STEP_PLACEHOLDER})() !== ''", timeout=60_000)
+        assert pg.evaluate(STEP_PLACEHOLDER) == "Loading the steps…"
+        shot(pg, "newcomer33-step-loading")
+        for route in held:
+            route.continue_()
+        pg.unroute(re.compile(r"/stepper\.js$"))
+        pg.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
+        assert pg.evaluate(STEP_PLACEHOLDER) == ""
+        assert_no_exception(pg)
+
+
 # ----------------------------------------------------------------------------- decoding ids on Tokenize
 
 
