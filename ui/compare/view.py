@@ -60,7 +60,7 @@ def restore_link() -> None:
         if known:
             STATE["tokenizers"] = known
         if unknown:
-            st.warning(f"The link names tokenizers that are not available here: {', '.join(unknown)}.", icon="🔗")
+            st.warning(f"The link names tokenizers that are not available here: {user_text.md(', '.join(unknown))}.", icon="🔗")
 
 
 def input_panel() -> tuple[str, int]:
@@ -197,7 +197,7 @@ def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenize
     out = []
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):
-            with st.spinner(f"Encoding the text with {c.label}…", show_time=True):  # shown after half a second
+            with st.spinner(f"Encoding the text with {user_text.md(c.label)}…", show_time=True):  # shown after half a second
                 ids, spans = tk.encoded(c.tok, text, recognise=recognise)  # Tokenize's, when it had this text
                 out.append(Tokenized(c.key, c.label, ids, spans, c.tok))
     return out

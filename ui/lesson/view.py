@@ -20,6 +20,7 @@ from tokenizer import Tokenizer
 from tokenizer.trace import make_spans
 from ui.common import cache, errors, presenter, state, tokenizers, urlstate, workspace
 from ui.common.tokenizers import USER
+from ui.common.user_text import md
 from ui.compare import languages
 from ui.compare import token_tax as tax
 from ui.pretokenize import model as pretok
@@ -290,7 +291,7 @@ def _open_on_step(n: int, tok: Tokenizer, corpus: str, mode: str, text: str | No
         st.button(label, key=STATE.key("keep"), on_click=keep, icon="👣")
         return
     if isinstance(kept, ValueError):
-        st.error(str(kept), icon="⚠️")
+        st.error(md(str(kept)), icon="⚠️")
         return
     params = {"mode": mode, "tokenizer": USER + kept, "step": str(STATE["step"])}
     if text is not None and urlstate.fits(text):
@@ -365,7 +366,7 @@ def training_figure(ch: model.Chapter) -> None:
         if told:
             with presenter.fold("The tie-breaks, in words"):
                 for line in told:
-                    st.markdown(f"- {line}")
+                    st.markdown(f"- {md(line)}")
     _open_on_step(ch.n, tok, text, "training")
 
 

@@ -141,7 +141,7 @@ def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, 
     labels = model.unique_labels(chosen)
     out = []
     for label, c in zip(labels, chosen):
-        with errors.shown(prefix=f"{user_text.md(label)}: "), st.spinner(f"Splitting the text with {label}…", show_time=True):
+        with errors.shown(prefix=f"{label}: "), st.spinner(f"Splitting the text with {user_text.md(label)}…", show_time=True):
             # a regex of the user's can take up to its time limit (2 s) before it is stopped: the spinner says so
             chunks = cache.for_session("pretok.split", (c.pattern, text), lambda c=c: model.split(c, text), maxsize=16)
             out.append((label, c, chunks))

@@ -161,7 +161,7 @@ def how(choice: tk.Choice, tok) -> tuple[str, dict | None, str | None]:
     else:
         info = user_model(tok, choice.key.removeprefix(tk.USER) if choice.key.startswith(tk.USER) else "")
     if "error" in info:
-        st.warning(f"Tokenized on the server, not in your browser: {info['error']}", icon="💾")
+        st.warning(f"Tokenized on the server, not in your browser: {user_text.md(info['error'])}", icon="💾")
         return "server", None, "its copy for your browser could not be kept on the server"
     return "bpe", info, None
 

@@ -168,7 +168,7 @@ def settings_section(text: str | None, title: str) -> dict | None:
     try:
         vocab = model.check_vocab_size(vocab)
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         problems.append(str(e))
     choice = st.selectbox(
         "Split pattern",
@@ -369,7 +369,7 @@ def _on_upload_tokenizer() -> None:
         st.session_state[state.TOKENIZER] = USER + same.key
         STATE["flash"] = (
             "info",
-            f"{f.name} is the same tokenizer as **{same.name}** (the same tokens, merges, split pattern and special "
+            f"{md(f.name)} is the same tokenizer as **{md(same.name)}** (the same tokens, merges, split pattern and special "
             "tokens), already in your tokenizers: it was not added a second time.",
         )
         return
@@ -533,7 +533,7 @@ def _actions(key: str, entry: workspace.Entry) -> None:
                     )
         problems = [ex for ex in files if ex.problem]
         for ex in problems:
-            st.caption(f"No {ex.label} download: {ex.problem}")
+            st.caption(f"No {ex.label} download: {md(ex.problem)}")
 
 
 # ----------------------------------------------------------------------------- results
