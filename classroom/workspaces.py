@@ -269,6 +269,12 @@ class SharedStore(BaseStore):
 
         return self._changed(self._db(lambda s: s.add(tok, corpus=corpus, source=source), in_session, "saved"))
 
+    def _get_training(self) -> str | None:
+        return self._db(lambda s: s._get_training(), lambda: self.session._get_training())
+
+    def _put_training(self, record: str | None) -> None:
+        self._db(lambda s: s._put_training(record), lambda: self.session._put_training(record), "save")
+
     def unsaved(self, key: str) -> str | None:
         """Why ``key`` is kept in this session only (its save failed), or None when it is in the database."""
         return self._unsaved.get(key) if key in self.session else None

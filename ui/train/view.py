@@ -42,6 +42,7 @@ STATE = state.PageState(
         "flash": None,  # ("success" | "error", message) left by a callback
         "confirm_delete": None,  # workspace key waiting for "Yes, delete"
         "rename_for": None,  # workspace key the rename box was filled for
+        "interrupted": None,  # what the page says about a training its server process did not live to finish
     },
     widgets=(
         "corpus_file",
@@ -264,8 +265,56 @@ def _train_section(text: str | None, settings: dict | None) -> None:
         _last_message(last)
 
 
+#: what a training's draft keeps of the page: its text (a pasted one, or the sample's name) and its settings
+DRAFT = ("source", "sample", "paste", "vocab_size", "pattern", "custom_pattern", "specials", "name")
+_RECOVERED = "train.recovered"  # the session asked its store for an interrupted training already
+
+
+def recover_interrupted() -> None:
+    """Once a session, before the widgets: a training this browser started in an app process that died is
+    said, and its text and settings are put back (an uploaded file's text as pasted text)."""
+    if st.session_state.get(_RECOVERED):
+        return
+    st.session_state[_RECOVERED] = True
+    store = workspace.store()
+    draft = store.interrupted_training()
+    if not draft:
+        return
+    for k in DRAFT:
+        if k in draft:
+            STATE[k] = draft[k]
+    store.training_ended()
+    STATE["interrupted"] = (
+        f"Your training of **{md(str(draft.get('title') or 'your tokenizer'))}** was interrupted (the server "
+        "restarted); your text and settings are back, press **Train** to run it again."
+    )
+
+
+def interrupted_note() -> None:
+    """Said until the student trains again (a press of Train in this run already counts: it is read before the button)."""
+    if STATE["interrupted"] and not st.session_state.get(STATE.key("go")):
+        st.warning(STATE["interrupted"], icon="🔌")
+
+
+def _draft(text: str, s: dict) -> dict:
+    draft = {k: STATE[k] for k in DRAFT}
+    if STATE["source"] == "upload":  # the file is gone with the session: its text comes back as pasted text
+        draft.update(source="paste", paste=text)
+    return {**draft, "title": s["name"]}
+
+
 def _train(text: str, s: dict) -> None:
-    workspace.store().check_room(len(text.encode("utf-8")))  # a full workspace says so before training, not after
+    store = workspace.store()
+    store.check_room(len(text.encode("utf-8")))  # a full workspace says so before training, not after
+    STATE["interrupted"] = None
+    store.training_started(_draft(text, s))
+    try:
+        _trained(store, text, s)
+    finally:  # done, refused, or stopped by the page: only a process that dies leaves the draft behind
+        store.training_ended()
+
+
+def _trained(store: workspace.Store, text: str, s: dict) -> None:
     t0 = time.perf_counter()
     bar = st.progress(0.0, text="Counting pairs…")
 
@@ -286,7 +335,6 @@ def _train(text: str, s: dict) -> None:
         tok.name = s["name"]
     else:
         tok = run()
-    store = workspace.store()
     key = store.add(tok, corpus=text)
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
