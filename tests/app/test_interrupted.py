@@ -132,3 +132,16 @@ def test_shared_mode_gives_back_a_training_cut_off_by_a_dead_process(shared, mon
     db = database.Database(shared)
     assert db.query("SELECT count(*) FROM trainings") == [(0,)]
     db.close()
+
+
+def test_a_variants_training_cut_off_is_said_without_promising_its_settings(workspace):
+    died_while_training(
+        f"from classroom.stores import FolderStore\nstore = FolderStore({str(workspace)!r})",
+        {"title": "parity one", "method": "parity"},
+    )
+    at = train_page()
+    said = [w.value for w in at.warning if "was interrupted" in w.value]
+    assert said == [
+        "Your training of **parity one** was interrupted (the server restarted); pick its texts and settings again to "
+        "run it again."
+    ]

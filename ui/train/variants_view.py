@@ -375,8 +375,14 @@ def _run(method: str, text, settings: dict, corpus: str) -> None:
             )
         bar.progress(min(1.0, done / total) if total else 1.0, text=what)
 
-    tok = training.train_variant(method, text, vocab_size, progress=progress, **settings)
-    key = store.add(tok, corpus=corpus)
+    view.STATE["interrupted"] = None
+    # a variant's texts and settings are not kept: its page is told the training was cut off, nothing more
+    store.training_started({"title": str(settings.get("name") or variants.method_label(method)), "method": method})
+    try:
+        tok = training.train_variant(method, text, vocab_size, progress=progress, **settings)
+        key = store.add(tok, corpus=corpus)
+    finally:
+        store.training_ended()
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
     last = {
         "method": method,

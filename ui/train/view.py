@@ -284,9 +284,13 @@ def recover_interrupted() -> None:
         if k in draft:
             STATE[k] = draft[k]
     store.training_ended()
+    kept = (
+        "pick its texts and settings again to run it again"
+        if "method" in draft  # a variant's training keeps no draft of its page
+        else "your text and settings are back, press **Train** to run it again"
+    )
     STATE["interrupted"] = (
-        f"Your training of **{md(str(draft.get('title') or 'your tokenizer'))}** was interrupted (the server "
-        "restarted); your text and settings are back, press **Train** to run it again."
+        f"Your training of **{md(str(draft.get('title') or 'your tokenizer'))}** was interrupted (the server restarted); {kept}."
     )
 
 
