@@ -27,8 +27,8 @@ from pathlib import Path
 
 from tokenizer import Tokenizer, TrainingTrace, formats
 from ui.common.upload import check_size
-from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice, slug
+from ui.render.markdown import md
 from ui.web import payload
 
 #: The most training text kept with a tokenizer (for the Step page); more is cut

@@ -25,9 +25,9 @@ from pathlib import Path
 from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.models.fetch import data_dir
 from ui.common import training, workspace
-from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice
 from ui.lesson import seat
+from ui.render.markdown import md
 
 from . import database, identity, lesson, settings, teacher, workers
 from .stores import BaseStore, FolderStore, MemoryStore

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from classroom import database, identity, stores, workspaces
 from classroom.stores import FolderStore
-from ui.common.user_text import md
+from ui.render.markdown import md
 
 ROOT = Path(__file__).resolve().parents[2]
 ALICE = "a" * 32

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
 from tokenizer import train
-from ui.common.user_text import code, md
+from ui.render.markdown import code, md
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "**bold** [x](http://e.com) <b>h</b>"

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
 from tokenizer import registry, train
-from ui.common.user_text import md
+from ui.render.markdown import md
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "overlap.py")

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.common.upload import MAX_UPLOAD_BYTES
-from ui.common.user_text import md
 from ui.content import corpora
+from ui.render.markdown import md
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")

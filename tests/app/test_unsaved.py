@@ -8,7 +8,7 @@ import pytest
 from classroom import database, workspaces
 from tests.classroom.damage import fill, small_disk
 from ui.common import state
-from ui.common.user_text import md
+from ui.render.markdown import md
 
 from .test_shared import ALICE, as_browser, page, texts, train_tiny
 

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from .user_text import md
+from ui.render.markdown import md
 
 
 @contextmanager

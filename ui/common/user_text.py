@@ -69,37 +69,3 @@ def counts(text: str, ids: Sized) -> Counts:
     """
     text = clean_text(text)
     return Counts(len(ids), len(text), len(text.encode("utf-8")))
-
-
-#: every character that can start Markdown, an HTML tag or entity, or a Streamlit directive (``:red[...]``)
-_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-=.!|~$&:"})
-
-
-def md(text: str) -> str:
-    """A user's text (a tokenizer's or file's name, an error quoting either) as literal Markdown: no link, image or emphasis.
-
-    Every Streamlit element that renders Markdown (``st.error`` and the other messages, captions, metric labels,
-    help texts, progress texts) is given user text through this.
-
-    >>> md("![x](http://example.com) *mine*")
-    '\\\\!\\\\[x\\\\]\\\\(http\\\\://example\\\\.com\\\\) \\\\*mine\\\\*'
-    """
-    return text.translate(_MARKDOWN)
-
-
-def code(text: str) -> str:
-    """A user's text as a Markdown code span that it cannot close: nothing in it is read as Markdown.
-
-    >>> code("a`b"), code("`x")
-    ('``a`b``', '`` `x ``')
-    """
-    if not text:
-        return ""
-    text = text.replace("\r", " ").replace("\n", " ")
-    longest, n = 0, 0
-    for ch in text:
-        n = n + 1 if ch == "`" else 0
-        longest = max(longest, n)
-    fence = "`" * (longest + 1)
-    pad = " " if text[0] in "` " or text[-1] in "` " else ""
-    return f"{fence}{pad}{text}{pad}{fence}"

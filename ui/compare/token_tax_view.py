@@ -17,8 +17,8 @@ import streamlit as st
 
 from tokenizer.formats.json_input import decode_text
 from ui.common import cache, errors, state, upload
-from ui.common.user_text import md
 from ui.render import charts
+from ui.render.markdown import md
 
 from . import code, coverage, languages, token_tax
 

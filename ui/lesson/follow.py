@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common.user_text import md
+from ui.render.markdown import md
 
 from .seat import (
     ANSWERS_EVERY,

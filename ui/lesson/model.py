@@ -26,7 +26,7 @@ import pandas as pd
 from tokenizer import GPT2_PATTERN, Tokenizer, load_encoding, train
 from tokenizer.bpe import textbook
 from tokenizer.display import visible
-from ui.common.user_text import code
+from ui.render.markdown import code
 
 #: The seeds' texts, as the notebooks write them.
 PARAGRAPH = "Hi there! What are you doing? Do you know what the weather is like today? If you do, where would you go?"

@@ -20,12 +20,12 @@ from tokenizer import Tokenizer
 from tokenizer.trace import make_spans
 from ui.common import cache, errors, presenter, state, tokenizers, urlstate, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.compare import languages
 from ui.compare import token_tax as tax
 from ui.pretokenize import model as pretok
 from ui.render import charts
 from ui.render.chunks import ChunkRow, chunk_rows
+from ui.render.markdown import md
 from ui.render.spans import Row, render_rows, render_spans
 from ui.step import model as step_model
 from ui.step import payload, stepper

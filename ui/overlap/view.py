@@ -18,9 +18,9 @@ import streamlit as st
 
 from ui.common import cache, errors, state, urlstate
 from ui.common import tokenizers as tk
-from ui.common.user_text import code, md
 from ui.compare.model import unique_labels
 from ui.render import charts
+from ui.render.markdown import code, md
 from ui.vocabulary.model import regex_mask
 
 from . import model

@@ -22,9 +22,9 @@ import streamlit as st
 
 from ui.common import cache, errors, presenter, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.content import corpora
 from ui.render import cards
+from ui.render.markdown import md
 
 from . import model, payload, stepper
 

@@ -28,7 +28,8 @@ from tokenizer.display import is_partial
 from tokenizer.models import chat
 from tokenizer.special import special_regex
 from tokenizer.trace import Span
-from ui.common.user_text import Counts, code, encode
+from ui.common.user_text import Counts, encode
+from ui.render.markdown import code
 
 if TYPE_CHECKING:
     from ui.common.tokenizers import Choice

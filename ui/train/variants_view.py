@@ -19,9 +19,9 @@ from tokenizer.bpe.parity import join_parallel
 from tokenizer.bpe.superwords import SUPERBPE_PATTERN
 from ui.common import cache, errors, presenter, state, tokenizers, training, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.compare import languages, token_tax
 from ui.render import charts
+from ui.render.markdown import md
 from ui.render.spans import render_spans
 
 from . import model, variants, view

@@ -15,9 +15,9 @@ import streamlit as st
 from tokenizer.trace import make_spans
 from ui.common import cache, errors, state, training, upload, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.content import corpora
 from ui.render import charts
+from ui.render.markdown import md
 from ui.render.spans import render_spans
 
 from . import downloads, model

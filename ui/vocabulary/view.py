@@ -13,9 +13,9 @@ import streamlit as st
 
 from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.content import corpora
 from ui.render import charts, trees
+from ui.render.markdown import md
 
 from . import model
 
