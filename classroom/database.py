@@ -107,6 +107,14 @@ sa.Table(
     sa.Column("bytes", sa.BigInteger, nullable=False),
     sa.Index("browser_files_name", "name"),
 )
+# the draft of a training while it runs (the Train page's text and settings), for when its app process dies
+sa.Table(
+    "trainings",
+    SCHEMA,
+    sa.Column("owner", sa.Text, sa.ForeignKey("workspaces.owner", ondelete="CASCADE"), primary_key=True),
+    sa.Column("started", sa.Double, nullable=False),
+    sa.Column("record", sa.LargeBinary, nullable=False),
+)
 # the lesson in a class (classroom/lesson.py): who leads, where the teacher is, what the class answered
 sa.Table(
     "lesson_teachers",
@@ -474,6 +482,7 @@ class Database:
                 names.update(r[0] for r in run("SELECT name FROM browser_files WHERE owner = :owner", owner=owner))
                 run("DELETE FROM browser_files WHERE owner = :owner", owner=owner)
                 run("DELETE FROM tokenizers WHERE owner = :owner", owner=owner)
+                run("DELETE FROM trainings WHERE owner = :owner", owner=owner)
                 run("UPDATE workspaces SET expired = :now WHERE owner = :owner", now=now, owner=owner)
             # the note that a workspace expired is kept for another period after expiring, then forgotten
             run("DELETE FROM workspaces WHERE expired > 0 AND expired < :cutoff", cutoff=cutoff)
@@ -779,6 +788,31 @@ class DatabaseStore(BaseStore):
         self._parsed.pop(key, None)
         self._corpora.pop(key, None)
         self._traces.pop(key, None)
+
+    def _get_training(self) -> str | None:
+        rows = self.db.query("SELECT record FROM trainings WHERE owner = :owner", owner=self.owner)
+        return zlib.decompress(bytes(rows[0][0])).decode("utf-8") if rows else None
+
+    def _put_training(self, record: str | None) -> None:
+        now = time.time()
+
+        def go(run):
+            run("DELETE FROM trainings WHERE owner = :owner", owner=self.owner)
+            if record is None:
+                return
+            run(
+                "INSERT INTO workspaces (owner, created, last_seen) VALUES (:owner, :now, :now) ON CONFLICT (owner) DO NOTHING",
+                owner=self.owner,
+                now=now,
+            )
+            run(
+                "INSERT INTO trainings (owner, started, record) VALUES (:owner, :now, :record)",
+                owner=self.owner,
+                now=now,
+                record=zlib.compress(record.encode("utf-8"), 6),
+            )
+
+        self.db.transaction(go)
 
     def notices(self) -> list[Notice]:
         if not self.expired:

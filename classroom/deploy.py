@@ -11,7 +11,7 @@ What it does, in the foreground:
    cannot be, one line on stderr and exit status 2.
 2. Streamlit's static assets are copied once per Streamlit version to
    ``data/static/<version>/`` with a gzip copy of every text file next to it, so nginx
-   serves them precompressed.
+   serves them precompressed. A folder it cannot write (full, read-only): one line, exit status 2.
 3. ``WORKERS`` app processes (default: the number of cores), each
    ``streamlit run serve.py`` on a port of its own on 127.0.0.1; each loads the official
    encodings before it answers its health check.
@@ -148,21 +148,41 @@ def prepare_static(dest_root: Path) -> Path:
         return dest
     tmp = dest_root / f".{version}.{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(src, tmp)
-    for path in tmp.rglob("*"):
-        if path.is_file() and path.suffix in COMPRESSIBLE and path.stat().st_size >= 1024:
-            data = path.read_bytes()
-            packed = gzip.compress(data, 9, mtime=0)
-            if len(packed) < len(data):
-                path.with_name(path.name + ".gz").write_bytes(packed)
-                os.utime(path.with_name(path.name + ".gz"), ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns))
-    (tmp / ".complete").write_text(version)
+    try:
+        copy_tree(src, tmp)
+        for path in tmp.rglob("*"):
+            if path.is_file() and path.suffix in COMPRESSIBLE and path.stat().st_size >= 1024:
+                data = path.read_bytes()
+                packed = gzip.compress(data, 9, mtime=0)
+                if len(packed) < len(data):
+                    path.with_name(path.name + ".gz").write_bytes(packed)
+                    os.utime(path.with_name(path.name + ".gz"), ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns))
+        (tmp / ".complete").write_text(version)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)  # half a copy would only hold the room the next start needs
+        raise
     shutil.rmtree(dest, ignore_errors=True)
     tmp.rename(dest)
     for p in dest_root.rglob("*"):  # nginx's workers run unprivileged: everything readable
         p.chmod(0o755 if p.is_dir() else 0o644)
     dest_root.chmod(0o755)
     return dest
+
+
+def copy_tree(src: Path, dest: Path) -> None:
+    """``shutil.copytree`` whose first failed write is raised as the ``OSError`` it is (copytree gathers a list)."""
+    dest.mkdir(parents=True)
+    for path in sorted(src.rglob("*")):
+        target = dest / path.relative_to(src)
+        if path.is_dir():
+            target.mkdir(exist_ok=True)
+        else:
+            shutil.copy2(path, target)
+
+
+def cannot_write(e: OSError, what: str, where: Path) -> NoReturn:
+    """A folder ``make serve`` writes is full or read-only: one line that says which and what to do, status 2."""
+    fail(f"cannot write {what} {where} ({e.strerror or e}): free some space on its disk, or let this user write there")
 
 
 # ----------------------------------------------------------------------------- nginx config
@@ -487,11 +507,14 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["BPE_LAB_SHARED"] = "1"
     nginx = nginx_binary()
     logs = data_dir() / "run" / f"classroom-{args.port}"
-    logs.mkdir(parents=True, exist_ok=True)
     run = nginx_root() / "run" / f"classroom-{args.port}"
-    run.mkdir(parents=True, exist_ok=True)
-    run.chmod(0o755)
-    run.parent.chmod(0o755)
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        run.mkdir(parents=True, exist_ok=True)
+        run.chmod(0o755)
+        run.parent.chmod(0o755)
+    except OSError as e:
+        cannot_write(e, "the folder of the logs and nginx's config", Path(e.filename or logs))
     if args.proxy_only:
         where = "database: (the app processes')"
     else:
@@ -503,7 +526,10 @@ def main(argv: list[str] | None = None) -> int:
 
         # one secret for every app process (they inherit it through supervisord): the teacher link works on any of them
         os.environ[teacher.SECRET_ENV] = teacher.teacher_secret() or teacher.new_secret()
-    static = prepare_static(nginx_root() / "static")
+    try:
+        static = prepare_static(nginx_root() / "static")
+    except OSError as e:
+        cannot_write(e, "the copy of Streamlit's static files nginx serves in", nginx_root() / "static")
 
     programs: list[Program] = []
     if args.proxy_only:
@@ -522,17 +548,19 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("MALLOC_ARENA_MAX", "2")
 
     conf = run / "nginx.conf"
-    conf.write_text(
-        render_config(
-            port=args.port,
-            upstreams=upstreams,
-            static=static,
-            run=run,
-            listen_host=args.listen,
-            error_log="stderr",
-            access_log="off",
-        )
+    config = render_config(
+        port=args.port,
+        upstreams=upstreams,
+        static=static,
+        run=run,
+        listen_host=args.listen,
+        error_log="stderr",
+        access_log="off",
     )
+    try:
+        conf.write_text(config)
+    except OSError as e:
+        cannot_write(e, "nginx's config", conf)
     check_config(nginx, conf, run)
     if args.check_config:
         print(conf)
@@ -550,7 +578,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     supervisord_conf = run / "supervisord.conf"
     fatal = run / "fatal.txt"
-    supervisord_conf.write_text(supervisor_config(programs, run=run, logs=logs, fatal=fatal))
+    try:
+        supervisord_conf.write_text(supervisor_config(programs, run=run, logs=logs, fatal=fatal))
+    except OSError as e:
+        cannot_write(e, "supervisord's config", supervisord_conf)
     n = len(upstreams)
     banner = (
         f"BPE Lab for a class: http://localhost:{args.port} (nginx in front of {n} app process{'es' if n != 1 else ''}; "

@@ -17,15 +17,18 @@ Plain Python (no Streamlit).
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import re
 import secrets
+import socket
 import time
 from pathlib import Path
 
 from tokenizer import Tokenizer, TrainingTrace, formats
 from ui.common.upload import check_size
-from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice, slug
+from ui.render.markdown import md
 from ui.web import payload
 
 #: The most training text kept with a tokenizer (for the Step page); more is cut
@@ -83,6 +86,32 @@ def parse_upload(data: bytes, file_name: str, *, pattern: str | None = "gpt4") -
     return tok
 
 
+def process_identity(pid: int) -> str | None:
+    """``host:pid:start`` of a live process on this machine (its start time tells a reused pid apart), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return f"{socket.gethostname()}:{pid}:{stat.rsplit(')', 1)[1].split()[19]}"
+
+
+#: this app process, as the drafts of its trainings name it
+PROCESS = process_identity(os.getpid()) or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(8)}"
+#: a training draft left by a process on another machine (whose life cannot be checked) counts as cut off after this
+OTHER_MACHINE_SECONDS = 3600.0
+
+
+def still_running(by: str, at: float, now: float | None = None) -> bool:
+    """Whether the process ``by`` that began a training at ``at`` may still be running it."""
+    if by == PROCESS:
+        return True
+    host, _, rest = by.partition(":")
+    pid = rest.partition(":")[0]
+    if host == socket.gethostname() and pid.isdigit():
+        return process_identity(int(pid)) == by
+    return (time.time() if now is None else now) - at < OTHER_MACHINE_SECONDS
+
+
 def entry(key: str, tok: Tokenizer, has_corpus: bool) -> Entry:
     md = tok.metadata
     created = str(md.get("saved_at") or md.get("trained_at") or md.get("uploaded_at") or "")
@@ -100,6 +129,7 @@ class BaseStore:
         self._traces: dict[str, tuple[Tokenizer, TrainingTrace]] = {}
         # the browser's model files of each tokenizer (``attach``): name -> bytes, removed with the tokenizer
         self._files: dict[str, dict[str, int]] = {}
+        self._training: str | None = None  # the running training's draft, as JSON (``training_started``)
 
     def keys(self) -> list[str]:
         raise NotImplementedError
@@ -163,6 +193,33 @@ class BaseStore:
 
     def describe(self) -> str:
         return "Your tokenizers live in this browser tab only."
+
+    # -- the draft of a running training: what the Train page gives back when its process died meanwhile
+    def training_started(self, draft: dict) -> None:
+        record = json.dumps({"draft": draft, "by": PROCESS, "at": time.time()}, ensure_ascii=False)
+        with contextlib.suppress(OSError, ValueError):  # a draft that cannot be kept never stops the training
+            self._put_training(record)
+
+    def training_ended(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._put_training(None)
+
+    def interrupted_training(self) -> dict | None:
+        try:
+            raw = self._get_training()
+            record = json.loads(raw) if raw is not None else None
+            if record is None or still_running(str(record["by"]), float(record["at"])):
+                return None
+            return dict(record["draft"])
+        except (OSError, ValueError, KeyError, TypeError):  # unreadable: nothing to give back
+            return None
+
+    def _get_training(self) -> str | None:
+        """The kept draft (JSON); a store that outlives its process keeps it where it keeps tokenizers."""
+        return self._training
+
+    def _put_training(self, record: str | None) -> None:
+        self._training = record
 
     def _prepare(self, tok: Tokenizer, corpus: str | None, source: str) -> str | None:
         """Stamp ``tok``'s metadata (source, time, a default name); return the training text as kept (cut when too long)."""
@@ -370,3 +427,22 @@ class FolderStore(BaseStore):
 
     def describe(self) -> str:
         return f"Local mode: tokenizers are saved in {self.root}."
+
+    def _draft_file(self) -> Path:
+        return self.root / ".training-draft"  # not *.json: never listed as a tokenizer
+
+    def _get_training(self) -> str | None:
+        p = self._draft_file()
+        return p.read_text(encoding="utf-8") if p.exists() else None
+
+    def _put_training(self, record: str | None) -> None:
+        p = self._draft_file()
+        if record is None:
+            p.unlink(missing_ok=True)
+            return
+        tmp = p.with_name(p.name + ".tmp")
+        try:
+            tmp.write_text(record, encoding="utf-8")
+            tmp.replace(p)
+        finally:
+            tmp.unlink(missing_ok=True)

@@ -25,9 +25,9 @@ from pathlib import Path
 from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.models.fetch import data_dir
 from ui.common import training, workspace
-from ui.common.user_text import md
 from ui.common.workspace import Damaged, Entry, Notice
 from ui.lesson import seat
+from ui.render.markdown import md
 
 from . import database, identity, lesson, settings, teacher, workers
 from .stores import BaseStore, FolderStore, MemoryStore
@@ -268,6 +268,12 @@ class SharedStore(BaseStore):
             return key
 
         return self._changed(self._db(lambda s: s.add(tok, corpus=corpus, source=source), in_session, "saved"))
+
+    def _get_training(self) -> str | None:
+        return self._db(lambda s: s._get_training(), lambda: self.session._get_training())
+
+    def _put_training(self, record: str | None) -> None:
+        self._db(lambda s: s._put_training(record), lambda: self.session._put_training(record), "save")
 
     def unsaved(self, key: str) -> str | None:
         """Why ``key`` is kept in this session only (its save failed), or None when it is in the database."""

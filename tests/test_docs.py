@@ -478,3 +478,23 @@ def test_the_readme_lists_every_page_at_its_address():
         address = "/" if url_path == "tokenize-home" else f"/{url_path}"
         assert f"**{title}** (`{address}`)" in readme, title
         assert f"**{title}**" in _text(DOCS / "pages.md"), title
+
+
+def test_every_setting_the_server_reads_is_documented_and_every_limit_in_the_teachers_table():
+    """Each ``BPE_LAB_*`` variable ``classroom`` and ``ui`` read is in docs/classroom.md; each number a teacher sets
+    (``settings.number``) is a row of its "Limits a teacher can set", which says what it protects."""
+    doc = _text(DOCS / "classroom.md")
+    limits = doc.split("## Limits a teacher can set", 1)[1].split("\n## ", 1)[0]
+    sources = [p for folder in ("classroom", "ui") for p in (ROOT / folder).rglob("*.py")]
+    named = set()
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        named.update(re.findall(r"\bBPE_LAB_[A-Z_]+\b", text))
+        constants = dict(re.findall(r'^(\w+) = "([A-Z_]+)"$', text, re.MULTILINE))
+        for arg in re.findall(r"settings\.number\((\w+|\"[A-Z_]+\")", text):
+            variable = arg.strip('"') if arg.startswith('"') else constants.get(arg)
+            if variable not in (None, "PORT"):  # the port says where the class connects, not how much one may take
+                assert re.search(rf"^\| [^|]+ \| `{variable}` \|", limits, re.MULTILINE), variable
+    assert {"BPE_LAB_TRAIN_SECONDS", "BPE_LAB_MAX_MB"} <= named
+    missing = sorted(n for n in named if f"`{n}`" not in doc)
+    assert not missing, f"not in docs/classroom.md: {missing}"

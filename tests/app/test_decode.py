@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from reading import read
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding
@@ -89,10 +90,10 @@ def test_an_id_the_vocabulary_lacks_is_named_with_the_vocabulary_size(name):
     tok = tk.choose(name).tokenizer(with_chat=True)
     top = tok.max_token_value
     at = decode(ids_mode(name), f"[9, {top + 1}, 10, {top + 1}, {10**9}]")
-    [error] = at.error
+    [error] = [read(e.value) for e in at.error]
     size = len(tok.vocab)
-    assert f"Token ids {top + 1}, {10**9} are not in the vocabulary" in error.value
-    assert f"{size:,} tokens" in error.value and f"0 to {top:,}" in error.value
+    assert f"Token ids {top + 1}, {10**9} are not in the vocabulary" in error
+    assert f"{size:,} tokens" in error and f"0 to {top:,}" in error
     assert not [h for h in at.html if 'class="bpe-decoded"' in h.value]  # nothing decoded
 
 
@@ -100,15 +101,15 @@ def test_an_unused_id_inside_the_range_is_named_too():
     tok = load_encoding("cl100k_base")  # 100,256 is between the last ordinary token and <|endoftext|>
     assert 100256 not in tok.vocab
     at = decode(ids_mode("cl100k_base"), "9906 100256")
-    [error] = at.error
-    assert "Token id 100256 is not in the vocabulary of GPT-4 (cl100k_base)" in error.value
+    [error] = [read(e.value) for e in at.error]
+    assert "Token id 100256 is not in the vocabulary of GPT-4 (cl100k_base)" in error
 
 
 @pytest.mark.parametrize("bad", ["9906, hello", "1.5 2", "-3", "[9906, 1917", "１２"])
 def test_what_is_not_an_id_is_named(bad):
     at = decode(ids_mode("cl100k_base"), bad)
-    [error] = at.error
-    assert "is not a token id" in error.value and "[9906, 1917]" in error.value
+    [error] = [read(e.value) for e in at.error]
+    assert "is not a token id" in error and "[9906, 1917]" in error
     assert not [h for h in at.html if 'class="bpe-decoded"' in h.value]
 
 

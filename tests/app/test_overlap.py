@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
 from tokenizer import registry, train
+from ui.render.markdown import md
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "overlap.py")
@@ -48,8 +49,8 @@ def test_it_opens_with_gpt4o_and_llama3_and_their_overlap_is_the_references():
     got = metrics(at)
     assert got["Jaccard similarity"] == f"{len(a & b) / len(a | b):.3f}"
     assert got["Shared tokens"] == f"{len(a & b):,}"
-    assert got[f"Only in {LABELS['o200k_base']}"] == f"{len(a - b):,}"
-    assert got[f"Only in {LABELS['llama3']}"] == f"{len(b - a):,}"
+    assert got[f"Only in {md(LABELS['o200k_base'])}"] == f"{len(a - b):,}"
+    assert got[f"Only in {md(LABELS['llama3'])}"] == f"{len(b - a):,}"
     heads = [s.value for s in at.subheader]
     assert heads == [
         "Shared and own tokens",

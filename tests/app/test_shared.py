@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from reading import read
 from streamlit.testing.v1 import AppTest
 
 from classroom import database, identity, workspaces
@@ -55,7 +56,8 @@ def train_tiny(at: AppTest, name: str = "tiny") -> AppTest:
 
 
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    """The messages as a student reads them (what they quote is escaped for Markdown)."""
+    return [read(e.value) for e in elements]
 
 
 def test_a_tokenizer_outlives_the_session_and_stays_with_its_browser(monkeypatch):

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from reading import read
 from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
@@ -167,7 +168,7 @@ def test_a_text_too_big_to_send_is_refused_with_what_to_shorten(workspace, monke
     at = run(tokenizer="r50k_base")
     click(at, "step.long")
     assert component(at) is None
-    [error] = [e.value for e in at.error]
+    [error] = [read(e.value) for e in at.error]
     assert re.search(
         r"steps come to \d+ kB, more than the 20 kB the page sends to your browser: shorten the text to about [\d,]+ characters \(it has 6,000\)",
         error,

@@ -15,6 +15,7 @@ import pytest
 import tiktoken
 from live_view import payload, table_ids, type_text
 from model_packages import llama_tokenizer, reference_encode
+from reading import read
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
@@ -392,7 +393,7 @@ def test_a_chat_the_models_package_refuses_is_an_error_that_says_what_to_change(
     at.button(key="tokenize.chat.add").click().run()  # an assistant message after the user's
     assert not at.exception
     assert at.selectbox(key="tokenize.chat.2.role").value == "assistant"
-    [error] = [e.value for e in at.error]
+    [error] = [read(e.value) for e in at.error]
     assert "Mistral's chat format" in error and "add a user message after it" in error
     server = payload(at)["server"]
     assert server["ids"] == [] and server["error"] == error  # the view says it too, and shows no ids
@@ -432,7 +433,7 @@ def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypa
     at = app(tokenizer_key="qwen3.6")
     assert not at.exception
     assert "Qwen · Qwen 3.5, 3.6 (not installed)" in at.selectbox(key="tokenize.tokenizer").options
-    assert any("python -m tokenizer provision qwen3.6" in e.value for e in at.error)
+    assert any("python -m tokenizer provision qwen3.6" in read(e.value) for e in at.error)
 
 
 def tree_html(at: AppTest) -> str:

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from classroom.stores import FolderStore
 from tokenizer import formats, train
 from ui.common.upload import MAX_UPLOAD_BYTES
-from ui.common.user_text import md
 from ui.content import corpora
+from ui.render.markdown import md
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "train.py")
@@ -398,7 +398,7 @@ def test_the_same_tokenizer_uploaded_again_is_kept_once(workspace, fmt):
     at.file_uploader(key="train.tokenizer_file").upload(name, data(tok), "application/octet-stream").run()
     assert not at.exception and not errors(at)
     assert [e.key for e in FolderStore(workspace).entries()] == [first.key]
-    assert any(f"{name} is the same tokenizer as **{first.name}**" in i.value for i in at.info)
+    assert any(f"{md(name)} is the same tokenizer as **{md(first.name)}**" in i.value for i in at.info)
     at.file_uploader(key="train.tokenizer_file").upload(f"logs.{fmt}", data(other), "application/octet-stream").run()
     assert len(FolderStore(workspace).entries()) == 2
 

@@ -17,8 +17,8 @@ from tokenizer import formats, load_encoding, train
 from tokenizer.bpe.continued import train_continued
 from tokenizer.bpe.parity import join_parallel, train_parity
 from tokenizer.bpe.superwords import train_superwords
-from ui.common.user_text import md
 from ui.compare import languages
+from ui.render.markdown import md
 from ui.step import model
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import pytest
 from classroom import database, workspaces
 from tests.classroom.damage import fill, small_disk
 from ui.common import state
-from ui.common.user_text import md
+from ui.render.markdown import md
 
 from .test_shared import ALICE, as_browser, page, texts, train_tiny
 
@@ -61,9 +61,9 @@ def test_an_upload_whose_save_failed_says_so(disk, monkeypatch):
     at.file_uploader(key="train.tokenizer_file").upload("up.json", data, "application/json").run()
     assert not at.exception
     uploaded = f"Uploaded {md('up.json')}"  # the file name as typed, not as Markdown
-    [error] = [e for e in texts(at.error) if uploaded in e]
+    [error] = [e.value for e in at.error if uploaded in e.value]  # as sent, escaped
     assert "not saved" in error and "is full" in error
-    assert not any(uploaded in s for s in texts(at.success))
+    assert not any(uploaded in s.value for s in at.success)
     assert any("up" in o for o in at.selectbox(key="train.selected").options)
 
 

@@ -1,5 +1,6 @@
 """Every write the app makes meets a full or read-only disk with a message, never a traceback: the static folder
-at start-up (one line, exit status 2), the workspace folder of local mode (the training kept, the page told).
+at start-up and `make serve`'s copy of Streamlit's static files for nginx (one line, exit status 2), the
+workspace folder of local mode (the training kept, the page told).
 
 Real small filesystems (tests/classroom/damage.py), mounted as root as `make test` runs.
 """
@@ -7,8 +8,10 @@ Real small filesystems (tests/classroom/damage.py), mounted as root as `make tes
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,33 @@ def test_start_up_with_a_static_folder_it_cannot_write_is_one_line_and_status_2(
         assert line.startswith(f"BPE Lab: cannot write the static folder {disk / 'bpe'} (")
         says = "No space left on device" if how.startswith("full") else "Read-only file system"
         assert says in line and "free some space" in line and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("how", ["full", "read_only"])
+def test_make_serve_with_a_static_copy_it_cannot_write_is_one_line_and_status_2(how):
+    # nginx's files go to the data folder only when its unprivileged workers can reach it, so not under tmp_path
+    data = Path(tempfile.mkdtemp(prefix="bpe-lab-full-"))
+    try:
+        data.chmod(0o755)
+        for name in ("tiktoken-cache", "cache", "encodings"):
+            if (ROOT / "data" / name).exists():
+                (data / name).symlink_to(ROOT / "data" / name)
+        with small_disk(data / "static", "1m") as disk:
+            fill(disk) if how == "full" else read_only(disk)
+            env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BPE_LAB_DATABASE_URL")}
+            env.update(BPE_LAB_DATA_DIR=str(data), PORT="18597", WORKERS="1")
+            out = subprocess.run(
+                [sys.executable, "-m", "classroom"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
+            )
+            assert out.returncode == 2, out.stderr[-2000:]
+            [line] = out.stderr.strip().splitlines()
+            assert line.startswith(f"BPE Lab: cannot write the copy of Streamlit's static files nginx serves in {disk} ("), line
+            says = "No space left on device" if how == "full" else "Read-only file system"
+            assert says in line and "free some space" in line, line
+            assert "Traceback" not in out.stderr
+            assert not [p for p in disk.iterdir() if p.name != "filler"]  # no half copy left to fill the disk
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def test_a_workspace_folder_that_fills_up_keeps_the_training_and_says_so(tmp_path):

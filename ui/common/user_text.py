@@ -69,15 +69,3 @@ def counts(text: str, ids: Sized) -> Counts:
     """
     text = clean_text(text)
     return Counts(len(ids), len(text), len(text.encode("utf-8")))
-
-
-_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~$"})
-
-
-def md(text: str) -> str:
-    """A user's text (a tokenizer's or a language's name) as literal Markdown: no link, image or emphasis of its own.
-
-    >>> md("![x](http://example.com) *mine*")
-    '\\\\!\\\\[x\\\\]\\\\(http://example\\\\.com\\\\) \\\\*mine\\\\*'
-    """
-    return text.translate(_MARKDOWN)

@@ -89,6 +89,14 @@ class Store(Protocol):
     def describe(self) -> str:
         """One sentence for the sidebar: where the tokenizers are kept and for how long."""
 
+    def training_started(self, draft: dict) -> None:
+        """Keep the Train page's text and settings (JSON values) while its training runs: they outlive the process."""
+
+    def training_ended(self) -> None: ...  # the training finished, failed or was stopped by its page: forget its draft
+
+    def interrupted_training(self) -> dict | None:
+        """The draft of a training this browser started whose app process died before it ended, or None."""
+
 
 def slug(name: str) -> str:
     """A name as a short file-safe word.

@@ -17,8 +17,8 @@ import streamlit as st
 
 from tokenizer.formats.json_input import decode_text
 from ui.common import cache, errors, state, upload
-from ui.common.user_text import md
 from ui.render import charts
+from ui.render.markdown import md
 
 from . import code, coverage, languages, token_tax
 
@@ -113,12 +113,12 @@ def _their_passages() -> dict[str, str] | None:
             upload.check_size(f.size, f.name)
             raw = decode_text(f.getvalue(), f.name)  # UTF-8 (a byte-order mark dropped), or UTF-16/32 with its mark
         except ValueError as e:
-            st.error(str(e), icon="⚠️")
+            st.error(md(str(e)), icon="⚠️")
             return None
     try:
         passages = token_tax.parse_parallel(raw)
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         return None
     if len(passages) < 2:
         st.info(
@@ -153,7 +153,7 @@ def show_token_tax(chosen: Chosen) -> None:
         key=STATE.key("reference"),
         help="The language every premium is measured against (1× = as many tokens as this one).",
     )
-    st.markdown((CODE_EXPLANATION if source == CODE else EXPLANATION).format(n=len(passages), ref=reference))
+    st.markdown((CODE_EXPLANATION if source == CODE else EXPLANATION).format(n=len(passages), ref=md(reference)))
     if not chosen.labels:
         st.info("Choose one or more tokenizers above to see their token tax.", icon="⚖️")
         return
@@ -167,7 +167,7 @@ def show_token_tax(chosen: Chosen) -> None:
     encoded: list[tuple[str, object, dict[str, tuple[int, ...]]]] = []
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):
-            with st.spinner(f"Counting the tokens under {c.label}…", show_time=True):
+            with st.spinner(f"Counting the tokens under {md(c.label)}…", show_time=True):
                 encoded.append((c.label, c.tok, _ids(c.key, c.tok, passages, source)))
     if not encoded:
         return
@@ -193,8 +193,9 @@ def show_token_tax(chosen: Chosen) -> None:
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
     if worst is not None:
         st.caption(
-            f"Highest premium here: {worst['language']} under {worst['tokenizer']}, {worst['premium']:.2f}× the tokens of {reference}. "
-            f"Languages are sorted by the first tokenizer's premium; blue cells need fewer tokens than {reference}, "
+            f"Highest premium here: {md(worst['language'])} under {md(worst['tokenizer'])}, {worst['premium']:.2f}× the tokens "
+            f"of {md(reference)}. Languages are sorted by the first tokenizer's premium; blue cells need fewer tokens than "
+            f"{md(reference)}, "
             "orange ones more. The table gives each tokenizer's tokens."
         )
     # a static table: its headers wrap, so it fits the page with any number of tokenizers (no sideways scrolling)

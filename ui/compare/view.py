@@ -18,6 +18,7 @@ from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
 from ui.render import charts, trees
+from ui.render.markdown import md
 from ui.render.spans import Row, render_rows
 
 from . import model
@@ -60,7 +61,7 @@ def restore_link() -> None:
         if known:
             STATE["tokenizers"] = known
         if unknown:
-            st.warning(f"The link names tokenizers that are not available here: {', '.join(unknown)}.", icon="🔗")
+            st.warning(f"The link names tokenizers that are not available here: {md(', '.join(unknown))}.", icon="🔗")
 
 
 def input_panel() -> tuple[str, int]:
@@ -203,11 +204,11 @@ def resolve(keys: Sequence[str]) -> Chosen:
 def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenized]:
     """Encode the text with each tokenizer; one that cannot be loaded or fails shows its error and is left out."""
     for key, why in chosen.problems.items():
-        st.error(f"{user_text.md(chosen.labels[key])}: {why}", icon="⚠️")
+        st.error(f"{md(chosen.labels[key])}: {why}", icon="⚠️")
     out = []
     for c in chosen.records:
         with errors.shown(prefix=f"{c.label}: "):
-            with st.spinner(f"Encoding the text with {c.label}…", show_time=True):  # shown after half a second
+            with st.spinner(f"Encoding the text with {md(c.label)}…", show_time=True):  # shown after half a second
                 ids, spans = tk.encoded(c.tok, text, recognise=recognise)  # Tokenize's, when it had this text
                 out.append(Tokenized(c.key, c.label, ids, spans, c.tok))
     return out

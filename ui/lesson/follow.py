@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.render.markdown import md
+
 from .seat import (
     ANSWERS_EVERY,
     CLAIMED,
@@ -57,7 +59,7 @@ def class_panel(chapter: int, step: int) -> tuple[int, int] | None:
             st.session_state[CLAIMED] = claimed
         leads = room.leads()
     except ValueError as e:
-        st.warning(f"The class cannot be reached right now ({e}); the lesson works on its own meanwhile.")
+        st.warning(f"The class cannot be reached right now ({md(str(e))}); the lesson works on its own meanwhile.")
         return None
     if st.session_state.pop(CLAIMED, None) is False and not leads:  # said once, on the run that refused it
         st.error("That teacher link is not this server's (or it is out of date): ask for the one `make serve` printed.")
@@ -84,7 +86,7 @@ def _teacher(room: Classroom, chapter: int, step: int) -> None:
     try:
         lead(room, chapter, step, st.session_state)
     except ValueError as e:
-        st.warning(f"The class cannot be told where you are right now ({e}).")
+        st.warning(f"The class cannot be told where you are right now ({md(str(e))}).")
         return None
     st.caption(f"🎓 **You lead the class** in chapter {chapter}: students who follow see the chapter and the step you show.")
     return None
@@ -138,7 +140,7 @@ def record_answer(question_id: str, answer: str, correct: bool) -> None:
     try:
         room.answer(question_id, answer, correct)
     except ValueError as e:
-        st.caption(f"Your answer could not be sent to the teacher right now ({e}).")
+        st.caption(f"Your answer could not be sent to the teacher right now ({md(str(e))}).")
 
 
 def answers_panel(question_id: str) -> None:
@@ -165,7 +167,7 @@ def _answers(question_id: str) -> None:
     except PermissionError:
         return
     except ValueError as e:
-        st.caption(f"The class's answers cannot be read right now ({e}).")
+        st.caption(f"The class's answers cannot be read right now ({md(str(e))}).")
         return
     with st.container(border=True):
         st.markdown(f"**The class's answers.** {answers_summary(spread)}")

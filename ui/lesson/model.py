@@ -26,6 +26,7 @@ import pandas as pd
 from tokenizer import GPT2_PATTERN, Tokenizer, load_encoding, train
 from tokenizer.bpe import textbook
 from tokenizer.display import visible
+from ui.render.markdown import code
 
 #: The seeds' texts, as the notebooks write them.
 PARAGRAPH = "Hi there! What are you doing? Do you know what the weather is like today? If you do, where would you go?"
@@ -457,7 +458,7 @@ def _q1(rng, env) -> list[Question]:
     return [
         Question(
             "1.bytes",
-            f"How many UTF-8 bytes is `{text}`?",
+            f"How many UTF-8 bytes is {code(text)}?",
             "number",
             text,
             expected,
@@ -475,21 +476,24 @@ def _q2(rng, env) -> list[Question]:
     answer = _pair_label(first)
     stats = textbook.get_stats(list(text.encode()))
     tied = [_pair_label(p) for p, c in stats.items() if c == count]
-    why = f"`{answer}` occurs {count} times" + (
-        f"; {', '.join(f'`{t}`' for t in tied[1:])} as often, but `{answer}` comes first in the text." if len(tied) > 1 else "."
+    why = f"{code(answer)} occurs {count} times" + (
+        f"; {', '.join(code(t) for t in tied[1:])} as often, but {code(answer)} comes first in the text."
+        if len(tied) > 1
+        else "."
     )
 
     def check(got: str) -> Feedback:
         if got not in labels:
-            return Feedback(False, f"Pick one of the pairs of `{text}`.")
+            return Feedback(False, f"Pick one of the pairs of {code(text)}.")
         return Feedback(
-            got == answer, ("Right. " if got == answer else f"Not `{got}` ({stats[(ord(got[0]), ord(got[1]))]} times). ") + why
+            got == answer,
+            ("Right. " if got == answer else f"Not {code(got)} ({stats[(ord(got[0]), ord(got[1]))]} times). ") + why,
         )
 
     return [
         Question(
             "2.pair",
-            f"Which pair of `{text}` does training merge first (into id 256)?",
+            f"Which pair of {code(text)} does training merge first (into id 256)?",
             "choice",
             text,
             answer,
@@ -509,11 +513,11 @@ def _q3(rng, env) -> list[Question]:
     tok = stepping_tokenizer(text, k)
     m = tok.merge_list[rng.randrange(k)]
     label = f"{visible(tok.vocab[m.pair[0]])} + {visible(tok.vocab[m.pair[1]])}"
-    why = f"`{label}` is merge {m.rank + 1}, so its id is 256 + {m.rank} = {m.new_id}."
+    why = f"{code(label)} is merge {m.rank + 1}, so its id is 256 + {m.rank} = {m.new_id}."
     return [
         Question(
             "3.id",
-            f"Train on `{text}` until no pair occurs twice. Which id does the merge of `{label}` create?",
+            f"Train on {code(text)} until no pair occurs twice. Which id does the merge of {code(label)} create?",
             "number",
             text,
             m.new_id,
@@ -540,12 +544,15 @@ def _q4(rng, env) -> list[Question]:
     first = min(picked, key=lambda m: m.rank)
     labels = tuple(visible(tok.vocab[m.new_id]) for m in picked)
     answer = visible(tok.vocab[first.new_id])
-    why = ", ".join(f"`{visible(tok.vocab[m.new_id])}` is merge {m.rank + 1}" for m in sorted(picked, key=lambda m: m.rank)) + "."
+    why = (
+        ", ".join(f"{code(visible(tok.vocab[m.new_id]))} is merge {m.rank + 1}" for m in sorted(picked, key=lambda m: m.rank))
+        + "."
+    )
 
     def check(got: str) -> Feedback:
         if got not in labels:
             return Feedback(False, "Pick one of the four tokens.")
-        return Feedback(got == answer, ("Right: " if got == answer else f"Not `{got}`: ") + why)
+        return Feedback(got == answer, ("Right: " if got == answer else f"Not {code(got)}: ") + why)
 
     return [
         Question(
@@ -566,13 +573,13 @@ def _q5(rng, env) -> list[Question]:
     text = rng.choice(_WORDS_5)
     tok = paragraph_tokenizer(256 + merges)
     ids = tok.encode(text)
-    why = f"With {merges} merges, `{text}` is {len(text.encode())} bytes and encodes to {len(ids)} tokens: " + " | ".join(
+    why = f"With {merges} merges, {code(text)} is {len(text.encode())} bytes and encodes to {len(ids)} tokens: " + " | ".join(
         visible(tok.vocab[i]) for i in ids
     )
     return [
         Question(
             "5.count",
-            f"Train on the paragraph with **{merges} merges** (vocabulary {256 + merges}). How many tokens is `{text}`?",
+            f"Train on the paragraph with **{merges} merges** (vocabulary {256 + merges}). How many tokens is {code(text)}?",
             "number",
             text,
             len(ids),
@@ -592,7 +599,7 @@ def _q6(rng, env) -> list[Question]:
     return [
         Question(
             "6.chunks",
-            f"How many chunks does GPT-2's split pattern cut `{text}` into?",
+            f"How many chunks does GPT-2's split pattern cut {code(text)} into?",
             "number",
             text,
             len(chunks),
@@ -651,7 +658,7 @@ def _q8(rng, env) -> list[Question]:
     return [
         Question(
             "8.text",
-            f"How many tokens does **{_ENCODINGS_8[name]}** give for `{text}` when `{SPECIAL}` is read as **ordinary text**?",
+            f"How many tokens does **{_ENCODINGS_8[name]}** give for {code(text)} when `{SPECIAL}` is read as **ordinary text**?",
             "number",
             text,
             len(as_text),

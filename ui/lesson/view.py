@@ -25,6 +25,7 @@ from ui.compare import token_tax as tax
 from ui.pretokenize import model as pretok
 from ui.render import charts
 from ui.render.chunks import ChunkRow, chunk_rows
+from ui.render.markdown import md
 from ui.render.spans import Row, render_rows, render_spans
 from ui.step import model as step_model
 from ui.step import payload, stepper
@@ -292,7 +293,7 @@ def _open_on_step(n: int, tok: Tokenizer, corpus: str, mode: str, text: str | No
         st.button(label, key=STATE.key("keep"), on_click=keep, icon="👣")
         return
     if isinstance(kept, ValueError):
-        st.error(str(kept), icon="⚠️")
+        st.error(md(str(kept)), icon="⚠️")
         return
     params = {"mode": mode, "tokenizer": USER + kept, "step": str(STATE["step"])}
     if text is not None and urlstate.fits(text):
@@ -367,7 +368,7 @@ def training_figure(ch: model.Chapter) -> None:
         if told:
             with presenter.fold("The tie-breaks, in words"):
                 for line in told:
-                    st.markdown(f"- {line}")
+                    st.markdown(f"- {md(line)}")
     _open_on_step(ch.n, tok, text, "training")
 
 

@@ -19,9 +19,9 @@ import streamlit as st
 from tokenizer import TokenizerLike
 from ui.common import cache, errors, state, urlstate
 from ui.common import tokenizers as tk
-from ui.common.user_text import md
 from ui.compare.model import unique_labels
 from ui.render import charts
+from ui.render.markdown import code, md
 from ui.vocabulary.model import regex_mask
 
 from . import model
@@ -80,7 +80,7 @@ def restore_link() -> None:
     if known:
         STATE["tokenizers"] = known
     if unknown:
-        st.warning(f"The link names tokenizers that are not available here: {', '.join(unknown)}.", icon="🔗")
+        st.warning(f"The link names tokenizers that are not available here: {md(', '.join(unknown))}.", icon="🔗")
 
 
 def choose_tokenizers() -> list[str]:
@@ -183,8 +183,8 @@ def show_summary(ov: model.Overlap) -> None:
         m = st.columns(4)
         m[0].metric("Jaccard similarity", f"{ov.jaccard(0, 1):.3f}", border=True, help="shared ÷ in either")
         m[1].metric("Shared tokens", f"{ov.shared(0, 1):,}", border=True)
-        m[2].metric(f"Only in {ov.labels[0]}", f"{ov.only(0):,}", border=True)
-        m[3].metric(f"Only in {ov.labels[1]}", f"{ov.only(1):,}", border=True)
+        m[2].metric(f"Only in {md(ov.labels[0])}", f"{ov.only(0):,}", border=True)
+        m[3].metric(f"Only in {md(ov.labels[1])}", f"{ov.only(1):,}", border=True)
     else:
         m = st.columns(3)
         m[0].metric("Shared by all", f"{ov.shared_by_all:,}", border=True)
@@ -194,7 +194,7 @@ def show_summary(ov: model.Overlap) -> None:
             "Most alike",
             f"{ov.jaccard(*pair):.3f}",
             border=True,
-            help=f"{ov.labels[pair[0]]} and {ov.labels[pair[1]]}: their Jaccard similarity",
+            help=f"{md(ov.labels[pair[0]])} and {md(ov.labels[pair[1]])}: their Jaccard similarity",
         )
     full = model.summary(ov)
     st.vega_lite_chart(charts.overlap_summary(model.summary_long(full)), width="stretch")
@@ -225,7 +225,7 @@ def show_longest(chosen: Sequence[Chosen], ov: model.Overlap) -> None:
         "What each vocabulary spent its longest tokens on that none of the others did: a glimpse of its training data "
         "(code, markup, a script, runs of symbols). By length in bytes; · is a space."
     )
-    tabs = st.tabs(list(ov.labels))
+    tabs = st.tabs([md(label) for label in ov.labels])
     for i, tab in enumerate(tabs):
         with tab:
             # half a second over 200,000 tokens: kept with the overlap it comes from
@@ -287,8 +287,8 @@ def show_table(chosen: Sequence[Chosen], ov: model.Overlap) -> None:
 
 def show_special(chosen: Sequence[Chosen]) -> None:
     counts, common = model.special_overlap([c.vocab for c in chosen])
-    parts = ", ".join(f"{label} {n:,}" for label, n in counts.items())
-    shown = ", ".join(f"`{s}`" for s in common[:12]) + (f" and {len(common) - 12:,} more" if len(common) > 12 else "")
+    parts = ", ".join(f"{md(label)} {n:,}" for label, n in counts.items())
+    shown = ", ".join(code(s) for s in common[:12]) + (f" and {len(common) - 12:,} more" if len(common) > 12 else "")
     st.caption(
         f"**Special tokens**, compared by name and left out of everything above: {parts}. "
         + (f"Every one of them has {shown}." if common else "No special token is common to all of them.")
@@ -314,12 +314,12 @@ def piece_range(choice: str) -> tuple[int, int | None]:
 
 def _split(source: Chosen, target: Chosen, labels: dict[str, str]) -> model.SplitUnder:
     def compute() -> model.SplitUnder:
-        bar = st.progress(0.0, text=f"Encoding every token of {labels[source.key]} with {labels[target.key]}…")
+        bar = st.progress(0.0, text=f"Encoding every token of {md(labels[source.key])} with {md(labels[target.key])}…")
 
         def progress(done: int, total: int) -> None:
             bar.progress(
                 done / total if total else 1.0,
-                text=f"{labels[source.key]} under {labels[target.key]}: {done:,} of {total:,} tokens",
+                text=f"{md(labels[source.key])} under {md(labels[target.key])}: {done:,} of {total:,} tokens",
             )
 
         found = model.split_under(source.vocab, target.tok, labels[target.key], progress)
@@ -357,15 +357,15 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
         cols = st.columns(2)
         for col, s in zip(cols, (there, back)):
             with col:
-                st.markdown(f"**{s.direction}**")
+                st.markdown(f"**{md(s.direction)}**")
                 a, b = st.columns(2)
                 a.metric(
                     "kept whole",
                     f"{s.whole:.1%}",
                     border=True,
-                    help=f"Share of {s.source}'s {len(s.pieces):,} tokens that {s.target} encodes as one token",
+                    help=f"Share of {md(s.source)}'s {len(s.pieces):,} tokens that {md(s.target)} encodes as one token",
                 )
-                b.metric("pieces per token", f"{s.mean:.2f}", border=True, help=f"The mean number of {s.target} tokens")
+                b.metric("pieces per token", f"{s.mean:.2f}", border=True, help=f"The mean number of {md(s.target)} tokens")
         st.vega_lite_chart(charts.split_histogram(model.histogram([there, back])), width="stretch")
         c1, c2 = st.columns([3, 2])
         pieces = (
@@ -393,7 +393,7 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
         table = cache.for_session("overlap.split_table", key, lambda: model.split_table(there, rows, by_key[tgt].tok), maxsize=4)
         if table.empty:
             if (least, most, pattern) == (2, None, ""):
-                st.success(f"None: {there.target} keeps every token of {there.source} whole.", icon="✅")
+                st.success(f"None: {md(there.target)} keeps every token of {md(there.source)} whole.", icon="✅")
             else:
                 st.info("No token matches: pick another number of pieces or change the search.", icon="🔍")
             return
@@ -407,7 +407,7 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
                 "pieces": st.column_config.NumberColumn("pieces", width="small"),
             },
         )
-        more = f"; showing the first {len(table):,}, in {there.source}'s id order" if len(rows) > len(table) else ""
+        more = f"; showing the first {len(table):,}, in {md(there.source)}'s id order" if len(rows) > len(table) else ""
         st.caption(
-            f"{len(rows):,} of {there.source}'s {len(there.pieces):,} tokens{more}. Computed in {there.seconds + back.seconds:.1f} s (once)."
+            f"{len(rows):,} of {md(there.source)}'s {len(there.pieces):,} tokens{more}. Computed in {there.seconds + back.seconds:.1f} s (once)."
         )

@@ -13,6 +13,7 @@ from ui.common import cache, errors, presenter, state, user_text
 from ui.compare.model import boundary_diff
 from ui.content import samples
 from ui.render.chunks import ChunkRow, chunk_rows
+from ui.render.markdown import md
 
 from . import model
 
@@ -141,7 +142,7 @@ def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, 
     labels = model.unique_labels(chosen)
     out = []
     for label, c in zip(labels, chosen):
-        with errors.shown(prefix=f"{user_text.md(label)}: "), st.spinner(f"Splitting the text with {label}…", show_time=True):
+        with errors.shown(prefix=f"{label}: "), st.spinner(f"Splitting the text with {md(label)}…", show_time=True):
             # a regex of the user's can take up to its time limit (2 s) before it is stopped: the spinner says so
             chunks = cache.for_session("pretok.split", (c.pattern, text), lambda c=c: model.split(c, text), maxsize=16)
             out.append((label, c, chunks))
@@ -173,12 +174,10 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
     st.subheader("The rules")
     for label, c, chunks in split:
         used = f" (used by {', '.join(c.used_by)})" if len(c.used_by) > 1 else ""
-        st.markdown(
-            f"**{user_text.md(label)}**{user_text.md(used)} · {len(chunks):,} chunk{'' if len(chunks) == 1 else 's'}: {c.rule}"
-        )
+        st.markdown(f"**{md(label)}**{md(used)} · {len(chunks):,} chunk{'' if len(chunks) == 1 else 's'}: {c.rule}")
     with st.expander("The regular expressions"):
         for label, c, _ in split:
-            st.markdown(f"**{user_text.md(label)}**")
+            st.markdown(f"**{md(label)}**")
             st.code(c.pattern or "(no pattern: the whole text is one chunk)", language=None, wrap_lines=True)
 
     if diff is not None:

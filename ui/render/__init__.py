@@ -8,6 +8,7 @@ screen (``st.html``, ``st.vega_lite_chart``).
 - ``cards``: Step through's merge cards and the word-building ladder
 - ``trees``: a token's merge tree (Vocabulary)
 - ``charts``: every chart of the app, one section per page
+- ``markdown``: a user's text escaped for the Markdown of messages, captions and labels
 - ``style.css``: the one stylesheet for all of the above (``STYLESHEET``), injected
   once per run by ``ui.common.shell.inject_style``
 """

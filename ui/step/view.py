@@ -24,6 +24,7 @@ from ui.common import cache, errors, presenter, state, tokenizers, training, url
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import cards
+from ui.render.markdown import md
 
 from . import model, payload, stepper
 
@@ -132,7 +133,7 @@ def _sized(dumped: tuple[str, bytes], *, mode: str, chars: int) -> tuple[str, by
     try:
         payload.check_size(len(dumped[1]), mode=mode, chars=chars)
     except payload.TooBig as e:
-        st.error(str(e), icon="✂️")
+        st.error(md(str(e)), icon="✂️")
         return None
     return dumped
 
@@ -179,7 +180,7 @@ def training_mode(head) -> None:
             icon="⚡",
         )
         if STATE["demo_error"]:
-            st.error(STATE["demo_error"], icon="⚠️")
+            st.error(md(STATE["demo_error"]), icon="⚠️")
         return
     _url_tokenizer_note(choices)
     presenting = presenter.on()
@@ -304,7 +305,7 @@ def _url_tokenizer_note(choices: dict[str, str]) -> None:
     wanted = STATE.get("url_tokenizer")
     if wanted and wanted not in choices:
         st.warning(
-            f"The link asks for tokenizer {wanted!r}, which is not here (tokenizers live in each workspace); showing another one.",
+            f"The link asks for tokenizer {md(repr(wanted))}, which is not here (tokenizers live in each workspace); showing another one.",
             icon="🔗",
         )
     STATE["url_tokenizer"] = None

@@ -33,6 +33,7 @@ from tokenizer.models.provision import ESSENTIAL
 from ui.common import cache, errors, presenter, state, user_text, workspace
 from ui.common import tokenizers as tk
 from ui.render import trees
+from ui.render.markdown import md
 from ui.web import model as web
 from ui.web import payload
 
@@ -162,7 +163,7 @@ def how(choice: tk.Choice, tok) -> tuple[str, dict | None, str | None]:
     else:
         info = user_model(tok, choice.key.removeprefix(tk.USER) if choice.key.startswith(tk.USER) else "")
     if "error" in info:
-        st.warning(f"Tokenized on the server, not in your browser: {info['error']}", icon="💾")
+        st.warning(f"Tokenized on the server, not in your browser: {md(info['error'])}", icon="💾")
         return "server", None, "its copy for your browser could not be kept on the server"
     return "bpe", info, None
 

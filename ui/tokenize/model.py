@@ -29,6 +29,7 @@ from tokenizer.models import chat
 from tokenizer.special import special_regex
 from tokenizer.trace import Span
 from ui.common.user_text import Counts, encode
+from ui.render.markdown import code
 
 if TYPE_CHECKING:
     from ui.common.tokenizers import Choice
@@ -221,7 +222,7 @@ def special_help(names: Mapping[str, int]) -> str:
     if not names:
         return "This tokenizer has no special tokens."
     named = named_specials(names)
-    lines = [f"- `{s}` = {i}" for s, i in list(named.items())[:HELP_LIMIT]]
+    lines = [f"- {code(s)} = {i}" for s, i in list(named.items())[:HELP_LIMIT]]
     rest = len(names) - len(lines)
     if rest:
         lines.append(
@@ -239,7 +240,7 @@ def special_note(names: Mapping[str, int], *, recognise: bool, mode: str) -> str
     if not names:
         return "This tokenizer has no special tokens, so both settings give the same tokens."
     items = list(names.items())
-    listed = ", ".join(f"`{s}` = {i}" for s, i in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
+    listed = ", ".join(f"{code(s)} = {i}" for s, i in items[:2]) + (f" and {len(items) - 2} more" if len(items) > 2 else "")
     if recognise:
         return f"Each special-token string in the text becomes its single id ({listed}), as Tiktokenizer counts it."
     return (

@@ -14,6 +14,7 @@ import streamlit as st
 from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
+from ui.render.markdown import md
 from ui.render.spans import render_spans, scroll_box
 
 from . import model
@@ -59,7 +60,7 @@ def restore_link() -> None:
             STATE["tokenizer"] = key
             st.session_state[state.TOKENIZER] = key
         else:
-            st.warning(f"The link names tokenizer {key!r}, which is not available here; pick another one.", icon="🔗")
+            st.warning(f"The link names tokenizer {md(repr(key))}, which is not available here; pick another one.", icon="🔗")
 
 
 def choose_tokenizer() -> str:
@@ -161,7 +162,7 @@ def chat_input(inp: Input) -> Input:
     try:
         text = model.chat_text(messages, spec)
     except ValueError as e:  # a list the model's own package refuses: the page says what to change
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         return replace(inp, text="", messages=messages, dropped=0, problem=str(e))
     text, dropped = user_text.clip(text)
     return replace(inp, text=text, messages=messages, dropped=dropped)
@@ -245,7 +246,7 @@ def decode_ids(inp: Input) -> tuple[Input, Result | None]:
         try:
             ids = model.parse_ids(user_text.clip(raw)[0])
         except ValueError as e:
-            st.error(str(e), icon="🔢")
+            st.error(md(str(e)), icon="🔢")
             return inp, None
         if not ids:
             st.info(f"Paste token ids above, such as {model.IDS_EXAMPLE}, to see the text they decode to.", icon="🔢")
@@ -257,12 +258,12 @@ def decode_ids(inp: Input) -> tuple[Input, Result | None]:
             vocab = getattr(tok, "vocab", None)
             size = len(vocab) if vocab is not None else tok.n_vocab
             top = getattr(tok, "max_token_value", None) or tok.n_vocab - 1
-            st.error(model.unknown_ids_message(bad, inp.chosen().label, size, top), icon="🔢")
+            st.error(md(model.unknown_ids_message(bad, inp.chosen().label, size, top)), icon="🔢")
             return inp, None
         text = tok.decode(ids)
         counts = user_text.counts(text, ids)
         st.markdown(
-            f"**{counts.tokens:,} token{'s' if counts.tokens != 1 else ''}** decode to **{counts.characters:,} characters** ({counts.bytes:,} bytes) under {inp.chosen().label}:"
+            f"**{counts.tokens:,} token{'s' if counts.tokens != 1 else ''}** decode to **{counts.characters:,} characters** ({counts.bytes:,} bytes) under {md(inp.chosen().label)}:"
         )
         st.html(decoded_html(text))
         st.html(

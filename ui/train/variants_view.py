@@ -19,9 +19,9 @@ from tokenizer.bpe.parity import join_parallel
 from tokenizer.bpe.superwords import SUPERBPE_PATTERN
 from ui.common import cache, errors, presenter, state, tokenizers, training, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.compare import languages, token_tax
 from ui.render import charts
+from ui.render.markdown import md
 from ui.render.spans import render_spans
 
 from . import model, variants, view
@@ -132,7 +132,7 @@ def _parallel_texts() -> dict[str, str] | None:
         try:
             texts = variants.parse_parallel(raw)
         except ValueError as e:
-            st.error(str(e), icon="⚠️")
+            st.error(md(str(e)), icon="⚠️")
             return None
     if len(texts) < 2:
         st.info("Pick at least two languages: parity-aware training balances one against the others.", icon="🌐")
@@ -140,7 +140,7 @@ def _parallel_texts() -> dict[str, str] | None:
     try:
         variants.check_parallel_texts(texts)
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         return None
     with st.expander(f"The texts: {len(texts)} languages, {sum(len(t.encode()) for t in texts.values()):,} bytes"):
         st.dataframe(variants.parallel_frame(texts), hide_index=True, width="stretch")
@@ -178,9 +178,11 @@ def _uploaded() -> str | None:
         upload.check_size(f.size, f.name)
         return f.getvalue().decode("utf-8")
     except UnicodeDecodeError as e:
-        st.error(f"{f.name} is not UTF-8 text (bad byte at offset {e.start}): save it as UTF-8 and upload it again.", icon="⚠️")
+        st.error(
+            f"{md(f.name)} is not UTF-8 text (bad byte at offset {e.start}): save it as UTF-8 and upload it again.", icon="⚠️"
+        )
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
     return None
 
 
@@ -199,7 +201,7 @@ def _parity_settings() -> dict | None:
     try:
         vocab = model.check_vocab_size(STATE["vocab_size"])
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         problems.append(e)
         vocab = None
     st.selectbox(
@@ -260,7 +262,7 @@ def _superword_settings(text: str | None, title: str) -> dict | None:
                 "train.validate", (pattern, head), lambda: model.validate_custom(pattern, head), maxsize=16
             )
         if problem:
-            st.error(problem, icon="⚠️")
+            st.error(md(problem), icon="⚠️")
             return None
     if s is None:
         return None
@@ -310,7 +312,7 @@ def _continued_settings(title: str) -> dict | None:
         )
         specials = md(", ".join(base.special_tokens)) or "none"
         st.caption(
-            f"The base's split pattern (**{base.pattern_name}**) is kept: its merges were learned on the chunks it makes, "
+            f"The base's split pattern (**{md(base.pattern_name)}**) is kept: its merges were learned on the chunks it makes, "
             "and another pattern would change how text it already handles is tokenized. Its special tokens "
             f"({specials}) keep their ids; new tokens get ids from {base.n_vocab:,} on."
         )
@@ -373,8 +375,14 @@ def _run(method: str, text, settings: dict, corpus: str) -> None:
             )
         bar.progress(min(1.0, done / total) if total else 1.0, text=what)
 
-    tok = training.train_variant(method, text, vocab_size, progress=progress, **settings)
-    key = store.add(tok, corpus=corpus)
+    view.STATE["interrupted"] = None
+    # a variant's texts and settings are not kept: its page is told the training was cut off, nothing more
+    store.training_started({"title": str(settings.get("name") or variants.method_label(method)), "method": method})
+    try:
+        tok = training.train_variant(method, text, vocab_size, progress=progress, **settings)
+        key = store.add(tok, corpus=corpus)
+    finally:
+        store.training_ended()
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
     last = {
         "method": method,

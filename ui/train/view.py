@@ -15,9 +15,9 @@ import streamlit as st
 from tokenizer.trace import make_spans
 from ui.common import cache, errors, state, training, upload, workspace
 from ui.common.tokenizers import USER
-from ui.common.user_text import md
 from ui.content import corpora
 from ui.render import charts
+from ui.render.markdown import md
 from ui.render.spans import render_spans
 
 from . import downloads, model
@@ -42,6 +42,7 @@ STATE = state.PageState(
         "flash": None,  # ("success" | "error", message) left by a callback
         "confirm_delete": None,  # workspace key waiting for "Yes, delete"
         "rename_for": None,  # workspace key the rename box was filled for
+        "interrupted": None,  # what the page says about a training its server process did not live to finish
     },
     widgets=(
         "corpus_file",
@@ -168,7 +169,7 @@ def settings_section(text: str | None, title: str) -> dict | None:
     try:
         vocab = model.check_vocab_size(vocab)
     except ValueError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(md(str(e)), icon="⚠️")
         problems.append(str(e))
     choice = st.selectbox(
         "Split pattern",
@@ -264,8 +265,60 @@ def _train_section(text: str | None, settings: dict | None) -> None:
         _last_message(last)
 
 
+#: what a training's draft keeps of the page: its text (a pasted one, or the sample's name) and its settings
+DRAFT = ("source", "sample", "paste", "vocab_size", "pattern", "custom_pattern", "specials", "name")
+_RECOVERED = "train.recovered"  # the session asked its store for an interrupted training already
+
+
+def recover_interrupted() -> None:
+    """Once a session, before the widgets: a training this browser started in an app process that died is
+    said, and its text and settings are put back (an uploaded file's text as pasted text)."""
+    if st.session_state.get(_RECOVERED):
+        return
+    st.session_state[_RECOVERED] = True
+    store = workspace.store()
+    draft = store.interrupted_training()
+    if not draft:
+        return
+    for k in DRAFT:
+        if k in draft:
+            STATE[k] = draft[k]
+    store.training_ended()
+    kept = (
+        "pick its texts and settings again to run it again"
+        if "method" in draft  # a variant's training keeps no draft of its page
+        else "your text and settings are back, press **Train** to run it again"
+    )
+    STATE["interrupted"] = (
+        f"Your training of **{md(str(draft.get('title') or 'your tokenizer'))}** was interrupted (the server restarted); {kept}."
+    )
+
+
+def interrupted_note() -> None:
+    """Said until the student trains again (a press of Train in this run already counts: it is read before the button)."""
+    if STATE["interrupted"] and not st.session_state.get(STATE.key("go")):
+        st.warning(STATE["interrupted"], icon="🔌")
+
+
+def _draft(text: str, s: dict) -> dict:
+    draft = {k: STATE[k] for k in DRAFT}
+    if STATE["source"] == "upload":  # the file is gone with the session: its text comes back as pasted text
+        draft.update(source="paste", paste=text)
+    return {**draft, "title": s["name"]}
+
+
 def _train(text: str, s: dict) -> None:
-    workspace.store().check_room(len(text.encode("utf-8")))  # a full workspace says so before training, not after
+    store = workspace.store()
+    store.check_room(len(text.encode("utf-8")))  # a full workspace says so before training, not after
+    STATE["interrupted"] = None
+    store.training_started(_draft(text, s))
+    try:
+        _trained(store, text, s)
+    finally:  # done, refused, or stopped by the page: only a process that dies leaves the draft behind
+        store.training_ended()
+
+
+def _trained(store: workspace.Store, text: str, s: dict) -> None:
     t0 = time.perf_counter()
     bar = st.progress(0.0, text="Counting pairs…")
 
@@ -286,7 +339,6 @@ def _train(text: str, s: dict) -> None:
         tok.name = s["name"]
     else:
         tok = run()
-    store = workspace.store()
     key = store.add(tok, corpus=text)
     wall = time.perf_counter() - t0
     bar.progress(1.0, text=f"Done: {tok.num_merges:,} merges in {tok.metadata['seconds']:.2f} s")
@@ -369,7 +421,7 @@ def _on_upload_tokenizer() -> None:
         st.session_state[state.TOKENIZER] = USER + same.key
         STATE["flash"] = (
             "info",
-            f"{f.name} is the same tokenizer as **{same.name}** (the same tokens, merges, split pattern and special "
+            f"{md(f.name)} is the same tokenizer as **{md(same.name)}** (the same tokens, merges, split pattern and special "
             "tokens), already in your tokenizers: it was not added a second time.",
         )
         return
@@ -533,7 +585,7 @@ def _actions(key: str, entry: workspace.Entry) -> None:
                     )
         problems = [ex for ex in files if ex.problem]
         for ex in problems:
-            st.caption(f"No {ex.label} download: {ex.problem}")
+            st.caption(f"No {ex.label} download: {md(ex.problem)}")
 
 
 # ----------------------------------------------------------------------------- results

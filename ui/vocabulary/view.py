@@ -15,6 +15,7 @@ from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import charts, trees
+from ui.render.markdown import md
 
 from . import model
 
@@ -250,7 +251,7 @@ def merge_tree(tok, df: pd.DataFrame) -> None:
         help="Its exact text, with a leading space if it has one. Enter finds it.",
     )
     if STATE.get("tree_note"):
-        st.warning(STATE["tree_note"], icon="🧩")
+        st.warning(md(STATE["tree_note"]), icon="🧩")
     with errors.shown():
         tree = tok.merge_tree(int(tid))
         st.html(trees.tree_html(tree, tok.rank_of))
