@@ -1,0 +1,316 @@
+"""A SentencePiece-style BPE vocabulary (``bpe.sentencepiece``) behind the Tokenizer's interface, for every page.
+
+Pages ask a Tokenizer for ids, spans, token bytes, merge trees and ranks; this one answers them for the
+other kind of BPE. Encoding is ``SentencePieceBPE``'s (characters merged by score, byte fallback), so
+the ids are exactly llama.cpp's; the rest is laid out as for byte-level BPE:
+
+- a token's bytes are its piece's text with ``▁`` as the space it stands for (``<0x41>`` is the byte
+  0x41), so spans, decoding and the whitespace toggle treat both kinds alike;
+- the model's view of a text is the text with the dummy prefix's space in front of each stretch of
+  ordinary text (after a special token too, as llama.cpp does), a typed ``▁`` read as the space it is;
+- a merged piece's "merge" is the pair it is made of when its own characters are encoded with the
+  pieces ranked before it (as minbpe recovers tiktoken's merges), its rank its place by score, so merge
+  trees end at characters, the symbols SentencePiece starts from; a piece its own characters never
+  reach is a token no merge builds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .bpe.merges import MergeTable
+from .bpe.sentencepiece import SPACE, SentencePieceBPE
+from .core import Tokenizer
+from .errors import check_bytes, check_int, clean_text
+from .pretokenize.pretokenizer import Piece, _cut
+from .trace import EncodeTrace
+
+#: How this kind differs from byte-level BPE, in one line (pages show it under the model's name).
+DIFFERENCE = (
+    "SentencePiece-style BPE: spaces are ▁ and one goes before the text, merges join characters (not bytes) and "
+    "follow each piece's score (not a merge rank), and a character with no piece falls back to <0x..> byte tokens."
+)
+
+
+class SentencePiecePreTokenizer:
+    """The model's view: special tokens cut out, each stretch of text after the dummy prefix's space (no split)."""
+
+    pattern = None
+    name = "sentencepiece"
+    normalizer = None
+    ignore_merges = False
+
+    def __init__(self, add_space_prefix: bool, always: Mapping[str, int]):
+        self.add_space_prefix = add_space_prefix
+        self.always = dict(always)  # user-defined pieces: found in any text, as llama.cpp finds them
+
+    def budget(self):
+        return None
+
+    def _fragments(self, text: str, allowed: Mapping[str, int]) -> list[tuple[str, int | None]]:
+        return _cut(text, {**self.always, **allowed})
+
+    def view(self, fragment: str, after_token: bool) -> tuple[str, tuple[tuple[int, int], ...] | None, int]:
+        """``(chunk, align, typed bytes)``: one stretch of typed text as the model sees it, spaces as spaces."""
+        prefix = " " if self.add_space_prefix and after_token else ""
+        chunk = prefix + fragment.replace(SPACE, " ")
+        n = len(fragment.encode("utf-8"))
+        if chunk == fragment:
+            return chunk, None, n
+        align: list[tuple[int, int]] = [(0, 0)] * len(prefix)  # the inserted space comes from no typed byte
+        pos = 0
+        for ch in fragment:
+            k = len(ch.encode("utf-8"))
+            align.extend([(pos, pos + k)] if ch == SPACE else [(pos + i, pos + i + 1) for i in range(k)])
+            pos += k
+        return chunk, tuple(align), n
+
+    def pieces(self, text: str, allowed: Mapping[str, int], budget=None) -> list[Piece]:
+        out: list[Piece] = []
+        pos = 0
+        after_token = True
+        for fragment, tid in self._fragments(text, allowed):
+            n = len(fragment.encode("utf-8"))
+            if tid is not None:
+                out.append(Piece(None, tid, pos, pos + n))
+                after_token = True
+            else:
+                chunk, align, _ = self.view(fragment, after_token)
+                if align is not None:
+                    align = tuple((pos + a, pos + b) for a, b in align)
+                out.append(Piece(chunk, None, pos, pos + n, align))
+                after_token = False
+            pos += n
+        return out
+
+    def encode(self, encoder, text: str, allowed: Mapping[str, int], budget=None) -> list[int]:
+        return encoder.encode_pieces(self.pieces(text, allowed))
+
+    def split(self, text: str) -> list[str]:
+        return [p.chunk for p in self.pieces(text, {}) if p.chunk is not None]
+
+    def __repr__(self) -> str:
+        return "SentencePiecePreTokenizer()"
+
+
+class _NoCache:
+    """SentencePiece encodes the whole text at once: there are no chunks to cache."""
+
+    def clear(self) -> None:
+        pass
+
+    def __contains__(self, item) -> bool:
+        return False
+
+
+class SentencePieceEngine:
+    """What a Tokenizer asks of its encoder, answered by ``SentencePieceBPE`` on the model's view (spaces as spaces)."""
+
+    def __init__(self, model: SentencePieceBPE, max_rank: int | None = None):
+        self.model = model
+        self.max_rank = max_rank
+        self.whole: dict[bytes, int] = {}  # no whole-chunk shortcut: every text is merged
+        self.cache = _NoCache()
+
+    def _limit(self, max_rank: int | None) -> int | None:
+        if max_rank is None or max_rank < 0:
+            return self.max_rank
+        return max_rank if self.max_rank is None else min(max_rank, self.max_rank)
+
+    def encode_chunk(self, chunk: str | bytes, max_rank: int | None = None) -> list[int]:
+        text = chunk if isinstance(chunk, str) else chunk.decode("utf-8", "replace")
+        return self.model._merge(list(text.replace(" ", SPACE)), self._limit(max_rank))
+
+    def encode_bytes(self, data: bytes, max_rank: int | None = -1) -> list[int]:
+        return self.encode_chunk(data, max_rank)
+
+    def encode_chunks(self, chunks: Iterable[str]) -> list[int]:
+        out: list[int] = []
+        for c in chunks:
+            out.extend(self.encode_chunk(c))
+        return out
+
+    def encode_many(self, chunks: Sequence[bytes]) -> list[tuple[int, ...]]:
+        return [tuple(self.encode_chunk(c)) for c in chunks]
+
+    def encode_pieces(self, pieces: Iterable[Piece]) -> list[int]:
+        out: list[int] = []
+        for p in pieces:
+            if p.token is not None:
+                out.append(p.token)
+            else:
+                out.extend(self.encode_chunk(p.chunk))
+        return out
+
+    def merge_events(self, data: bytes) -> list[tuple[int, int, int]]:
+        """``(rank, byte position in data, new id)`` of each merge SentencePiece makes, in the order it makes them."""
+        text = data.decode("utf-8", "replace")
+        events: list[tuple[int, int, int]] = []
+        self.model._merge(list(text.replace(" ", SPACE)), self._limit(None), events)
+        starts, pos = [], 0
+        for ch in text:
+            starts.append(pos)
+            pos += len(ch.encode("utf-8"))
+        return [(rank, starts[i], tid) for rank, i, tid in events]
+
+
+class SentencePieceTokenizer(Tokenizer):
+    """A SentencePiece-style BPE model with the Tokenizer's interface (see the module's docstring).
+
+    ``special_tokens`` are its control and unknown pieces (``<s>``, ``</s>``, ``<unk>``): text only when allowed, as
+    for byte-level models; user-defined pieces are found in any text, as llama.cpp finds them.
+    """
+
+    kind = "sentencepiece"
+
+    def __init__(
+        self,
+        model: SentencePieceBPE,
+        *,
+        name: str = "",
+        metadata: Mapping[str, Any] | None = None,
+        special_tokens: Mapping[str, int] | None = None,
+        max_rank: int | None = None,
+        _merges: tuple[MergeTable, frozenset[int]] | None = None,
+    ):
+        if not isinstance(model, SentencePieceBPE):
+            raise ValueError("give a SentencePieceBPE model (tokenizer.bpe.sentencepiece), e.g. SentencePieceBPE.from_gguf(meta)")
+        self.model = model
+        self.max_rank = max_rank
+        if special_tokens is None:
+            special_tokens = {p: i for i, (p, t) in enumerate(zip(model.pieces, model.types)) if t in (2, 3)}
+        super().__init__((), special_tokens=special_tokens, byte_ids=_byte_ids(model), name=name, metadata=metadata)
+        always = {p: i for i, (p, t) in enumerate(zip(model.pieces, model.types)) if t == 4 and len(p) > 1}
+        self.pretokenizer = SentencePiecePreTokenizer(model.add_space_prefix, always)
+        table, unreached = _merges if _merges is not None else _recover(model)
+        if max_rank is not None:
+            table = MergeTable(table.pairs[:max_rank], table.new_ids[:max_rank])
+        self._pairs, self._ids, self._counts, self._order = table.pairs, table.new_ids, None, None
+        self._all_merges = (table, unreached) if max_rank is None else _merges
+        # pieces no merge builds (single characters aside): their characters never reach them
+        self.whole_tokens = {} if max_rank is not None else {i: self._piece_bytes(i) for i in sorted(unreached)}
+
+    def _piece_bytes(self, tid: int) -> bytes:
+        m = self.model
+        if m.types[tid] == 6:
+            return bytes([int(m.pieces[tid][3:5], 16)])
+        return m.pieces[tid].replace(SPACE, " ").encode("utf-8")
+
+    @functools.cached_property
+    def vocab(self) -> dict[int, bytes]:
+        """``{id: bytes}`` of every piece: ``▁`` as a space, ``<0xNN>`` as its byte, a special piece as its text."""
+        out = {i: self._piece_bytes(i) for i in range(self.model.n_vocab)}
+        out.update((tid, tok.encode("utf-8")) for tok, tid in self.special_tokens.items())
+        return out
+
+    @property
+    def n_vocab(self) -> int:
+        return max(self.model.n_vocab, *[i + 1 for i in self.special_tokens.values()])
+
+    def merged_lengths(self) -> list[int]:
+        return [len(self.vocab[i]) for i in self._ids]
+
+    @functools.cached_property
+    def _bytes_to_id(self) -> dict[bytes, int]:
+        # a character's own piece before the byte token of the same byte (``A`` before ``<0x41>``)
+        out: dict[bytes, int] = {}
+        specials = self.special_ids
+        for tid in sorted(self.vocab, key=lambda i: (self.is_byte_token(i), i)):
+            if tid not in specials:
+                out.setdefault(self.vocab[tid], tid)
+        return out
+
+    def piece(self, tid: int) -> str:
+        """Token ``tid`` as the model's file spells it (``▁the``, ``<0x0A>``, ``<s>``)."""
+        return self.model.pieces[check_int(tid, "tid", 0, self.model.n_vocab - 1)]
+
+    def is_byte_token(self, tid: int) -> bool:
+        """Whether ``tid`` is one of the 256 byte-fallback tokens ``<0x00>``…``<0xFF>``."""
+        return 0 <= tid < self.model.n_vocab and self.model.types[tid] == 6
+
+    def _model_rank(self, k: int | None) -> int | None:
+        """The piece rank (``SentencePieceBPE.rank``) below which the first ``k`` merges' pieces lie (None: all)."""
+        ids = self._all_merges[0].new_ids
+        return None if k is None or k >= len(ids) else self.model.rank[ids[k]]
+
+    def _build_encoder(self) -> SentencePieceEngine:
+        return SentencePieceEngine(self.model, self._model_rank(self.max_rank))
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<SentencePieceTokenizer{label}: n_vocab={self.n_vocab}, {self.num_merges} merged pieces>"
+
+    def _again(self, **changes) -> SentencePieceTokenizer:
+        args = {"name": self.name, "metadata": self.metadata, "special_tokens": self.special_tokens, "max_rank": self.max_rank}
+        args.update(changes)
+        tok = SentencePieceTokenizer(self.model, _merges=self._all_merges, **args)
+        if tok.max_rank == self.max_rank:
+            tok._encoder = self._engine()
+        return tok
+
+    def truncated(self, k: int) -> SentencePieceTokenizer:
+        """This model with only its ``k`` best-scored merged pieces (the others are never made)."""
+        return self._again(max_rank=check_int(k, "k", 0, len(self._all_merges[0].new_ids)))
+
+    def with_special_tokens(self, extra: Mapping[str, int], *, name: str | None = None) -> SentencePieceTokenizer:
+        return self._again(special_tokens={**self.special_tokens, **extra}, name=self.name if name is None else name)
+
+    def extended(self, *args, **kwargs):
+        raise ValueError("continued training adds byte-level merges; a SentencePiece-style model has none to add to")
+
+    def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        """Encode ``data`` as the model's view of one stretch of text (no dummy prefix added), with only the first
+        ``max_rank`` merged pieces (all if None)."""
+        data = check_bytes(data, "data")
+        if max_rank is not None:
+            max_rank = check_int(max_rank, "max_rank", 0, self.num_merges)
+        return self._engine().encode_bytes(data, self._model_rank(max_rank))
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """The text of ``ids`` as SentencePiece decodes it: special pieces dropped, and the dummy prefix's space."""
+        ids = [i for i in ids if i not in self.special_ids]
+        text = super().decode(ids, errors)
+        return text[1:] if self.model.add_space_prefix and text.startswith(" ") else text
+
+    def encode_trace(self, text: str, **special_args) -> EncodeTrace:
+        raise ValueError(
+            "stepping through shows byte-level merges from bytes; a SentencePiece-style model merges characters by score: "
+            "see its merges on the Vocabulary page"
+        )
+
+    def merge_curve(self, text: str) -> tuple[int, list[int]]:
+        """``(characters, lengths)``: the view's characters, and its tokens after the first ``k`` merged pieces, for
+        every ``k`` (special-token strings as text)."""
+        text = clean_text(text)
+        pieces = self.pretokenizer.pieces(text, {})
+        chunks = [p.chunk for p in pieces if p.chunk is not None]
+        n = sum(len(c) for c in chunks)
+        engine = self._engine()
+        limits = [self._model_rank(k) for k in range(self.num_merges)] + [engine.max_rank]
+        return n, [sum(len(engine.encode_chunk(c, r)) for c in chunks) for r in limits]
+
+
+def _byte_ids(model: SentencePieceBPE) -> list[int]:
+    """The token of each byte alone: its character's piece for an ASCII byte that has one (a space: ``▁``), else its
+    byte-fallback token."""
+    out = []
+    for b in range(256):
+        ch = SPACE if b == 0x20 else chr(b)
+        tid = model.piece_to_id.get(ch) if b < 0x80 else None
+        out.append(tid if tid is not None and model.types[tid] == 1 else model.byte_ids[b])
+    return out
+
+
+def _recover(model: SentencePieceBPE) -> tuple[MergeTable, frozenset[int]]:
+    """Each merged piece's pair: its characters encoded with the pieces ranked before it, when that gives two tokens."""
+    pairs, new_ids, unreached = [], [], set()
+    for rank, tid in enumerate(model.merged_ids):
+        parts = model._merge(list(model.pieces[tid]), rank)
+        if len(parts) == 2:
+            pairs.append((parts[0], parts[1]))
+            new_ids.append(tid)
+        else:
+            unreached.add(tid)
+    return MergeTable(pairs, new_ids), frozenset(unreached)
