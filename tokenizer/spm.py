@@ -272,7 +272,11 @@ class SentencePieceTokenizer(Tokenizer):
         """The text of ``ids`` as SentencePiece decodes it: special pieces dropped, and the dummy prefix's space."""
         ids = [i for i in ids if i not in self.special_ids]
         text = super().decode(ids, errors)
-        return text[1:] if self.model.add_space_prefix and text.startswith(" ") else text
+        # the prefix is the first piece's ▁, as sentencepiece drops it: a byte token <0x20> is a space it keeps
+        first = ids[0] if ids else None
+        if self.model.add_space_prefix and first is not None and not self.is_byte_token(first) and text.startswith(" "):
+            return text[1:]
+        return text
 
     def encode_trace(self, text: str, **special_args) -> EncodeTrace:
         raise ValueError(
