@@ -190,6 +190,11 @@ def resolve(keys: Sequence[str]) -> Chosen:
     return Chosen(labels, records, problems)
 
 
+def kind_note(chosen: Chosen) -> None:
+    """How SentencePiece-style BPE differs from byte-level BPE, in one line, when one of the chosen is of that kind."""
+    tk.kind_note(c.tok for c in chosen.records)
+
+
 def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenized]:
     """Encode the text with each tokenizer; one that cannot be loaded or fails shows its error and is left out."""
     for key, why in chosen.problems.items():

@@ -271,4 +271,5 @@ def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
             span_limit=page_model.SPAN_LIMIT,
         )
         _component()(key=STATE.key("live"), data=data, on_text_change=_on_text, on_pick_change=_on_pick, height="content")
+        tk.kind_note([tok])
         tree_panel(tok)
