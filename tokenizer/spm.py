@@ -17,15 +17,15 @@ the ids are exactly llama.cpp's; the rest is laid out as for byte-level BPE:
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from .bpe.merges import MergeTable
 from .bpe.sentencepiece import SPACE, SentencePieceBPE
 from .core import Tokenizer
 from .errors import check_bytes, check_int, clean_text
-from .pretokenize.pretokenizer import Piece, _cut
-from .trace import EncodeTrace
+from .pretokenize.pretokenizer import Piece, _cut, source_bytes
+from .trace import EncodeTrace, char_spans, steps_from_events
 
 #: How this kind differs from byte-level BPE, in one line (pages show it under the model's name).
 DIFFERENCE = (
@@ -287,10 +287,77 @@ class SentencePieceTokenizer(Tokenizer):
             return text[1:]
         return text
 
-    def encode_trace(self, text: str, **special_args) -> EncodeTrace:
-        raise ValueError(
-            "stepping through shows byte-level merges from bytes; a SentencePiece-style model merges characters by score: "
-            "see its merges on the Vocabulary page"
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """``decode``'s text and where each token starts in it (the dropped prefix's token starts at 0)."""
+        tokens = list(tokens)
+        ordinary = [t for t in tokens if t not in self.special_ids]  # special pieces decode to nothing, as in decode
+        text, offsets = super().decode_with_offsets(ordinary)
+        starts = iter(offsets)
+        out, at = [], 0
+        for t in tokens:
+            if t not in self.special_ids:
+                at = next(starts)
+            out.append(at)
+        if self.decode(ordinary) == text:
+            return text, out
+        return text[1:], [max(0, o - 1) for o in out]
+
+    def encode_trace(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = (),
+    ) -> EncodeTrace:
+        """Encode step by step, as for byte-level BPE: each step makes one merged piece everywhere at once, in rank
+        (score) order. SentencePiece starts from characters, so a character with a piece of its own is that piece
+        from step 0 (``EncodeTrace.wholes``); one without stays its bytes, each its byte-fallback token."""
+        text = clean_text(text)
+        allowed = self._allowed(text, allowed_special, disallowed_special)
+        vocab, special_ids, engine, model = self.vocab, self.special_ids, self._engine(), self.model
+        parts: list[bytes] = []
+        chunk_bytes: list[tuple[int, int]] = []
+        specials: list[tuple[int, int, int]] = []
+        wholes: list[tuple[int, int, int]] = []
+        events: list[tuple[int, int, int]] = []
+        pos = 0
+        pieces = self.pretokenizer.pieces(text, allowed)
+        for p in pieces:
+            if p.token is not None:
+                data = vocab[p.token]
+                (specials if p.token in special_ids else wholes).append((pos, len(data), p.token))
+            else:
+                data = p.chunk.encode("utf-8")
+                at = pos
+                for ch in p.chunk:
+                    n = len(ch.encode("utf-8"))
+                    tid = model.piece_to_id.get(ch) if n > 1 else None
+                    if tid is not None and not self.is_byte_token(tid):
+                        wholes.append((at, n, tid))
+                    at += n
+                for _, q, new_id in engine.merge_events(data):
+                    rank = self.rank_of.get(new_id)
+                    if rank is None:
+                        raise ValueError(f"piece {model.pieces[new_id]!r} is made by no merge of its own characters")
+                    events.append((rank, pos + q, new_id))
+            parts.append(data)
+            chunk_bytes.append((pos, pos + len(data)))
+            pos += len(data)
+        data = b"".join(parts)
+        view = data.decode("utf-8", "replace")
+        n_tokens = len(data) - sum(length - 1 for _, length, _ in specials + wholes)
+        source = source_bytes(pieces, vocab, text)
+        return EncodeTrace(
+            view,
+            data,
+            self.byte_ids,
+            char_spans(view, chunk_bytes),
+            tuple(chunk_bytes),
+            tuple(specials),
+            steps_from_events(events, self._pairs, vocab, n_tokens),
+            tuple(wholes),
+            source=text if source is not None else None,
+            source_bytes=tuple(source) if source is not None else None,
         )
 
     def merge_curve(self, text: str) -> tuple[int, list[int]]:
@@ -317,13 +384,25 @@ def _byte_ids(model: SentencePieceBPE) -> list[int]:
 
 
 def _recover(model: SentencePieceBPE) -> tuple[MergeTable, frozenset[int]]:
-    """Each merged piece's pair: its characters encoded with the pieces ranked before it, when that gives two tokens."""
+    """Each merged piece's pair: its characters encoded with the pieces ranked before it, when that gives two tokens,
+    else its first cut into two better-ranked pieces; a piece with neither is a token no merge builds."""
     pairs, new_ids, unreached = [], [], set()
     for rank, tid in enumerate(model.merged_ids):
         parts = model._merge(list(model.pieces[tid]), rank)
-        if len(parts) == 2:
-            pairs.append((parts[0], parts[1]))
-            new_ids.append(tid)
-        else:
-            unreached.add(tid)
+        if len(parts) != 2:
+            # its own characters end otherwise (sixteen ▁ end as 15 + 1), but in a longer text it is made from two
+            # better-scored pieces: the first cut into two of them is its pair
+            text = model.pieces[tid]
+            cuts = [(text[:i], text[i:]) for i in range(1, len(text))]
+            ok = [
+                (model.piece_to_id[a], model.piece_to_id[b])
+                for a, b in cuts
+                if all(model.piece_to_id.get(x) is not None and model.rank.get(model.piece_to_id[x], -1) < rank for x in (a, b))
+            ]
+            if not ok:
+                unreached.add(tid)
+                continue
+            parts = list(ok[0])
+        pairs.append((parts[0], parts[1]))
+        new_ids.append(tid)
     return MergeTable(pairs, new_ids), frozenset(unreached)

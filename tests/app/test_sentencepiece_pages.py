@@ -100,10 +100,25 @@ def test_vocabulary_lists_pieces_and_byte_tokens(workspace, name):
     assert any(h.count('class="node') == 2 * len(tok.merge_tree(tid).leaves()) - 1 for h in trees)
 
 
-def test_step_through_offers_no_sentencepiece_model_and_says_why(workspace):
+@pytest.mark.parametrize("name", SPM)
+def test_step_through_replays_the_merges_by_score_to_the_encoding(workspace, name):
+    import json
+
+    from ui.step import payload as step_payload
+
+    text = "Hello 你好 🤚🏾 x  y"
     at = AppTest.from_file(str(ROOT / "pages" / "step.py"), default_timeout=120)
-    at.query_params["mode"] = "encoding"
+    at.query_params.update({"mode": "encoding", "tokenizer": name, "step": "0", "text": text})
     at.run()
     assert not at.exception, at.exception
-    options = [o for s in at.selectbox for o in s.options]
-    assert not any(registry.spec(n).label in o for n in SPM for o in options)
+    tok = load_encoding(name)
+    core = tok.encode_trace(text)
+    [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
+    r = step_payload.Replay(json.loads(el.proto.bytes)["trace"])
+    # step 0: the characters (the dummy prefix's space first), each emoji byte its own <0x..> token
+    assert len(r.spans(0)) == len(core.tokens_at(0)) == len(" " + text) - 2 + 2 * 4
+    assert [s.id for s in r.spans(r.n)] == tok.encode(text) == core.final
+    assert r.n == len(core.steps) > 0
+    ranks = [s.rank for s in core.steps]
+    assert ranks == sorted(ranks)  # by score: the best-scored piece first
+    assert DIFFERENCE in texts(at)

@@ -20,7 +20,6 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from tokenizer import registry
 from ui.common import cache, errors, presenter, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
@@ -244,20 +243,12 @@ def _use_long_text() -> None:
 
 
 def encoding_mode(head) -> None:
-    every = tokenizers.options(baselines=False)
-    # SentencePiece-style models merge characters by score, not bytes by rank: no byte-level trace to step through
-    spm = {s.name for s in registry.specs() if s.kind == "sentencepiece"}
-    choices = {k: v for k, v in every.items() if k not in spm}
+    choices = tokenizers.options(baselines=False)
     _url_tokenizer_note(choices)
     presenting = presenter.on()
     with head if presenting else nullcontext():
         tok_key = tokenizers.select("Tokenizer", STATE.key("encoding.tokenizer"), choices=choices)
     slot = st.container() if presenting else None  # the step comes before the text in presenter mode, after it otherwise
-    if spm and not presenting:
-        st.caption(
-            "The SentencePiece-style models (Llama 2, Phi-3) are not in this menu: they merge characters by score, not "
-            "bytes by rank, so there is no byte-level step to show; the Vocabulary page draws their pieces' merges."
-        )
     with presenter.fold("Text to encode"):
         text = state.shared_text_area("Text to encode", STATE, height=140)
         c1, c2, _ = st.columns([2, 2, 3])
@@ -266,6 +257,7 @@ def encoding_mode(head) -> None:
     with slot if slot is not None else nullcontext():
         with errors.shown(stop=True):
             tok = tokenizers.get(tok_key)
+            tokenizers.kind_note([tok])  # its steps start from characters and follow each piece's score
             # derived from the user's text: this session only, even with an official encoding
             etrace = cache.for_session("step.encode_trace", text, lambda: tok.encode_trace(text), owner=tok, maxsize=4)
             dumped = cache.for_session(

@@ -104,7 +104,11 @@ def test_fewer_merges_give_more_tokens(model):
     assert ours.truncated(ours.num_merges).encode_ordinary(text) == ours.encode_ordinary(text)
 
 
-def test_step_through_says_why_not(model):
+def test_stepping_through_replays_to_the_encoding(model):
+    """Each step makes one merged piece everywhere, best score first, from the characters (a character with no piece:
+    its bytes); the last step's tokens are the encoding, on every line of our texts."""
     ours, _ = model
-    with pytest.raises(ValueError, match="SentencePiece-style"):
-        ours.encode_trace("hi")
+    for line in (MULTILINGUAL + stdlib_sample(20_000)).splitlines() + [" " * 40, "<s>hi</s> x"]:
+        trace = ours.encode_trace(line, allowed_special="all")
+        assert trace.final == ours.encode(line, allowed_special="all"), line
+        assert [s.rank for s in trace.steps] == sorted(s.rank for s in trace.steps)
