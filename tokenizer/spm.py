@@ -34,6 +34,11 @@ DIFFERENCE = (
 )
 
 
+def difference_note(toks: Iterable[object]) -> str | None:
+    """``DIFFERENCE`` when one of ``toks`` is of this kind (pages show it in one line), else None."""
+    return DIFFERENCE if any(getattr(t, "kind", "bpe") == "sentencepiece" for t in toks) else None
+
+
 class SentencePiecePreTokenizer:
     """The model's view: special tokens cut out, each stretch of text after the dummy prefix's space (no split)."""
 

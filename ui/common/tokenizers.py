@@ -26,7 +26,6 @@ from tokenizer import EncodingSpec, Tokenizer, load_encoding, registry
 from tokenizer.baselines import CharTokenizer, bytes_tokenizer
 from tokenizer.models import fetch
 from tokenizer.models.provision import retry_command
-from tokenizer.spm import DIFFERENCE
 
 from . import cache, state, user_text, workspace
 
@@ -246,9 +245,3 @@ def select(label_text: str, wkey: str, *, choices: dict[str, str] | None = None,
     return st.selectbox(
         label_text, list(choices), format_func=lambda k: menu_label(k, choices.get(k, k)), key=wkey, on_change=_sync, help=help
     )
-
-
-def kind_note(toks) -> None:
-    """One line on how SentencePiece-style BPE differs from byte-level BPE, when one of ``toks`` is of that kind."""
-    if any(getattr(t, "kind", "bpe") == "sentencepiece" for t in toks):
-        st.caption(DIFFERENCE)

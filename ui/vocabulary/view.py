@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from tokenizer.spm import difference_note
 from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
@@ -86,7 +87,8 @@ def pick_tokenizer() -> tuple[tokenizers.Choice, pd.DataFrame]:
     m[2].metric("Special tokens", f"{len(tok.special_tokens):,}", border=True)
     longest = cache.for_content(tok, "longest_bytes", 0, lambda: int(df.loc[df["kind"] != "special", "bytes"].max()), maxsize=1)
     m[3].metric("Longest token", f"{longest} byte{'s' if longest != 1 else ''}", border=True)
-    tokenizers.kind_note([tok])
+    if note := difference_note([tok]):
+        st.caption(note)
     if tok.whole_tokens and getattr(tok, "kind", "bpe") == "sentencepiece":
         st.caption(
             f"{len(tok.whole_tokens):,} pieces are built by no merge (kind *whole*): their own characters, merged by the "
