@@ -297,12 +297,13 @@ class SentencePieceTokenizer(Tokenizer):
         tokens = list(tokens)
         ordinary = [t for t in tokens if t not in self.special_ids]  # special pieces decode to nothing, as in decode
         text, offsets = super().decode_with_offsets(ordinary)
-        starts = iter(offsets)
-        out, at = [], 0
-        for t in tokens:
+        starts = iter(reversed(offsets))
+        out, at = [], len(text)  # a special piece starts where the next ordinary token does (or at the end)
+        for t in reversed(tokens):
             if t not in self.special_ids:
                 at = next(starts)
             out.append(at)
+        out.reverse()
         if self.decode(ordinary) == text:
             return text, out
         return text[1:], [max(0, o - 1) for o in out]
