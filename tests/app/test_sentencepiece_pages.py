@@ -122,3 +122,16 @@ def test_step_through_replays_the_merges_by_score_to_the_encoding(workspace, nam
     ranks = [s.rank for s in core.steps]
     assert ranks == sorted(ranks)  # by score: the best-scored piece first
     assert DIFFERENCE in texts(at)
+
+
+def test_overlap_compares_a_sentencepiece_vocabulary_with_cl100k(workspace):
+    """Pieces compared by the bytes they stand for (▁ as a space): the shared count is the sets' intersection."""
+    at = AppTest.from_file(str(ROOT / "pages" / "overlap.py"), default_timeout=300)
+    at.run()
+    at.multiselect(key="overlap.tokenizers").set_value(["llama2", "cl100k_base"]).run()
+    assert not at.exception, at.exception
+    llama, cl100k = (
+        {b for i, b in load_encoding(n).vocab.items() if i not in load_encoding(n).special_ids} for n in ("llama2", "cl100k_base")
+    )
+    shown = " ".join(str(m.value) for m in at.metric)
+    assert f"{len(llama & cl100k):,}" in shown
