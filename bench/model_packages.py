@@ -197,9 +197,41 @@ def hf_file_tokenizer(name: str):
     return tokenizers.Tokenizer.from_file(path(name))
 
 
+@functools.cache
+def sentencepiece_reference(name: str):
+    """The ``sentencepiece`` package's own BPE on a SentencePiece-style GGUF's pieces, scores and types, written as
+    the ``.model`` file (a ModelProto) they came from: BPE with byte fallback, no normalization but the dummy prefix
+    and ``▁`` for spaces, as Llama 2's tokenizer.model says. Pieces after the first ``<unk>``-typed one that llama.cpp
+    appended as added tokens (Phi-3's ``[PAD…]``, its chat tokens) are left out, as tokenizer.model has none of them."""
+    import sentencepiece
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    from tokenizer.formats import gguf
+
+    meta = gguf.read_metadata(Path(path(name)).read_bytes())
+    proto = pb.ModelProto()
+    proto.trainer_spec.model_type = pb.TrainerSpec.BPE
+    proto.trainer_spec.byte_fallback = True
+    norm = proto.normalizer_spec
+    norm.name, norm.add_dummy_prefix = "identity", meta.get("tokenizer.ggml.add_space_prefix", True)
+    norm.remove_extra_whitespaces, norm.escape_whitespaces = False, True
+    piece = pb.ModelProto.SentencePiece
+    kinds = {1: piece.NORMAL, 2: piece.UNKNOWN, 3: piece.CONTROL, 4: piece.USER_DEFINED, 5: piece.UNUSED, 6: piece.BYTE}
+    tokens, scores, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.scores"], meta["tokenizer.ggml.token_type"]
+    last = max(i for i, t in enumerate(types) if t == gguf.BYTE)  # the pieces sentencepiece trained end after the bytes
+    last = max(i for i in range(len(tokens)) if types[i] == gguf.NORMAL and i > last)
+    for i, (text, score, kind) in enumerate(zip(tokens[: last + 1], scores, types)):
+        p = proto.pieces.add()
+        p.piece, p.score = text, score
+        p.type = piece.UNKNOWN if i == meta.get("tokenizer.ggml.unknown_token_id", 0) else kinds[kind]
+    return sentencepiece.SentencePieceProcessor(model_proto=proto.SerializeToString())
+
+
 def reference_encode(name: str) -> Callable[[str], list[int]]:
     """The ids of ordinary text (no special-token strings) under the model's own reference."""
     fmt = registry.spec(name).source.format
+    if fmt == "gguf-spm":
+        return lambda text: sentencepiece_reference(name).encode(text)
     if fmt == "tekken":
         return lambda text: tekkenizer().encode(text, bos=False, eos=False)
     if fmt in ("hf-json", "gguf"):

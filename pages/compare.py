@@ -29,6 +29,7 @@ if not text:
     st.info("Nothing to compare yet. Type or paste some text above, or load a sample text.", icon="✍️")
 else:
     results = view.tokenize_all(chosen, text, recognise=recognise)
+    view.kind_note(chosen)
     diff = view.boundary_diff(results)
     view.show_rows(results, show_whitespace=ws, diff=diff if highlight else None)
     view.show_stats(text, results)

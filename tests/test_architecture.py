@@ -138,7 +138,7 @@ TOKENIZER_LEVELS = (
         "protocol",
     ),  # checks at the boundary, readable bytes, the records pages draw, what a tokenizer offers
     ("special", "pretokenize", "bpe", "bpe.textbook", "bpe.encoder", "bpe.merges"),  # the stages a text goes through
-    ("core",),  # the Tokenizer puts them together
+    ("core", "spm"),  # the Tokenizer puts them together (spm: the same interface for SentencePiece-style BPE)
     # what makes or saves a Tokenizer: the trainer and its variants, the baselines, the file formats
     ("bpe.common", "bpe.trainer", "bpe.methods", "bpe.parity", "bpe.superwords", "bpe.continued", "baselines", "formats"),
     ("models",),  # the registered models, their files and chat formats

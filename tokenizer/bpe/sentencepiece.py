@@ -10,7 +10,8 @@ the byte tokens into bytes, and drops the dummy prefix's space.
 
 This is llama.cpp's ``llm_tokenizer_spm_session`` (src/llama-vocab.cpp), which reproduces the
 ``sentencepiece`` package's BPE; tests/tokenizer/bpe/test_sentencepiece.py checks it against llama.cpp's
-own test vectors for Llama 2's vocabulary. Core only: no page uses it yet.
+own test vectors for Llama 2's vocabulary. ``tokenizer.spm.SentencePieceTokenizer`` puts it behind the Tokenizer's
+interface, for the registered models of this kind and every page.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ class SentencePieceBPE:
         if len(self.byte_ids) != 256:
             raise ValueError(f"a byte-fallback vocabulary has 256 byte tokens <0x00>…<0xFF>; this one has {len(self.byte_ids)}")
         self.special_tokens = {p: i for i, (p, t) in enumerate(zip(self.pieces, self.types)) if t == _CONTROL}
+        # the pieces merges make (two characters or more, neither byte nor control), best score first: a piece's rank
+        # orders it as a merge rank orders byte-level BPE's merges (the leftmost pair first on a tie, as in _merge)
+        merged = [i for i, (p, t) in enumerate(zip(self.pieces, self.types)) if len(p) > 1 and t in (1, 4)]
+        merged.sort(key=lambda i: (-self.scores[i], i))
+        self.merged_ids: list[int] = merged
+        self.rank: dict[int, int] = {tid: r for r, tid in enumerate(merged)}
 
     @classmethod
     def from_gguf(cls, meta: dict) -> SentencePieceBPE:
@@ -75,23 +82,23 @@ class SentencePieceBPE:
         chars = list(self.normalize(text.encode("utf-8", "replace").decode("utf-8")))
         return self._merge(chars)
 
-    def _merge(self, symbols: list[str]) -> list[int]:
+    def _merge(self, symbols: list[str], max_rank: int | None = None, events: list | None = None) -> list[int]:
+        """The ids of ``symbols`` (characters) merged; with ``max_rank`` only the merged pieces ranked below it are
+        made, and ``events`` (a list) gets ``(rank, index of the first character, new id)`` for each merge."""
         n = len(symbols)
         text = symbols[:]  # each symbol's current text ("" once merged into its left neighbour)
         prev = list(range(-1, n - 1))
         nxt = [*range(1, n), -1]
         queue: list[tuple[float, int, int, int]] = []  # (-score, left, right, joined length)
-        merged_from: dict[str, tuple[int, int]] = {}
 
         def add(left: int, right: int) -> None:
             if left < 0 or right < 0:
                 return
             joined = text[left] + text[right]
             tid = self.piece_to_id.get(joined)
-            if tid is None:
+            if tid is None or (max_rank is not None and self.rank.get(tid, max_rank) >= max_rank):
                 return
             heapq.heappush(queue, (-self.scores[tid], left, right, len(joined)))
-            merged_from[joined] = (left, right)
 
         for i in range(1, n):
             add(i - 1, i)
@@ -101,6 +108,8 @@ class SentencePieceBPE:
                 continue  # one side was merged since: a stale pair
             text[left] += text[right]
             text[right] = ""
+            if events is not None:
+                events.append((self.rank.get(self.piece_to_id[text[left]], -1), left, self.piece_to_id[text[left]]))
             nxt[left] = nxt[right]
             if nxt[right] >= 0:
                 prev[nxt[right]] = left

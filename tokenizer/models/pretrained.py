@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..bpe.merges import MergeTable
+from ..bpe.sentencepiece import SentencePieceBPE
 from ..core import Tokenizer
 from ..formats.gguf import read_metadata as read_gguf_metadata
 from ..formats.gguf import to_hf_json as gguf_to_hf_json
@@ -29,6 +30,7 @@ from ..formats.hf import from_hf_json
 from ..formats.json_input import read_json
 from ..formats.tekken import parse_tekken
 from ..formats.tiktoken import parse_tiktoken_ranks
+from ..spm import SentencePieceTokenizer
 from ..trace import Merge
 from .disk_cache import cache_dir
 from .fetch import read_verified, write_atomic
@@ -135,6 +137,18 @@ def _from_gguf_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]
     return tok
 
 
+def _from_gguf_spm_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """A llama.cpp GGUF's SentencePiece-style vocabulary (``tokenizer.ggml.model`` "llama"): ``tokenizer.spm``."""
+    model = SentencePieceBPE.from_gguf(read_gguf_metadata(data, s.source.filename))
+    tok = SentencePieceTokenizer(model, name=s.name, metadata=metadata)
+    for text, tid in s.special_tokens.items():
+        if tok.special_tokens.get(text) != tid:
+            raise ValueError(
+                f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}"
+            )
+    return tok
+
+
 #: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
 PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
     "tiktoken": _from_tiktoken_file,
@@ -142,6 +156,7 @@ PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokeniz
     "tekken": _from_tekken_file,
     "hf-json": _from_hf_json_file,
     "gguf": _from_gguf_file,
+    "gguf-spm": _from_gguf_spm_file,
 }
 
 

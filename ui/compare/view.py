@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer.models.provision import ESSENTIAL
+from tokenizer.spm import difference_note
 from ui.common import cache, errors, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
@@ -199,6 +200,12 @@ def resolve(keys: Sequence[str]) -> Chosen:
         except ValueError as e:
             problems[key] = str(e)
     return Chosen(labels, records, problems)
+
+
+def kind_note(chosen: Chosen) -> None:
+    """How SentencePiece-style BPE differs from byte-level BPE, in one line, when one of the chosen is of that kind."""
+    if note := difference_note(c.tok for c in chosen.records):
+        st.caption(note)
 
 
 def tokenize_all(chosen: Chosen, text: str, *, recognise: bool) -> list[Tokenized]:

@@ -74,12 +74,13 @@ def vocab_of(tok, label: str) -> Vocab:
             "leave it out, or compare the UTF-8 bytes baseline instead."
         )
     specials = tok.special_ids
+    is_byte = getattr(tok, "is_byte_token", lambda tid: False)  # a SentencePiece byte token: after the character's piece
     ids: dict[bytes, int] = {}
     for tid, data in vocab.items():
         if tid in specials:
             continue
         seen = ids.get(data)
-        if seen is None or tid < seen:
+        if seen is None or (is_byte(seen), seen) > (is_byte(tid), tid):
             ids[data] = tid
     return Vocab(label, ids, frozenset(tok.special_tokens))
 

@@ -20,6 +20,7 @@ from contextlib import nullcontext
 
 import streamlit as st
 
+from tokenizer.spm import difference_note
 from ui.common import cache, errors, presenter, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
@@ -258,6 +259,8 @@ def encoding_mode(head) -> None:
     with slot if slot is not None else nullcontext():
         with errors.shown(stop=True):
             tok = tokenizers.get(tok_key)
+            if note := difference_note([tok]):  # its steps start from characters and follow each piece's score
+                st.caption(note)
             # derived from the user's text: this session only, even with an official encoding
             etrace = cache.for_session("step.encode_trace", text, lambda: tok.encode_trace(text), owner=tok, maxsize=4)
             dumped = cache.for_session(

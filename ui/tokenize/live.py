@@ -30,6 +30,7 @@ import streamlit as st
 from tokenizer import Tokenizer
 from tokenizer.models.fetch import data_dir
 from tokenizer.models.provision import ESSENTIAL
+from tokenizer.spm import difference_note
 from ui.common import cache, errors, presenter, state, user_text, workspace
 from ui.common import tokenizers as tk
 from ui.render import trees
@@ -273,4 +274,6 @@ def show(get_input: Callable[[], Input], chat: Result | None = None) -> None:
             span_limit=page_model.SPAN_LIMIT,
         )
         _component()(key=STATE.key("live"), data=data, on_text_change=_on_text, on_pick_change=_on_pick, height="content")
+        if note := difference_note([tok]):
+            st.caption(note)
         tree_panel(tok)

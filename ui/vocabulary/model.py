@@ -27,6 +27,7 @@ KINDS = {
     "all": "All tokens",
     "byte": "Single bytes",
     "merged": "Merged tokens",
+    "character": "Single characters",  # SentencePiece-style: the pieces merges start from
     "whole": "Whole-chunk tokens",
     "special": "Special tokens",
 }
@@ -76,6 +77,13 @@ def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
         }
     )
     df.index = pd.Index(ids, name=None)
+    if getattr(tok, "kind", "bpe") == "sentencepiece":
+        # the file's own spelling (▁the, <0x41>) instead of GPT-2's; a piece of one character is where merges start
+        df = df.drop(columns=["GPT-2 form"])
+        pieces = tok.model.pieces
+        df.insert(len(df.columns) - 2, "piece", [pieces[i] if i < len(pieces) else v(i) for i in ids])
+        leaf = (df["kind"] == "byte") & ~df["id"].map(tok.is_byte_token)
+        df.loc[leaf, "kind"] = "character"
     return df
 
 

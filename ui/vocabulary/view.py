@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from tokenizer.spm import difference_note
 from ui.common import cache, errors, state, tokenizers, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
@@ -87,7 +88,14 @@ def pick_tokenizer() -> tuple[tokenizers.Choice, pd.DataFrame]:
     m[2].metric("Special tokens", f"{len(tok.special_tokens):,}", border=True)
     longest = cache.for_content(tok, "longest_bytes", 0, lambda: int(df.loc[df["kind"] != "special", "bytes"].max()), maxsize=1)
     m[3].metric("Longest token", f"{longest} byte{'s' if longest != 1 else ''}", border=True)
-    if tok.whole_tokens:
+    if note := difference_note([tok]):
+        st.caption(note)
+    if tok.whole_tokens and getattr(tok, "kind", "bpe") == "sentencepiece":
+        st.caption(
+            f"{len(tok.whole_tokens):,} pieces are built by no merge (kind *whole*): their own characters, merged by the "
+            "better-scored pieces, never end as two pieces that join to them."
+        )
+    elif tok.whole_tokens:
         st.caption(
             f"{len(tok.whole_tokens):,} tokens are built by no merge of this vocabulary (kind *whole*): like tiktoken, the "
             "encoder gives one only for a regex chunk equal to it, before merging anything."
@@ -135,7 +143,8 @@ def browse(tok, df: pd.DataFrame) -> None:
         else:
             lo, hi = 1, 1
             c[2].caption("Every token is one byte.")
-        kinds = [k for k in model.KINDS if k != "whole" or tok.whole_tokens]
+        spm = getattr(tok, "kind", "bpe") == "sentencepiece"
+        kinds = [k for k in model.KINDS if (k != "whole" or tok.whole_tokens) and (k != "character" or spm)]
         if STATE.get("kind") not in kinds:
             STATE["kind"] = "all"
         kind = c[3].selectbox("Show", kinds, format_func=model.KINDS.get, key=STATE.key("kind"), persist_state="session")
@@ -179,6 +188,9 @@ def browse(tok, df: pd.DataFrame) -> None:
             "rank": st.column_config.NumberColumn("rank", help=trees.RANK_HELP, width="small"),
             "GPT-2 form": st.column_config.TextColumn(
                 "GPT-2 form", help="How GPT-2's encoder.json / vocab.bpe spell it (Ġ is a space, Ċ a newline)"
+            ),
+            "piece": st.column_config.TextColumn(
+                "piece", help="How the model's file spells it (▁ is a space, <0x41> the byte 0x41)"
             ),
             "kind": st.column_config.TextColumn("kind", width="small"),
         },

@@ -87,6 +87,8 @@ def browser_reason(tok) -> str | None:
     >>> browser_reason(Tokenizer(pattern=r"(?<=a)b"))
     'its split pattern uses syntax that JavaScript reads differently from Python (here: a lookbehind, ^, \\\\b, a backreference, or a flag)'
     """
+    if getattr(tok, "kind", "bpe") == "sentencepiece":
+        return "it is a SentencePiece-style BPE (characters merged by score, byte fallback), which only the server encodes"
     if getattr(tok, "pipeline", None) is not None:
         return "it splits text with a tokenizer.json pipeline (normalizer and pre-tokenizer stages) that only the server runs"
     if not hasattr(tok, "merge_table"):

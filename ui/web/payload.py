@@ -148,6 +148,9 @@ def server_result(
     }
     form = getattr(tok, "normalizer", None)
     view = unicodedata.normalize(form, clean) if form and not clean.isascii() else clean
+    if getattr(tok, "kind", "bpe") == "sentencepiece":
+        # the model's view, whose bytes its tokens are in order: the dummy prefix's space, a typed ▁ as a space
+        view = b"".join(tok.decode_tokens_bytes(ids)).decode("utf-8", "replace")
     if send_text or view != clean:
         out["text"] = view
     return out

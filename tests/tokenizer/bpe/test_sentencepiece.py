@@ -16,13 +16,15 @@ from tokenizer.bpe.sentencepiece import SPACE, SentencePieceBPE
 from tokenizer.formats import gguf
 from tokenizer.models import fetch
 from tokenizer.models.provision import LLAMA_CPP_TESTS
+from tokenizer.models.registry import spec
 
 VOCABS = ["llama-spm", "phi-3"]
+RECORD = {"llama-spm": "llama2", "phi-3": "phi3"}  # the registered models whose files these are
 
 
 @functools.cache
 def vocab(name: str) -> SentencePieceBPE:
-    return SentencePieceBPE.from_gguf(gguf.read_metadata(fetch.read_verified(LLAMA_CPP_TESTS[f"{name}.gguf"]), name))
+    return SentencePieceBPE.from_gguf(gguf.read_metadata(fetch.read_verified(spec(RECORD[name])), name))
 
 
 def naive(sp: SentencePieceBPE, text: str) -> list[int]:

@@ -35,6 +35,9 @@ VECTORS = {
     "r50k_base": "gpt-2",
     "qwen2.5": "qwen2",
     "llama3": "llama-bpe",
+    # SentencePiece-style (tokenizer/spm.py)
+    "llama2": "llama-spm",
+    "phi3": "phi-3",
 }
 CORPUS = MULTILINGUAL + stdlib_sample(100_000)
 
@@ -57,7 +60,7 @@ def test_llama_cpps_own_test_vectors(name):
     wrong = [w for w in wrong if w[1] != w[2]]
     assert wrong == []
     for text, ids in cases:
-        assert tok.decode(ids) == text  # byte-level BPE loses nothing
+        assert tok.decode(ids) == text  # byte-level BPE loses nothing, nor SentencePiece on these texts
 
 
 @functools.cache

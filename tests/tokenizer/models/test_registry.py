@@ -13,6 +13,7 @@ import tiktoken_ext.openai_public as openai_public
 from model_packages import TIKTOKEN_MODELS, WHISPER_PATTERN, hf_file_tokenizer, tekkenizer, tiktoken_reference
 
 from tokenizer import load_encoding, registry
+from tokenizer.formats import gguf
 from tokenizer.formats.hf import HF_BYTELEVEL_PATTERN
 from tokenizer.models import fetch, pretrained
 from tokenizer.pretokenize.patterns import DEFAULT_PATTERN, GPT2_PATTERN, resolve_pattern
@@ -35,6 +36,14 @@ def _reference_pattern_and_specials(record) -> tuple[str, dict[str, int]]:
 
 
 def test_pattern_and_special_tokens_are_the_packages(record):
+    if record.kind == "sentencepiece":
+        # no split pattern (the whole text is merged); its special tokens are the file's control and unknown pieces
+        assert record.pattern is None
+        meta = gguf.read_metadata(fetch.read_verified(record), record.name)
+        pieces, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
+        assert all(types[i] in (gguf.CONTROL, gguf.UNKNOWN) and pieces[i] == t for t, i in record.special_tokens.items())
+        assert meta["tokenizer.ggml.bos_token_id"] == record.special_tokens["<s>"]
+        return
     if record.staged:
         # a tokenizer.json (or a GGUF, read as one) splits text itself (no pattern); its special ids are the file's, read
         # by tokenizers
@@ -118,9 +127,11 @@ def test_labels_names_and_aliases_are_unique():
     }  # fmt: skip
     families = [s.family for s in SPECS]
     assert families == sorted(families, key=families.index)  # each family's records sit together, in menu order
-    gguf = {s.name for s in SPECS if s.source.format == "gguf"}
-    assert gguf == {"deepseek_llm", "deepseek_coder", "falcon", "starcoder2", "gpt_neox", "mpt", "command_r"}
-    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken", "deepseek_v4"} | gguf == set(
+    ggufs = {s.name for s in SPECS if s.source.format == "gguf"}
+    assert ggufs == {"deepseek_llm", "deepseek_coder", "falcon", "starcoder2", "gpt_neox", "mpt", "command_r"}
+    spm = {s.name for s in SPECS if s.kind == "sentencepiece"}
+    assert spm == {s.name for s in SPECS if s.source.format == "gguf-spm"} == {"llama2", "phi3"}
+    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken", "deepseek_v4"} | ggufs | spm == set(
         registry.names()
     )
 

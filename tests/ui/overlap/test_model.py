@@ -266,6 +266,15 @@ def package_tokens(name: str) -> set[bytes]:
     from tokenizer.display import unicode_to_bytes
 
     fmt = registry.spec(name).source.format
+    if fmt == "gguf-spm":  # the sentencepiece package's pieces: ▁ as a space, <0xNN> as its byte
+        from model_packages import sentencepiece_reference
+
+        sp = sentencepiece_reference(name)
+        ordinary = [i for i in range(sp.get_piece_size()) if not (sp.is_control(i) or sp.is_unknown(i))]
+        return {
+            bytes([int(sp.id_to_piece(i)[3:5], 16)]) if sp.is_byte(i) else sp.id_to_piece(i).replace("\u2581", " ").encode()
+            for i in ordinary
+        }
     if fmt == "tekken":
         tk = tekkenizer()
         return {tk.id_to_byte_piece(i) for i in range(tk.num_special_tokens, tk.n_words)}

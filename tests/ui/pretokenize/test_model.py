@@ -36,7 +36,9 @@ def test_a_new_encoding_with_a_known_pattern_is_listed_as_a_user_not_as_a_row(mo
     monkeypatch.setattr(registry, "specs", lambda: (*registry._SPECS, extra, other, sentencepiece))
     choices = model.builtin_choices()
     assert choices["gpt4"].used_by == ("GPT-4 (cl100k_base)", "Llama 3")
-    assert choices["none"].used_by == ("Llama 2",) and choices["none"].label == "No split"  # not DeepSeek: its file splits
+    registered = tuple(s.label for s in registry._SPECS if s.kind == "sentencepiece")  # Llama 2 and Phi-3: no split
+    assert registered and choices["none"].used_by == (*registered, "Llama 2") and choices["none"].label == "No split"
+    # not DeepSeek: its file splits
     assert choices["qwen"].pattern == r"\p{L}+|\s+|." and choices["qwen"].rule == model.OTHER_RULE
     assert list(choices)[-1] == "none"
 
