@@ -104,7 +104,7 @@ def test_vocabulary_lists_pieces_and_byte_tokens(workspace, name):
 def test_step_through_replays_the_merges_by_score_to_the_encoding(workspace, name):
     import json
 
-    from ui.step import payload as step_payload
+    from tests.step_reference import Replay
 
     text = "Hello 你好 🤚🏾 x  y"
     at = AppTest.from_file(str(ROOT / "pages" / "step.py"), default_timeout=120)
@@ -114,7 +114,7 @@ def test_step_through_replays_the_merges_by_score_to_the_encoding(workspace, nam
     tok = load_encoding(name)
     core = tok.encode_trace(text)
     [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
-    r = step_payload.Replay(json.loads(el.proto.bytes)["trace"])
+    r = Replay(json.loads(el.proto.bytes)["trace"])
     # step 0: the characters (the dummy prefix's space first), each emoji byte its own <0x..> token
     assert len(r.spans(0)) == len(core.tokens_at(0)) == len(" " + text) - 2 + 2 * 4
     assert [s.id for s in r.spans(r.n)] == tok.encode(text) == core.final
