@@ -55,6 +55,7 @@ def browser_classes() -> set[str]:
     js = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "ui").rglob("*.js")))
     found = re.findall(r'class(?:Name)?\s*[:=]\s*"([^"$]*)"', js) + re.findall(r'class=\\?"([^"\\$]*)', js)
     found += re.findall(r'classList\.(?:add|remove|toggle)\(\s*"([^"]+)"', js)
+    found += re.findall(r'\bmake\(\s*"[a-z]+"\s*,\s*"([^"$]*)"', js)  # ui/tokenize/live.js's make(tag, classes, text)
     return {c for attr in found for c in attr.split()}
 
 
