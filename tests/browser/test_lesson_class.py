@@ -18,7 +18,7 @@ from ui.lesson import model
 
 from .conftest import ClassroomServer, assert_no_exception, screenshot, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.waiting]
+pytestmark = [pytest.mark.browser]
 
 SECRET = "a-teacher-secret-for-the-browser-test"
 #: How long a page may take to show the teacher's move: generous, as on a busy machine (speed is bench/load_test.py's).
