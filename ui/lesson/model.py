@@ -221,6 +221,12 @@ def repeated_merges(text: str, limit: int = MAX_MERGES) -> int:
     return next((m.rank for m in tok.merge_list if (m.count or 0) < 2), tok.num_merges)
 
 
+@functools.cache
+def paragraph_merges() -> int:
+    """``repeated_merges`` of the built-in paragraph (chapters 4 and 5): a constant, computed once per process."""
+    return repeated_merges(PARAGRAPH)
+
+
 def stepping_tokenizer(text: str, merges: int | None = None) -> Tokenizer:
     """The tokenizer the stepper replays on ``text``: trained on it with no split pattern, ``merges`` merges
     (by default until no pair occurs twice, at least one).
@@ -562,7 +568,7 @@ def _q4(rng, env) -> list[Question]:
 
 
 def _q5(rng, env) -> list[Question]:
-    merges = rng.randint(3, repeated_merges(PARAGRAPH))
+    merges = rng.randint(3, paragraph_merges())
     text = rng.choice(_WORDS_5)
     tok = paragraph_tokenizer(256 + merges)
     ids = tok.encode(text)

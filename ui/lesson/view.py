@@ -381,7 +381,8 @@ def paragraph_figure(ch: model.Chapter) -> None:
     if len(data) < 2:
         st.info("Type a paragraph to train on.", icon="✏️")
         return
-    top = 256 + max(2, min(len(data) - 1, max(20, 2 * model.repeated_merges(text))))
+    repeated = cache.for_session("lesson.repeated", text, lambda: model.repeated_merges(text), maxsize=2)
+    top = 256 + max(2, min(len(data) - 1, max(20, 2 * repeated)))
     tok = cache.for_session("lesson.paragraph", text, lambda: model.stepping_tokenizer(text, top - 256), maxsize=2)
     STATE["vocab"] = max(257, min(STATE["vocab"], 256 + tok.num_merges))
     vocab = side.slider(
@@ -402,7 +403,7 @@ def encode_figure(ch: model.Chapter) -> None:
     box, side = st.columns([3, 2], vertical_alignment="bottom")
     with box:
         text = _text(ch, limit=model.MAX_STEP_TEXT)
-    most = model.repeated_merges(model.PARAGRAPH)
+    most = model.paragraph_merges()
     STATE["merges"] = max(1, min(STATE["merges"], most))
     merges = side.slider(
         "Merges learned on the paragraph of chapter 4", 1, most, key=STATE.key("merges"), persist_state="session"
