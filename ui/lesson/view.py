@@ -540,7 +540,7 @@ def _unreachable(name: str) -> tuple[int, ...]:
 
 #: Whether this process started computing the lesson's shared results (``warm_up``); set once, under the lock.
 _warming = threading.Lock()
-_warmed: list[threading.Thread] = []
+_warmed: list[threading.Thread | None] = []
 
 
 def warm_up() -> None:
@@ -550,7 +550,11 @@ def warm_up() -> None:
     with _warming:
         if _warmed:
             return
-        toks = {n: tokenizers.get(n) for n in OFFICIAL}
+        try:
+            toks = {n: tokenizers.get(n) for n in OFFICIAL}
+        except Exception:  # an encoding that cannot load: chapter 9 says so when it is opened
+            _warmed.append(None)
+            return
 
         def work() -> None:
             try:
