@@ -31,6 +31,8 @@ from .teacher import secret_id
 LESSON = "bpe"
 #: Seconds a process reuses the teacher's position it read (a class polls it once a second per student).
 POSITION_TTL = 0.25
+#: Seconds a student's seat trusts that it does not lead (every run asks once per question; the link makes a teacher at once).
+LEADS_TTL = 2.0
 MAX_ANSWER = 200
 MAX_QUESTION_ID = 100
 
@@ -162,10 +164,12 @@ def _text(value, limit: int, what: str) -> str:
 class Seat:
     """One browser's place in the class (a ``ui.lesson.seat.Classroom``): the owner is the server's, never the page's."""
 
-    def __init__(self, lessons: Lessons, owner: str | None):
+    def __init__(self, lessons: Lessons, owner: str | None, *, ticks: Callable[[], float] = time.monotonic):
         self.lessons = lessons
         self.owner = owner
         self._leads = False
+        self._ticks = ticks
+        self._not_until = float("-inf")  # until when "not the teacher's" holds without asking the database again
 
     def claim_lead(self, secret: str) -> bool:
         if self.owner is None:  # no cookie: nothing to mark, and a tab of its own cannot lead the class
@@ -174,9 +178,13 @@ class Seat:
         return self._leads
 
     def leads(self) -> bool:
-        # the cookie of a session never changes, nor the secret of a process: once a teacher, for the session
-        if not self._leads and self.owner is not None:
+        # the cookie of a session never changes, nor the secret of a process: once a teacher, for the session; a
+        # student's page asks several times a run, so "not the teacher's" is kept a moment (another tab of the same
+        # browser that opens the teacher link makes this one lead within LEADS_TTL; this tab's own link at once)
+        if not self._leads and self.owner is not None and self._ticks() >= self._not_until:
             self._leads = self.lessons.leads(self.owner)
+            if not self._leads:
+                self._not_until = self._ticks() + LEADS_TTL
         return self._leads
 
     def lead(self, chapter: int, step: int) -> None:

@@ -292,3 +292,26 @@ def test_in_presenter_mode_the_charts_text_is_as_large_as_the_body_text(present)
         assert spec["config"]["title"]["fontSize"] >= view.PRESENT_FONT
     else:
         assert "title" not in spec.get("config", {})  # the chart as every other page draws it
+
+
+def test_a_class_process_computes_chapter_9s_shared_results_ahead_once(monkeypatch):
+    """warm_up (the first Lesson run of a process in a class) fills the process-wide results chapter 9 reads, in a
+    thread of its own, once; what it keeps is what the core computes."""
+    from ui.common import tokenizers
+    from ui.vocabulary import unreachable
+
+    monkeypatch.setattr(view, "_warmed", [])
+    view.warm_up()
+    view.warm_up()
+    [thread] = view._warmed  # one thread however many runs ask
+    thread.join(timeout=300)
+    assert not thread.is_alive()
+    o200k = tokenizers.get("o200k_base")
+    expected = tuple(int(i) for i in unreachable.find_odd_tokens(load_encoding("o200k_base")).unreachable["id"])
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("computed again: the warm-up kept nothing")
+
+    monkeypatch.setattr(unreachable, "find_odd_tokens", not_again)
+    assert view._unreachable_of(o200k) == expected and expected
+    assert view._tax_of({n: tokenizers.get(n) for n in view.OFFICIAL}) is view._tax(tuple(view.OFFICIAL))

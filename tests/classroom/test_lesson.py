@@ -303,3 +303,21 @@ def test_answers_and_teachers_are_forgotten_with_idle_workspaces(db):
     db.purge_expired(ttl_days=10, now=clock[0] + 86400)
     assert db.query("SELECT question_id FROM lesson_answers") == [("recent",)]
     assert not here.leads(TEACHER)  # the teacher of a month ago opens the link again
+
+
+def test_a_students_seat_asks_the_database_once_a_moment_and_learns_a_lead_after_it(db):
+    """A student's page asks "do I lead?" several times a run (once per question): a seat keeps "no" for
+    ``LEADS_TTL`` seconds, then asks again, so a teacher link opened in another tab of that browser still counts."""
+    clock = [100.0]
+    here = Lessons(db, SECRET)
+    asked = []
+    real = here.leads
+    here.leads = lambda who: asked.append(who) or real(who)
+    tab = Seat(here, owner(5), ticks=lambda: clock[0])
+    assert [tab.leads() for _ in range(5)] == [False] * 5 and asked == [owner(5)]  # one query for five questions
+    assert Seat(here, owner(5)).claim_lead(SECRET)  # the same browser's other tab opens the teacher link
+    clock[0] += lesson.LEADS_TTL / 2
+    assert not tab.leads() and len(asked) == 1  # still within the moment
+    clock[0] += lesson.LEADS_TTL
+    assert tab.leads() and len(asked) == 2  # asked again: now it leads, and keeps leading without asking
+    assert tab.leads() and len(asked) == 2

@@ -33,7 +33,8 @@ Kept for every session (process-wide):
 * results that depend only on an official encoding and built-in data: its
   vocabulary table, longest tokens and length histogram, its counts on the
   built-in samples (``for_tokenizer`` with a shared encoding); and results about
-  several official encodings (Overlap, Compare's token tax on our own passages);
+  several official encodings (Overlap, Compare's token tax on our own passages, the
+  Lesson's chapter 9, computed ahead in a class: ``ui.lesson.view.warm_up``);
 * a tokenizer trained on a built-in corpus with given settings (``for_builtin``:
   the same for everyone who picks that sample and those settings; kept pickled,
   each session gets its own copy). Never a pasted or uploaded text.

@@ -222,6 +222,12 @@ def repeated_merges(text: str, limit: int = MAX_MERGES) -> int:
     return next((m.rank for m in tok.merge_list if (m.count or 0) < 2), tok.num_merges)
 
 
+@functools.cache
+def paragraph_merges() -> int:
+    """``repeated_merges`` of the built-in paragraph (chapters 4 and 5): a constant, computed once per process."""
+    return repeated_merges(PARAGRAPH)
+
+
 def stepping_tokenizer(text: str, merges: int | None = None) -> Tokenizer:
     """The tokenizer the stepper replays on ``text``: trained on it with no split pattern, ``merges`` merges
     (by default until no pair occurs twice, at least one).
@@ -569,7 +575,7 @@ def _q4(rng, env) -> list[Question]:
 
 
 def _q5(rng, env) -> list[Question]:
-    merges = rng.randint(3, repeated_merges(PARAGRAPH))
+    merges = rng.randint(3, paragraph_merges())
     text = rng.choice(_WORDS_5)
     tok = paragraph_tokenizer(256 + merges)
     ids = tok.encode(text)
@@ -669,6 +675,14 @@ def _q8(rng, env) -> list[Question]:
     ]
 
 
+@functools.lru_cache(maxsize=64)
+def _lookalikes(tok: Tokenizer, tail: bytes) -> tuple[int, ...]:
+    """The short ASCII tokens among a vocabulary's first 100,000 that hold ``tail``: a scan of the vocabulary, the
+    same for every student who draws that tail (the tokenizer is an official encoding, one object per process)."""
+    vocab = tok.vocab
+    return tuple(i for i in range(256, 100_000) if tail in vocab.get(i, b"") and vocab[i].isascii() and len(vocab[i]) <= 12)
+
+
 def _q9(rng, env) -> list[Question]:
     target = rng.randint(4, 15)
     o200k = env.encoding("o200k_base")
@@ -691,11 +705,7 @@ def _q9(rng, env) -> list[Question]:
     odd_set = set(odd)
     # ordinary tokens that look alike (same first byte class), so the answer is not the odd-looking one by its looks
     tail = tok.vocab[target_id].strip()[-2:]  # "//", "I'": decoys that look like it, so looks do not give it away
-    pool = [
-        i
-        for i in range(256, 100_000)
-        if i not in odd_set and tail in tok.vocab.get(i, b"") and tok.vocab[i].isascii() and len(tok.vocab[i]) <= 12
-    ]
+    pool = [i for i in _lookalikes(tok, tail) if i not in odd_set]
     decoys = rng.sample(pool, 5)
     ids = [target_id, *decoys]
     rng.shuffle(ids)

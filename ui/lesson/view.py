@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import secrets
+import threading
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -35,6 +36,7 @@ from . import follow, model
 
 HERE = Path(__file__).parent
 URL = ("chapter", "step")
+UNREACHABLE_VOCAB = "o200k_base"  # chapter 9's question of unreachable tokens
 OFFICIAL = {"r50k_base": "GPT-2 (r50k_base)", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)"}
 
 KEYS_HELP = "Keys: → or PageDown next chapter · ← or PageUp previous (when the cursor is not in a text box)."
@@ -163,6 +165,8 @@ def nav(following: bool = False) -> None:
 def page() -> None:
     """The whole page: the class, the chapter's navigation, its text, its figure, its questions."""
     here = (STATE["chapter"], STATE["step"])
+    if follow.classroom() is not None:
+        warm_up()
     led = follow.class_panel(*here)  # first: on the first screen, and it may move a following student
     if led is not None and tuple(led) != here:
         move(model.clamp(led[0]), max(0, int(led[1])))
@@ -380,7 +384,8 @@ def paragraph_figure(ch: model.Chapter) -> None:
     if len(data) < 2:
         st.info("Type a paragraph to train on.", icon="✏️")
         return
-    top = 256 + max(2, min(len(data) - 1, max(20, 2 * model.repeated_merges(text))))
+    repeated = cache.for_session("lesson.repeated", text, lambda: model.repeated_merges(text), maxsize=2)
+    top = 256 + max(2, min(len(data) - 1, max(20, 2 * repeated)))
     tok = cache.for_session("lesson.paragraph", text, lambda: model.stepping_tokenizer(text, top - 256), maxsize=2)
     STATE["vocab"] = max(257, min(STATE["vocab"], 256 + tok.num_merges))
     vocab = side.slider(
@@ -401,7 +406,7 @@ def encode_figure(ch: model.Chapter) -> None:
     box, side = st.columns([3, 2], vertical_alignment="bottom")
     with box:
         text = _text(ch, limit=model.MAX_STEP_TEXT)
-    most = model.repeated_merges(model.PARAGRAPH)
+    most = model.paragraph_merges()
     STATE["merges"] = max(1, min(STATE["merges"], most))
     merges = side.slider(
         "Merges learned on the paragraph of chapter 4", 1, most, key=STATE.key("merges"), persist_state="session"
@@ -466,20 +471,28 @@ def special_figure(ch: model.Chapter) -> None:
     _link("/", "Open on Tokenize", {"tokenizer": name}, text)
 
 
-@st.cache_resource(show_spinner=False)
+def _tax_of(toks: dict[str, Tokenizer]):
+    """The token tax of the built-in passages under official encodings: the same for everyone, kept for the process."""
+
+    def compute():
+        passages = languages.texts()
+        names = list(toks)
+        frame = tax.tax_frame(
+            passages,
+            [OFFICIAL[n] for n in names],
+            lambda i, lang: len(toks[names[i]].encode_ordinary(passages[lang])),
+            reference=languages.REFERENCE,
+            scripts=languages.scripts(),
+        )
+        order = tax.language_order(frame, languages.REFERENCE)
+        return charts.token_tax(frame, order, languages.REFERENCE)
+
+    first = next(iter(toks.values()))
+    return cache.for_tokenizer(first, "lesson.tax", tuple(toks), compute, maxsize=1)
+
+
 def _tax(names: tuple[str, ...]):
-    """The token tax of the built-in passages under official encodings: the same for everyone."""
-    passages = languages.texts()
-    toks = [tokenizers.get(n) for n in names]
-    frame = tax.tax_frame(
-        passages,
-        [OFFICIAL[n] for n in names],
-        lambda i, lang: len(toks[i].encode_ordinary(passages[lang])),
-        reference=languages.REFERENCE,
-        scripts=languages.scripts(),
-    )
-    order = tax.language_order(frame, languages.REFERENCE)
-    return charts.token_tax(frame, order, languages.REFERENCE)
+    return _tax_of({n: tokenizers.get(n) for n in names})
 
 
 def cost_figure(ch: model.Chapter) -> None:
@@ -512,11 +525,50 @@ FIGURES = {
 # ----------------------------------------------------------------------------- the questions
 
 
-@st.cache_resource(show_spinner="Finding the tokens no text produces (once per server)…")
-def _unreachable(name: str) -> tuple[int, ...]:
+def _unreachable_of(tok: Tokenizer) -> tuple[int, ...]:
+    """An official encoding's unreachable tokens (chapter 9's question): the same for everyone, kept for the process."""
     from ui.vocabulary.unreachable import find_odd_tokens
 
-    return tuple(int(i) for i in find_odd_tokens(tokenizers.get(name)).unreachable["id"])
+    def compute() -> tuple[int, ...]:
+        return tuple(int(i) for i in find_odd_tokens(tok).unreachable["id"])
+
+    return cache.for_tokenizer(tok, "lesson.unreachable", (), compute, maxsize=1)
+
+
+def _unreachable(name: str) -> tuple[int, ...]:
+    tok = tokenizers.get(name)
+    with st.spinner("Finding the tokens no text produces (once per server)…"):
+        return _unreachable_of(tok)
+
+
+#: Whether this process started computing the lesson's shared results (``warm_up``); set once, under the lock.
+_warming = threading.Lock()
+_warmed: list[threading.Thread | None] = []
+
+
+def warm_up() -> None:
+    """In a class, the first run of the Lesson page in a process computes chapter 9's shared results (seconds of CPU)
+    in a background thread, so that the teacher's Next into that chapter does not make the whole class wait for them.
+    Plain Python on objects this run hands over: the thread calls no Streamlit API."""
+    with _warming:
+        if _warmed:
+            return
+        try:
+            toks = {n: tokenizers.get(n) for n in OFFICIAL}
+        except Exception:  # an encoding that cannot load: chapter 9 says so when it is opened
+            _warmed.append(None)
+            return
+
+        def work() -> None:
+            try:
+                _tax_of(toks)
+                _unreachable_of(toks[UNREACHABLE_VOCAB])
+            except Exception:  # the page computes it again when asked, and says what went wrong
+                pass
+
+        thread = threading.Thread(target=work, name="lesson-warm-up", daemon=True)
+        _warmed.append(thread)
+        thread.start()
 
 
 ENV = model.Env(encoding=tokenizers.get, unreachable=_unreachable)
@@ -526,7 +578,8 @@ def ask(ch: model.Chapter) -> None:
     """The chapter's questions, each checked at once against what the core computes."""
     st.subheader("Check yourself")
     with errors.shown():
-        qs = model.questions(ch.n, STATE["seed"], ENV)
+        # a pure function of the chapter and the seed, drawn once per session: a follower's page runs again at every move
+        qs = cache.for_session("lesson.questions", (ch.n, STATE["seed"]), lambda: model.questions(ch.n, STATE["seed"], ENV))
         for q in qs:
             _question(q)
 
