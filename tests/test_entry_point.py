@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -16,7 +17,7 @@ HEADINGS = {
     "lesson": "Lesson",
     "pretokenize": "Pre-tokenize",
     "compare": "Compare",
-    "overlap": "Vocabulary overlap",
+    "overlap": "Overlap",
     "train": "Train",
     "step": "Step through",
     "vocabulary": "Vocabulary",
@@ -60,3 +61,14 @@ def test_serve_pys_choice_is_kept(tmp_path, monkeypatch):
         assert workspace.store() is chosen
     finally:
         workspaces.unconfigure()
+
+
+def test_every_pages_heading_is_its_menu_entry():
+    """A newcomer sees the same name and icon in the menu and at the top of the page."""
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    menu = re.findall(r'st\.Page\("pages/(\w+)\.py", title="([^"]+)", icon="([^"]+)"', app)
+    assert {name for name, _, _ in menu} == set(HEADINGS)
+    for name, title, icon in menu:
+        source = (ROOT / "pages" / f"{name}.py").read_text(encoding="utf-8")
+        assert f'st.title("{icon} {title}")' in source, name
+        assert HEADINGS[name] == title

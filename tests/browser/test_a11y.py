@@ -32,7 +32,7 @@ TITLES = {
     "lesson": "Lesson",
     "pretokenize": "Pre-tokenize",
     "compare": "Compare",
-    "overlap": "Vocabulary overlap",
+    "overlap": "Overlap",
     "train": "Train",
     "step-encoding": "Step through",
     "step-training": "Step through",

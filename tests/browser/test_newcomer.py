@@ -132,7 +132,7 @@ def test_tokenize_by_its_name_keeps_the_link(layouts, server):
     wait_idle(page)
     page.wait_for_timeout(500)
     for size in at_each_size(page):
-        expect(page.locator("h1").first).to_have_text("Tokenize")
+        expect(page.locator("h1").first).to_have_text("🔤 Tokenize")
         assert page.get_by_text("Page not found").count() == 0
         assert page.url.startswith(server.url + "/?") and "text=Opened+by+its+name" in page.url  # at / with its link
         assert ("present=1" in page.url) == page.present
@@ -158,7 +158,7 @@ def test_a_fresh_server_answers_warm_and_by_name(browser, tmp_path):
         page.goto(srv.url + "/tokenize")
         wait_idle(page, timeout=90_000)
         page.wait_for_timeout(500)
-        expect(page.locator("h1").first).to_have_text("Tokenize")
+        expect(page.locator("h1").first).to_have_text("🔤 Tokenize")
         assert page.get_by_text("Page not found").count() == 0
         assert not page.evaluate("() => window.sawLoading === true")
         assert_no_exception(page)
