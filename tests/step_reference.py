@@ -5,6 +5,7 @@ trace (``training_view``, ``encoding_view``), and a payload read back (``Replay`
 from __future__ import annotations
 
 import base64
+import json  # noqa: F401 (the doctest)
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, Span, make_spans
 from ui.step.model import chunk_cuts, new_token_highlight, spans_after_merges, steps_below
-from ui.step.payload import VERSION
+from ui.step.payload import VERSION, dumps, encoding_payload  # noqa: F401 (the doctest reads a payload back)
 
 
 def undelta(values: Sequence[int]) -> list[int]:
