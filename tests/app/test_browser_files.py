@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from classroom import database, workspaces
 from classroom.database import Database, DatabaseStore, owner_of
 from tests.classroom.damage import fill, small_disk
 from ui.web import model as web
 
 from .test_shared import ALICE, as_browser, page, texts, train_tiny
-
-
-@pytest.fixture
-def shared(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_LAB_SHARED", "1")
-    url = f"sqlite:///{tmp_path / 'ws.sqlite3'}"
-    monkeypatch.setenv("BPE_LAB_DATABASE_URL", url)
-    database._last_purge.clear()
-    workspaces.configure(shared=True)
-    yield url
-    workspaces.unconfigure()
 
 
 def user_files(static) -> list:

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import database, identity, workspaces
+from classroom import identity
 from ui.common import cache
 from ui.step import model as step_model
 from ui.train import heldout
 from ui.train import model as train_model
 from ui.vocabulary import model as vocab_model
+
+from .conftest import go_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # two browsers train and open four pages each: about 40 s
@@ -28,10 +30,7 @@ ALICE, BOB = "a" * 32, "b" * 32
 
 @pytest.fixture(autouse=True)
 def shared(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_LAB_SHARED", "1")
-    monkeypatch.setenv("BPE_LAB_DATABASE_URL", f"sqlite:///{tmp_path / 'ws.sqlite3'}")
-    database._last_purge.clear()
-    workspaces.configure(shared=True)
+    go_shared(monkeypatch, tmp_path)
     # this process's shared results start empty: other tests of this worker may have trained the same sample
     monkeypatch.setattr(cache, "_SHARED", cache.OwnerCache())
     monkeypatch.setattr(cache, "_BUILTIN", cache.OrderedDict())

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import database, identity, stores, workspaces
+from classroom import database, identity, stores
 from classroom.stores import FolderStore
 from ui.render.markdown import md
 
@@ -106,21 +106,15 @@ def test_a_dead_process_is_told_apart_from_a_live_one_with_the_same_pid():
 
 
 @pytest.fixture
-def shared(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_LAB_SHARED", "1")
-    url = f"sqlite:///{tmp_path / 'ws.sqlite3'}"
-    monkeypatch.setenv("BPE_LAB_DATABASE_URL", url)
-    database._last_purge.clear()
-    workspaces.configure(shared=True)
+def alice(shared, monkeypatch):
     monkeypatch.setattr(identity, "browser_key", lambda: ALICE)
-    yield url
-    workspaces.unconfigure()
+    return shared
 
 
-def test_shared_mode_gives_back_a_training_cut_off_by_a_dead_process(shared, monkeypatch):
+def test_shared_mode_gives_back_a_training_cut_off_by_a_dead_process(alice, monkeypatch):
     died_while_training(
         "from classroom.database import Database, DatabaseStore, owner_of\n"
-        f"store = DatabaseStore(Database({shared!r}), owner_of({ALICE!r}))"
+        f"store = DatabaseStore(Database({alice!r}), owner_of({ALICE!r}))"
     )
     at = train_page()
     check_restored(at)
@@ -129,7 +123,7 @@ def test_shared_mode_gives_back_a_training_cut_off_by_a_dead_process(shared, mon
     assert SAID not in [w.value for w in train_page().warning]  # another browser never sees it
     monkeypatch.setattr(identity, "browser_key", lambda: ALICE)
     assert SAID not in [w.value for w in train_page().warning]
-    db = database.Database(shared)
+    db = database.Database(alice)
     assert db.query("SELECT count(*) FROM trainings") == [(0,)]
     db.close()
 

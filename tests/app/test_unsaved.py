@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from classroom import database, workspaces
+from classroom import workspaces
 from tests.classroom.damage import fill, small_disk
 from ui.common import state
 from ui.render.markdown import md
 
+from .conftest import go_shared
 from .test_shared import ALICE, as_browser, page, texts, train_tiny
 
 
 @pytest.fixture
 def disk(tmp_path, monkeypatch):
     with small_disk(tmp_path / "disk") as disk:
-        monkeypatch.setenv("BPE_LAB_SHARED", "1")
-        monkeypatch.setenv("BPE_LAB_DATABASE_URL", f"sqlite:///{disk / 'ws.sqlite3'}")
-        database._last_purge.clear()
-        workspaces.configure(shared=True)
+        go_shared(monkeypatch, disk)
         yield disk
         workspaces.unconfigure()  # its connections closed before the disk goes
 
