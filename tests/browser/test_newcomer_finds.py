@@ -191,19 +191,33 @@ def test_the_heatmaps_name_every_column_and_row(tabs, server, keys):
 # ----------------------------------------------------------------------------- Tokenize: the box before the tokens
 
 
+def hold_back(pg, module: str, url: str):
+    """Open ``url`` with the browser module ``module`` held back (as a slow machine or network would) until the page
+    has asked for it; returns the function that lets it through."""
+    held = []
+    pattern = re.compile("/" + re.escape(module) + "$")
+    pg.route(pattern, lambda route: held.append(route))
+    pg.goto(url)
+    for _ in range(1200):
+        if held:
+            break
+        pg.wait_for_timeout(100)
+    assert held, f"the page never asked for {module}"
+
+    def release() -> None:
+        for route in held:
+            route.continue_()
+        pg.unroute(pattern)
+
+    return release
+
+
 def test_tokenize_shows_its_text_box_before_its_tokens(tabs, server):
     """While the browser still loads the live view's modules (held back here, as a slow machine or network would),
     the text box is there with the text, and a placeholder where the tokens go; what is typed into it then stays
     when the view takes over, and its tokens follow. (The first visit showed an empty area for seconds.)"""
     with sized(tabs, server, 1280, 720) as pg:
-        held = []
-        pg.route(re.compile(r"/tokenize\.js$"), lambda route: held.append(route))
-        pg.goto(server.url + "/?tokenizer=cl100k_base&text=Held%20back")
-        for _ in range(1200):
-            if held:
-                break
-            pg.wait_for_timeout(100)
-        assert held, "the live view never asked for its module"
+        release = hold_back(pg, "tokenize.js", server.url + "/?tokenizer=cl100k_base&text=Held%20back")
         box = pg.get_by_label("Text", exact=True)
         expect(box).to_be_visible()
         expect(box).to_have_value("Held back")
@@ -213,9 +227,7 @@ def test_tokenize_shows_its_text_box_before_its_tokens(tabs, server):
         box.click()
         box.press("End")
         box.press_sequentially(" and typed")
-        for route in held:
-            route.continue_()
-        pg.unroute(re.compile(r"/tokenize\.js$"))
+        release()
         expect(pg.locator(".bpe-live .bpe-spans").first).to_contain_text("typed", timeout=60_000)
         expect(pg.locator(".bpe-live-early")).to_have_count(0)
         expect(box).to_have_value("Held back and typed")
@@ -296,20 +308,11 @@ def test_step_through_says_it_is_loading_before_the_stepper_shows(tabs, server):
     """While the stepper's modules load (held back here, as a slow machine would), the place where it goes says so
     instead of staying an empty box; once drawn, the stepper alone is there."""
     with sized(tabs, server, 1280, 720) as pg:
-        held = []
-        pg.route(re.compile(r"/stepper\.js$"), lambda route: held.append(route))
-        pg.goto(server.url + "/step?mode=encoding&tokenizer=r50k_base&step=0&text=Hello%20world")
-        for _ in range(1200):
-            if held:
-                break
-            pg.wait_for_timeout(100)
-        assert held, "the page never asked for the stepper"
+        release = hold_back(pg, "stepper.js", server.url + "/step?mode=encoding&tokenizer=r50k_base&step=0&text=Hello%20world")
         pg.wait_for_function(f"({STEP_PLACEHOLDER})() !== ''", timeout=60_000)
         assert pg.evaluate(STEP_PLACEHOLDER) == "Loading the steps…"
         shot(pg, "newcomer33-step-loading")
-        for route in held:
-            route.continue_()
-        pg.unroute(re.compile(r"/stepper\.js$"))
+        release()
         pg.locator(".bpe-stepper[data-k]").wait_for(timeout=60_000)
         assert pg.evaluate(STEP_PLACEHOLDER) == ""
         assert_no_exception(pg)
