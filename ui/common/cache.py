@@ -1,83 +1,14 @@
-"""Caches: which tool for which result, and what may be kept for every session of the server (the policy).
+"""Caches that Streamlit's cannot be: results about one tokenizer object, and trainings on built-in corpora.
 
-Which tool (four, each where it fits; nothing else keeps results between reruns):
+* ``for_tokenizer`` / ``for_session``: a result about one tokenizer (a user's or an official one), the owner held
+  weakly so its entries go with it. ``st.cache_data`` would pickle and hash the tokenizer at every call, or leave it
+  out of the key; ``tests/ui/common/test_cache.py`` shows both.
+* ``for_builtin``: a tokenizer trained on a built-in corpus, kept pickled and copied for each caller; its training
+  draws the page's progress bar, which ``st.cache_data`` refuses to replay (the same test module checks it).
+* ``for_content``: a result about a copy of such a training (recognised by its content), kept for every session.
 
-* ``st.cache_resource`` (Streamlit's own) for objects one per server process, shared by
-  reference: the official encodings and the baselines (``ui.common.tokenizers``, each
-  marked with ``share``), the start-up (``ui.common.shell``), results about official
-  encodings only, keyed by their names (Overlap's ``ui.overlap.view._for_everyone``), and
-  the Train page's built-in sample texts (``ui.train.view``: strings, which no reader can
-  change). Streamlit's compute lock makes sessions that ask at once compute once.
-* ``functools.cache`` / ``lru_cache`` only in plain-Python modules (``tokenizer/``,
-  ``ui/content``, ``model.py`` files: no Streamlit there) for pure functions of constants
-  and small arguments (compiled patterns, the standard-library corpora).
-* This module for the rest, where Streamlit's caches do not fit:
-
-  - ``for_tokenizer`` and ``for_session``: a result about one tokenizer object, a user's
-    or an official one. Streamlit's caches key on their arguments' hash, so a tokenizer
-    would be pickled and hashed at every call (200,000 tokens) or left out of the key
-    (``_tok``), and then nothing ties the entry to that object; here the owner is held
-    weakly and its entries go with it, with a bound per kind of result.
-  - ``for_builtin``: a tokenizer trained on a built-in corpus, as ``st.cache_data`` would
-    keep it (pickled, a copy for every caller, one computation for callers at once), but
-    the training draws the page's progress bar, created outside the computation, and
-    ``st.cache_data`` refuses that (``CacheReplayClosureError``: it replays a cached
-    function's elements; ``tests/ui/common/test_cache.py`` checks that this still holds).
-  - ``for_content``: a result about a copy of such a training, kept for every session (below), else as ``for_tokenizer``.
-
-Kept for every session (process-wide):
-
-* the official encodings (r50k_base, cl100k_base, o200k_base, and cl100k/o200k with
-  the chat tokens, the open models' when picked) and the two baselines;
-* the built-in sample texts and training corpora;
-* results that depend only on an official encoding and built-in data: its
-  vocabulary table, longest tokens and length histogram, its counts on the
-  built-in samples (``for_tokenizer`` with a shared encoding); and results about
-  several official encodings (Overlap, Compare's token tax on our own passages, the
-  Lesson's chapter 9, computed ahead in a class: ``ui.lesson.view.warm_up``);
-* a tokenizer trained on a built-in corpus with given settings (``for_builtin``:
-  the same for everyone who picks that sample and those settings; kept pickled,
-  each session gets its own copy). Never a pasted or uploaded text.
-* results about such a copy (its *built-in twins*: the tokenizer ``for_builtin``
-  made, whoever holds a copy of it), through ``for_content``: its charts and
-  tables on Train, its curve on a built-in held-out text, its replay on Step
-  through, its vocabulary table. A class that trains the same sample with the same
-  settings then builds each of them once per process instead of once per student.
-  Safe because a twin is recognised by its content, not by a mark it carries: its
-  merges (with their counts), byte ids, pattern, special tokens and training
-  metadata (corpus size, token counts, training time and moment, so in practice only
-  copies of that one computation match, and anything that matches computes the same)
-  must equal those of the tokenizer ``for_builtin`` made in this process, and
-  it must say it was trained, not uploaded. Two things a student may change are
-  left out of that content and therefore never part of a shared result unless in
-  its key: the tokenizer's name (``key`` holds it where a result shows it) and the
-  moment it was saved. Whatever a student did with their copy (renamed it, stepped
-  through it) stays in their session; a twin's training text is the built-in
-  corpus it was trained on (the only callers of ``for_builtin`` that train keep
-  it with exactly that text), so results about its training text are built-in
-  data too. Everything that is changed by its reader stays per session (Step
-  through's ``PairCounter``).
-
-Kept per session (in ``st.session_state``: gone with the session, never seen by
-another one):
-
-* anything derived from what a user typed, pasted or uploaded, or from a tokenizer
-  they trained or uploaded: a text's ids and spans (``tokenizers.encoded``, which
-  Tokenize and Compare share), encode traces, filtered tables, statistics and their
-  chart specs, custom-regex checks, downloads (``for_session``, and
-  ``for_tokenizer`` with one of their tokenizers).
-
-The one process-wide object of ``ui.common.workspace`` is the database's connection pool, which holds no user
-data. One cached value is changed by its reader: Step through's ``PairCounter`` (per session and tokenizer).
-
-Bounds: every cache here keeps the ``maxsize`` most recent keys per kind and owner
-(default 8); Streamlit's have ``max_entries``. A shared entry goes away with its owner
-object (weak keys), a session entry with the session (or its owner). Thread safety:
-each session's scripts run on their own thread, so each cache takes a lock around
-every lookup and insertion. The value is computed outside that lock, under one of its
-own: sessions asking at once for the same missing value wait for the first one's
-computation instead of repeating it. Cached values are shared by their readers and
-never changed by them (DataFrames are filtered into new ones).
+Everything else uses ``st.cache_resource`` or ``functools.cache``. Which result may be kept for every session and
+which only for one, the bounds, and the locking: docs/caching.md.
 """
 
 from __future__ import annotations
