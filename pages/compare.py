@@ -7,7 +7,7 @@ from ui.compare import token_tax_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("⚖️ Compare")
-st.caption(
+presenter.intro(
     "One text, several tokenizers, one row each: see how many tokens each needs, "
     "where they cut the text differently, and how well they compress our sample texts."
 )

@@ -7,7 +7,7 @@ from ui.overlap import view
 
 shell.open_page(__file__, view.STATE)
 st.title("🔀 Overlap")
-st.caption(
+presenter.intro(
     "Two or more vocabularies side by side: the tokens they share and those only one has, how alike they are, "
     "and how one tokenizer's tokens come out under another's (GPT-4o's tokens as Llama 3 pieces, and back)."
 )

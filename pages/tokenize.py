@@ -7,7 +7,7 @@ from ui.tokenize import live, pieces_view, view
 
 shell.open_page(__file__, view.STATE)
 st.title("🔤 Tokenize")
-st.caption(
+presenter.intro(
     "Type or paste text and pick a tokenizer: each coloured box is one token, and they follow your typing. "
     "Compare OpenAI's GPT-2 to GPT-4o, open models (Llama, Qwen, Mistral, DeepSeek, gpt-oss), your own tokenizers, and the two baselines "
     "(one token per byte or per character)."

@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from ui.common import shell
+from ui.common import presenter, shell
 from ui.train import heldout_view, variants_view, view
 
 shell.open_page(__file__, view.STATE)
 view.recover_interrupted()
 st.title("🏋️ Train")
 view.interrupted_note()
-st.caption(
+presenter.intro(
     "Byte-level BPE starts from the 256 byte values and repeatedly merges the most frequent neighbouring pair "
     "into a new token. Pick a corpus, choose how many tokens you want, and train."
 )

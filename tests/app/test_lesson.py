@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from tests import step_reference as reference
 from tokenizer import load_encoding, train
 from ui.lesson import model, view
+from ui.render import charts
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "lesson.py")
@@ -288,8 +289,8 @@ def test_in_presenter_mode_the_charts_text_is_as_large_as_the_body_text(present)
     spec = json.loads(chart.proto.spec)
     sizes = _font_sizes(spec)
     if present == "1":
-        assert sizes and min(sizes) >= view.PRESENT_FONT
-        assert spec["config"]["title"]["fontSize"] >= view.PRESENT_FONT
+        assert sizes and min(sizes) >= charts.PRESENT_FONT
+        assert spec["config"]["title"]["fontSize"] >= charts.PRESENT_FONT
     else:
         assert "title" not in spec.get("config", {})  # the chart as every other page draws it
 

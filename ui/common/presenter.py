@@ -10,8 +10,10 @@ While it is on:
   secondary text for contrast and trim the page margins;
 * the page list moves from the sidebar to the top bar (``nav_position``) and the
   sidebar starts folded (``shell.run``);
-* secondary panels (the details under Tokenize, Compare's sample-set leaderboard, …)
-  are folded into expanders (``fold``), one click away.
+* secondary panels (the details under Tokenize, Compare's sample-set leaderboard, …) and each page's opening
+  lines (``intro``) are folded into expanders (``fold``), one click away;
+* a page's figure comes right after its main controls (``slot``), the secondary controls under it;
+* every chart's labels and titles are as large as the body text (``chart``).
 
 The mode is kept in ``st.session_state`` (key ``presenter.on``): it is per browser
 session, like every other setting.
@@ -23,6 +25,8 @@ import contextlib
 from collections.abc import Iterator
 
 import streamlit as st
+
+from ui.render import charts
 
 from . import state, urlstate
 
@@ -80,3 +84,20 @@ def fold(label: str) -> Iterator[None]:
             yield
     else:
         yield
+
+
+def intro(text: str) -> None:
+    """A page's opening lines: a caption, folded into "About this page" in presenter mode."""
+    with fold("About this page"):
+        st.caption(text)
+
+
+def slot():
+    """Where a page's figure goes: a place held here in presenter mode, so the figure comes before the controls
+    drawn after this call; in the normal layout, the figure's own place (a context that does nothing)."""
+    return st.container() if on() else contextlib.nullcontext()
+
+
+def chart(spec: dict, **kwargs) -> None:
+    """``st.vega_lite_chart``, with every label and title as large as the body text in presenter mode."""
+    st.vega_lite_chart(charts.presented(spec) if on() else spec, **kwargs)

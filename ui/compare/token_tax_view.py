@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from tokenizer.formats.json_input import decode_text
-from ui.common import cache, errors, state, upload
+from ui.common import cache, errors, presenter, state, upload
 from ui.render import charts
 from ui.render.markdown import md
 
@@ -189,7 +189,7 @@ def show_token_tax(chosen: Chosen) -> None:
     toks = [tok for _, tok, _ in encoded]
     frame, order, table = _kept("tax.frame", source, toks, key, build)
     spec = _kept("tax.chart", source, toks, key, lambda: charts.token_tax(frame, order, reference))
-    st.vega_lite_chart(spec, width="stretch")
+    presenter.chart(spec, width="stretch")
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
     if worst is not None:
         st.caption(
@@ -231,7 +231,7 @@ def show_vocabulary_used(encoded: list[tuple[str, object, dict[str, tuple[int, .
     usage = _kept(
         "tax.usage", source, toks, key, lambda: coverage.usage_frame(rows), everyone_key=(source, *(r[0] for r in rows))
     )
-    st.vega_lite_chart(charts.vocabulary_used(usage), width="stretch")
+    presenter.chart(charts.vocabulary_used(usage), width="stretch")
     st.dataframe(
         usage,
         hide_index=True,

@@ -15,7 +15,7 @@ import streamlit as st
 
 from tokenizer.models.provision import ESSENTIAL
 from tokenizer.spm import difference_note
-from ui.common import cache, errors, state, urlstate, user_text
+from ui.common import cache, errors, presenter, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
 from ui.render import charts, trees
@@ -350,7 +350,7 @@ def show_stats(text: str, results: Sequence[Tokenized]) -> None:
         "**Whole words**: tokens that, without one leading space, are exactly one complete run of letters and digits "
         "(`\\w+`) of the text: ` token` in “a token.” counts; `tok`, and ` token` in “tokens”, do not."
     )
-    st.vega_lite_chart(spec=_chart("stats", df), width="content")
+    presenter.chart(spec=_chart("stats", df), width="content")
 
 
 def show_diff(diff: BoundaryDiff, results: Sequence[Tokenized]) -> None:
@@ -409,7 +409,7 @@ def show_leaderboard(chosen: Chosen) -> None:
     # a static table: its headers wrap, so it fits the page even with every model (no sideways scrolling)
     st.table(table.style.format(precision=0 if metric == "tokens" else 3, thousands=","))
     chart_data = board[board["sample"] != model.ALL_SAMPLES]
-    st.vega_lite_chart(spec=_chart("leaderboard", chart_data, metric), width="stretch")
+    presenter.chart(spec=_chart("leaderboard", chart_data, metric), width="stretch")
 
 
 def show_samples_preview() -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.common import presenter
 from ui.render.markdown import md
 
 from .seat import (
@@ -172,7 +173,7 @@ def _answers(question_id: str) -> None:
     with st.container(border=True):
         st.markdown(f"**The class's answers.** {answers_summary(spread)}")
         if spread:
-            st.vega_lite_chart(answers_chart(spread), width="stretch")
+            presenter.chart(answers_chart(spread), width="stretch")
             if st.button("Clear the answers", key=f"lesson.clear.{question_id}", help="Ask the question again."):
                 room.clear(question_id)
                 st.rerun(scope="fragment")

@@ -229,46 +229,8 @@ def _link(path: str, label: str, params: dict[str, str], text: str | None = None
     st.markdown(f"🔗 [{label}]({path}{'?' + urlencode(query) if query else ''})")
 
 
-#: Presenter mode's body text (the root font size the stylesheet sets): no chart label is smaller
-PRESENT_FONT = 22
-_FONT_KEYS = ("labelFontSize", "titleFontSize")
-
-
-def presented(spec: dict, size: int = PRESENT_FONT) -> dict:
-    """A chart spec whose axis, legend and title text is at least ``size`` px (a copy; the rest is left as it is).
-
-    >>> out = presented({"encoding": {"y": {"axis": {"labelFontSize": 12}}}, "height": {"step": 24}, "title": "T"})
-    >>> out["encoding"]["y"]["axis"]["labelFontSize"], out["height"], out["config"]["title"]["fontSize"]
-    (22, {'step': 29}, 22)
-    """
-
-    def walk(node):
-        if isinstance(node, dict):
-            out = {k: walk(v) for k, v in node.items()}
-            for k in _FONT_KEYS:
-                if isinstance(out.get(k), (int, float)):
-                    out[k] = max(out[k], size)
-            if isinstance(out.get("height"), dict) and isinstance(out["height"].get("step"), (int, float)):
-                out["height"] = {**out["height"], "step": max(out["height"]["step"], int(size * 1.35))}  # a row per label
-            return out
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    out = walk(spec)
-    config = dict(out.get("config") or {})
-    for part in ("axis", "legend", "header"):
-        config[part] = {**config.get(part, {}), "labelFontSize": size, "titleFontSize": size}
-    config["title"] = {**config.get("title", {}), "fontSize": size}
-    out["config"] = config
-    pad = out.get("padding") if isinstance(out.get("padding"), dict) else {"left": 5, "right": 5, "bottom": 5}
-    out["padding"] = {**pad, "top": max(pad.get("top", 5), size // 2)}  # room for the larger title above the plot
-    return out
-
-
 def _chart(spec: dict) -> None:
-    """A chart of ``ui.render.charts``, its text enlarged in presenter mode."""
-    st.vega_lite_chart(presented(spec) if presenter.on() else spec, width="stretch")
+    presenter.chart(spec, width="stretch")
 
 
 def _spans(tok, text: str, **special) -> list:

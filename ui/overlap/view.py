@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer import TokenizerLike
-from ui.common import cache, errors, state, urlstate
+from ui.common import cache, errors, presenter, state, urlstate
 from ui.common import tokenizers as tk
 from ui.compare.model import unique_labels
 from ui.render import charts
@@ -197,9 +197,9 @@ def show_summary(ov: model.Overlap) -> None:
             help=f"{md(ov.labels[pair[0]])} and {md(ov.labels[pair[1]])}: their Jaccard similarity",
         )
     full = model.summary(ov)
-    st.vega_lite_chart(charts.overlap_summary(model.summary_long(full)), width="stretch")
+    presenter.chart(charts.overlap_summary(model.summary_long(full)), width="stretch")
     if n > 2:
-        st.vega_lite_chart(charts.jaccard_heatmap(model.pairs(ov)), width="content")
+        presenter.chart(charts.jaccard_heatmap(model.pairs(ov)), width="content")
     st.dataframe(
         full.drop(columns=[model.GROUPS[1]]) if n == 2 else full,  # "shared with some" needs a third tokenizer
         hide_index=True,
@@ -366,7 +366,7 @@ def show_split_under(chosen: Sequence[Chosen]) -> None:
                     help=f"Share of {md(s.source)}'s {len(s.pieces):,} tokens that {md(s.target)} encodes as one token",
                 )
                 b.metric("pieces per token", f"{s.mean:.2f}", border=True, help=f"The mean number of {md(s.target)} tokens")
-        st.vega_lite_chart(charts.split_histogram(model.histogram([there, back])), width="stretch")
+        presenter.chart(charts.split_histogram(model.histogram([there, back])), width="stretch")
         c1, c2 = st.columns([3, 2])
         pieces = (
             c1.segmented_control(

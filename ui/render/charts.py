@@ -802,3 +802,45 @@ def piece_sizes(table: pa.Table, n: int) -> dict:
         "height": 240,
         "title": f"Characters in each piece of {n:,} tokens",
     }
+
+
+# ----------------------------------------------------------------------------- presenter mode
+
+#: Presenter mode's body text (the root font size the stylesheet sets): no chart label is smaller
+PRESENT_FONT = 22
+_FONT_KEYS = ("labelFontSize", "titleFontSize")
+
+
+def presented(spec: dict, size: int = PRESENT_FONT) -> dict:
+    """The chart for presenter mode: its axis, legend and title text at least ``size`` px (a copy; the rest is left
+    as it is), as large as the body text there (Vega-Lite's own config, not a zoom).
+
+    >>> out = presented({"encoding": {"y": {"axis": {"labelFontSize": 12}}}, "height": {"step": 24}, "title": "T"})
+    >>> out["encoding"]["y"]["axis"]["labelFontSize"], out["height"], out["config"]["title"]["fontSize"]
+    (22, {'step': 29}, 22)
+    """
+
+    def walk(node):
+        if isinstance(node, dict):
+            out = {k: walk(v) for k, v in node.items()}
+            for k in _FONT_KEYS:
+                if isinstance(out.get(k), (int, float)):
+                    out[k] = max(out[k], size)
+            if isinstance(out.get("title"), dict) and isinstance(out["title"].get("fontSize"), (int, float)):
+                out["title"] = {**out["title"], "fontSize": max(out["title"]["fontSize"], size)}
+            if isinstance(out.get("height"), dict) and isinstance(out["height"].get("step"), (int, float)):
+                out["height"] = {**out["height"], "step": max(out["height"]["step"], int(size * 1.35))}  # a row per label
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    out = walk(spec)
+    config = dict(out.get("config") or {})
+    for part in ("axis", "legend", "header"):
+        config[part] = {**config.get(part, {}), "labelFontSize": size, "titleFontSize": size}
+    config["title"] = {**config.get("title", {}), "fontSize": size}
+    out["config"] = config
+    pad = out.get("padding") if isinstance(out.get("padding"), dict) else {"left": 5, "right": 5, "bottom": 5}
+    out["padding"] = {**pad, "top": max(pad.get("top", 5), size // 2)}  # room for the larger title above the plot
+    return out

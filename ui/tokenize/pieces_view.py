@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, state
+from ui.common import cache, errors, presenter, state
 from ui.render import charts
 from ui.render.pieces import PieceRow, render_pieces
 
@@ -78,7 +78,7 @@ def section(inp: Input, res: Result) -> None:
             )
         table = cache.for_session("pieces.table", key, lambda: pieces.table(cut), maxsize=2)
         if len(cut) > 1:
-            st.vega_lite_chart(charts.piece_sizes(table, int(n)), width="stretch")
+            presenter.chart(charts.piece_sizes(table, int(n)), width="stretch")
         ws = bool(st.session_state.get("tokenize.whitespace", False))  # the page's own switch, above the spans
 
         def bands() -> str:  # the bands up to SPAN_LIMIT tokens: the pieces beyond are in the table and the download

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, state, tokenizers, workspace
+from ui.common import cache, errors, presenter, state, tokenizers, workspace
 from ui.compare import languages
 from ui.content import corpora, samples
 from ui.render import charts
@@ -142,7 +142,7 @@ def section(key: str) -> None:
         with st.spinner("Encoding the held-out text with every prefix of the merges…"):
             full, spec = _curve_and_chart(tok, source, text, title)
             refs = _reference_ratios(source, text)
-        st.vega_lite_chart(spec, width="stretch")
+        presenter.chart(spec, width="stretch")
         found = heldout.matches(full, refs)
         st.markdown("\n".join(f"- {heldout.describe(m)}" for m in found))
         st.caption(

@@ -450,7 +450,7 @@ def _parity_results(tok) -> None:
     frame = cache.for_tokenizer(tok, "parity_frame", 0, lambda: variants.parity_frame(tok))
     reference = token_tax.default_reference(list(record.get("languages") or [])) or ""
     order = token_tax.language_order(frame, reference)
-    st.vega_lite_chart(charts.token_tax(frame, order, reference), width="stretch")
+    presenter.chart(charts.token_tax(frame, order, reference), width="stretch")
     st.caption(
         f"Tokens each language's text costs, relative to {md(reference)}, under plain BPE and parity-aware BPE of the "
         "same size trained on the same texts (measured on those texts). The dashed line is parity with "
@@ -497,7 +497,7 @@ def _superword_results(tok, store, key: str) -> None:
         curves = cache.for_tokenizer(
             tok, "superword_curves", 0, lambda: variants.superword_curves(tok, plain, trace, plain.training if plain else None)
         )
-        st.vega_lite_chart(charts.compression_compare(curves, transition=int(record["transition"])), width="stretch")
+        presenter.chart(charts.compression_compare(curves, transition=int(record["transition"])), width="stretch")
         st.caption(
             "Bytes per token on the training text at each vocabulary size: plain BPE all the way, and the two stages. "
             "Up to the transition they are the same training; after it, merges across words compress further."

@@ -13,7 +13,7 @@ import time
 import streamlit as st
 
 from tokenizer.trace import make_spans
-from ui.common import cache, errors, state, training, upload, workspace
+from ui.common import cache, errors, presenter, state, training, upload, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import charts
@@ -608,7 +608,7 @@ def results_section(key: str) -> None:
             _merges_table(tok)
         with right:
             if model.has_counts(tok):
-                st.vega_lite_chart(
+                presenter.chart(
                     cache.for_content(tok, "counts_chart", 0, lambda: charts.merge_counts(model.counts_frame(tok))),
                     width="stretch",
                 )
@@ -618,7 +618,7 @@ def results_section(key: str) -> None:
             else:
                 frame = cache.for_content(tok, "compression", 0, lambda: model.compression_frame(trace, tok.num_merges))
                 vocab = int(tok.metadata.get("vocab_size") or 256 + tok.num_merges)
-                st.vega_lite_chart(
+                presenter.chart(
                     cache.for_content(tok, "compression_chart", vocab, lambda: charts.compression(frame, vocab_size=vocab)),
                     width="stretch",
                 )

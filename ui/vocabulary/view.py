@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer.spm import difference_note
-from ui.common import cache, errors, state, tokenizers, workspace
+from ui.common import cache, errors, presenter, state, tokenizers, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import charts, trees
@@ -287,7 +287,7 @@ def longest_tokens(tok, df: pd.DataFrame) -> None:
         )
     with right:
         spec = cache.for_content(tok, "length_hist", 0, lambda: charts.length_histogram(model.length_counts(df)), maxsize=1)
-        st.vega_lite_chart(spec, width="stretch")
+        presenter.chart(spec, width="stretch")
 
 
 def _usage_text(key: str) -> tuple[str | None, str]:

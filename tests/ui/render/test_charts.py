@@ -98,13 +98,45 @@ def test_every_chart_is_a_valid_vega_lite_spec():
     from altair.vegalite.v6.schema import load_schema
 
     validator = jsonschema.Draft7Validator(load_schema())
-    for name, spec in specs().items():
+    every = specs()
+    for name, spec in [*every.items(), *((f"{n} (presented)", charts.presented(s)) for n, s in every.items())]:
         assert isinstance(spec, dict), name
         doc = as_json(spec)
         json.dumps(doc)
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
         assert not errors, (name, [e.message[:200] for e in errors[:3]])
         assert "mark" in spec or "layer" in spec or "facet" in spec, name
+
+
+def font_sizes(node) -> list[tuple[str, float]]:
+    """Every text size a spec sets: axis, legend and header labels and titles, and the chart titles' own."""
+    out = []
+    if isinstance(node, dict):
+        out += [(k, v) for k, v in node.items() if k in ("labelFontSize", "titleFontSize")]
+        title = node.get("title")
+        if isinstance(title, dict) and "fontSize" in title:
+            out.append(("title", title["fontSize"]))
+        for v in node.values():
+            out += font_sizes(v)
+    elif isinstance(node, list):
+        for v in node:
+            out += font_sizes(v)
+    return out
+
+
+@pytest.mark.parametrize("size", [charts.PRESENT_FONT, 30])
+def test_in_presenter_mode_no_chart_text_is_smaller_than_the_body_text(size):
+    for name, spec in specs().items():
+        before = json.dumps(as_json(spec), sort_keys=True)
+        out = charts.presented(spec, size)
+        assert json.dumps(as_json(spec), sort_keys=True) == before, name  # the page's own spec is left as it was
+        sizes = font_sizes(out)
+        assert sizes, name
+        assert all(v >= size for _, v in sizes), (name, [kv for kv in sizes if kv[1] < size])
+        for part in ("axis", "legend", "header"):
+            assert out["config"][part]["labelFontSize"] >= size and out["config"][part]["titleFontSize"] >= size
+        assert out["config"]["title"]["fontSize"] >= size
+        assert as_json(out).keys() == as_json(spec).keys() | {"config", "padding"}
 
 
 def fields(node) -> set[str]:
