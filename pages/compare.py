@@ -13,9 +13,12 @@ presenter.intro(
 )
 view.restore_link()
 
-text, dropped = view.input_panel()
+text, dropped = view.input_panel(menu=not presenter.on())
 keys = view.choose_tokenizers()
 recognise, ws, highlight = view.options_row()
+rows = presenter.slot()  # in presenter mode the rows come right under the controls, the sample menu and link below
+if presenter.on():
+    view.sample_menu()
 view.publish_link(keys, text, dropped)
 view.show_share(keys, text, dropped)
 chosen = view.resolve(keys)  # once per run: every section below reads these records
@@ -23,15 +26,18 @@ chosen = view.resolve(keys)  # once per run: every section below reads these rec
 if dropped:
     view.show_too_long(len(text) + dropped)
 if not keys:
-    st.info("Choose one or more tokenizers above to compare them.", icon="⚖️")
+    with rows:
+        st.info("Choose one or more tokenizers above to compare them.", icon="⚖️")
     st.stop()
 if not text:
-    st.info("Nothing to compare yet. Type or paste some text above, or load a sample text.", icon="✍️")
+    with rows:
+        st.info("Nothing to compare yet. Type or paste some text above, or load a sample text.", icon="✍️")
 else:
     results = view.tokenize_all(chosen, text, recognise=recognise)
     view.kind_note(chosen)
     diff = view.boundary_diff(results)
-    view.show_rows(results, show_whitespace=ws, diff=diff if highlight else None)
+    with rows:
+        view.show_rows(results, show_whitespace=ws, diff=diff if highlight else None)
     view.show_stats(text, results)
     if diff is not None:
         view.show_diff(diff, results)

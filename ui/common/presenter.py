@@ -86,10 +86,13 @@ def fold(label: str) -> Iterator[None]:
         yield
 
 
-def intro(text: str) -> None:
-    """A page's opening lines: a caption, folded into "About this page" in presenter mode."""
+def intro(text: str, more: str = "") -> None:
+    """A page's opening lines (a caption) and ``more`` explanation (Markdown), folded into "About this page" in
+    presenter mode."""
     with fold("About this page"):
         st.caption(text)
+        if more:
+            st.markdown(more)
 
 
 def slot():

@@ -65,13 +65,21 @@ def restore_link() -> None:
             st.warning(f"The link names tokenizers that are not available here: {md(', '.join(unknown))}.", icon="🔗")
 
 
-def input_panel() -> tuple[str, int]:
-    """The shared text box and a sample menu; returns ``(text to compare, characters cut off)``."""
+def input_panel(*, menu: bool = True) -> tuple[str, int]:
+    """The shared text box and (``menu``) a sample menu; returns ``(text to compare, characters cut off)``."""
     text = state.shared_text_area(
-        "Text", STATE, height=140, help="Type or paste; press Ctrl+Enter (or click outside) to compare."
+        "Text",
+        STATE,
+        height=100 if presenter.on() else 140,  # three lines on a projector, so the rows start on its first screen
+        help="Type or paste; press Ctrl+Enter (or click outside) to compare.",
     )
-    state.sample_menu(STATE, samples.SAMPLES)
+    if menu:
+        sample_menu()
     return user_text.clip(text)
+
+
+def sample_menu() -> None:
+    state.sample_menu(STATE, samples.SAMPLES)
 
 
 def choose_tokenizers() -> list[str]:

@@ -7,6 +7,9 @@ by ``ui.render.chunks``; the diff comes from Compare's ``boundary_diff``.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
 import streamlit as st
 
 from ui.common import cache, errors, presenter, state, user_text
@@ -77,10 +80,9 @@ def _choices() -> dict[str, model.PatternChoice]:
     return model.builtin_choices()
 
 
-def inputs() -> tuple[str, list[model.PatternChoice]]:
-    """The text, the seed menu, the patterns and a custom regex; returns the text and the chosen patterns."""
-    with presenter.fold("What the split pattern does"):  # the teacher says it: folded away in presenter mode
-        st.markdown(EXPLANATION)
+def inputs() -> tuple[str, list[model.PatternChoice], Any]:
+    """The text, the seed menu, the patterns and a custom regex; returns the text, the chosen patterns and where the
+    chunks go (``presenter.slot``)."""
     _follow_shared()
     text = st.text_area(
         "Text to split",
@@ -90,7 +92,23 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
         persist_state="session",
         help="Any text; try the examples in the menu below.",
     )
-    c0, c00 = st.columns([3, 2], vertical_alignment="bottom")
+    examples = st.container()  # under the text box; in presenter mode under the chunks, which come up the screen
+    choices = _choices()
+    STATE["patterns"] = [k for k in STATE["patterns"] if k in choices]
+    # every choice in view, full names wrapping onto a second line if need be (a menu's chips were cut: "Qwen…")
+    keys = st.pills(
+        "Split patterns",
+        list(choices),
+        selection_mode="multi",
+        format_func=lambda k: choices[k].label,
+        key=STATE.key("patterns"),
+        persist_state="session",
+        help="The patterns of the encodings BPE Lab knows, and no split at all: click one to add or remove its row.",
+    )
+    figure = presenter.slot()
+    if presenter.on():
+        examples = st.container()
+    c0, c00 = examples.columns([3, 2], vertical_alignment="bottom")
     c0.selectbox(
         "Examples",
         list(model.SEEDS),
@@ -107,18 +125,6 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
         width="stretch",
         help="The text you typed on Tokenize, Compare or Step through.",
     )
-    choices = _choices()
-    STATE["patterns"] = [k for k in STATE["patterns"] if k in choices]
-    # every choice in view, full names wrapping onto a second line if need be (a menu's chips were cut: "Qwen…")
-    keys = st.pills(
-        "Split patterns",
-        list(choices),
-        selection_mode="multi",
-        format_func=lambda k: choices[k].label,
-        key=STATE.key("patterns"),
-        persist_state="session",
-        help="The patterns of the encodings BPE Lab knows, and no split at all: click one to add or remove its row.",
-    )
     c2, _ = st.columns([3, 2])
     custom = c2.text_input(
         "…and your own regex",
@@ -134,7 +140,7 @@ def inputs() -> tuple[str, list[model.PatternChoice]]:
     chosen = [choices[k] for k in keys]
     if custom:
         chosen.append(model.custom_choice(custom))
-    return user_text.clip(text)[0], chosen
+    return user_text.clip(text)[0], chosen, figure
 
 
 def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, model.PatternChoice, list[str]]]:
@@ -149,8 +155,8 @@ def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, 
     return out
 
 
-def results(text: str, chosen: list[model.PatternChoice]) -> None:
-    """The rows, the rules, the differing stretches and the probes."""
+def results(text: str, chosen: list[model.PatternChoice], figure: Any = None) -> None:
+    """The rows (in ``figure`` when given), the rules, the differing stretches and the probes."""
     if not chosen:
         st.info("Choose one or more split patterns above (or type a regex of your own) to see how they cut the text.", icon="✂️")
         return
@@ -168,8 +174,11 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
         ChunkRow(label, spans[label], diff.dim.get(label, ()) if diff else (), diff.cuts.get(label, ()) if diff else ())
         for label, _, _ in split
     ]
-    st.html(chunk_rows(rows, show_whitespace=STATE["whitespace"], limit=CHUNK_LIMIT))
-    st.caption("Each box is one chunk; BPE then merges bytes inside each box separately. Hover a chunk for its number and bytes.")
+    with figure or contextlib.nullcontext():
+        st.html(chunk_rows(rows, show_whitespace=STATE["whitespace"], limit=CHUNK_LIMIT))
+        st.caption(
+            "Each box is one chunk; BPE then merges bytes inside each box separately. Hover a chunk for its number and bytes."
+        )
 
     st.subheader("The rules")
     for label, c, chunks in split:
@@ -201,5 +210,5 @@ def results(text: str, chosen: list[model.PatternChoice]) -> None:
 
 
 def page() -> None:
-    text, chosen = inputs()
-    results(text, chosen)
+    text, chosen, figure = inputs()
+    results(text, chosen, figure)

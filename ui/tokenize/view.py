@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.common import cache, errors, state, urlstate, user_text
+from ui.common import cache, errors, presenter, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
 from ui.render.markdown import md
@@ -90,7 +90,11 @@ def controls() -> Input:
             key=STATE.key("special"),
             required=True,
             persist_state="session",
-            help=_special_help(choice),
+            # in presenter mode the sentence under the controls moves in here, so the tokens come up the screen
+            help=_special_help(choice)
+            + (
+                f"\n\n{_special_note(choice, STATE['special'] == 'recognise', STATE['mode'] or 'text')}" if presenter.on() else ""
+            ),
         )
     modes = _modes(choice)
     if STATE["mode"] not in modes:
@@ -116,12 +120,14 @@ def controls() -> Input:
     if mode == "ids":
         return Input(key, mode, "", recognise, None, choice=choice, why=why)
     if mode == "chat":
-        st.caption(_special_note(choice, recognise, mode))
+        if not presenter.on():
+            st.caption(_special_note(choice, recognise, mode))
         text = ""
     else:
         with row[-2]:
             state.sample_menu(STATE, samples.SAMPLES)
-        st.caption(_special_note(choice, recognise, mode))
+        if not presenter.on():
+            st.caption(_special_note(choice, recognise, mode))
         text = st.session_state[state.TEXT]
     if mode == "chat":
         return Input(key, mode, text, recognise, messages, choice=choice, why=why)
