@@ -72,3 +72,26 @@ def test_the_mode_follows_the_user_to_another_page_and_switches_off(projector, s
     assert "present=1" not in page.url
     expect(page.locator('[data-testid="stSidebarNav"]')).to_be_visible()
     assert_no_exception(page)
+
+
+#: what each page is about, and where it is: the first screen of a 1280×720 projector ends at 720 px, and the figure
+#: starts well above it, with its first lines in view
+FIGURES = [
+    ("tokenize", "/", ".bpe-live .bpe-spans"),
+    ("pretokenize", "/pretokenize", ".bpe-row-head, .bpe-spans"),
+    ("compare", "/compare", ".bpe-row-head, .bpe-spans"),
+] + [(f"lesson-{c}", f"/lesson?chapter={c}", ".bpe-spans, [data-testid='stVegaLiteChart'], .bpe-stepper") for c in range(1, 10)]
+
+
+@pytest.mark.parametrize("name, path, figure", FIGURES, ids=[n for n, _, _ in FIGURES])
+def test_the_figure_starts_on_the_first_screen(projector, server, name, path, figure):
+    page = projector
+    page.goto(server.url + with_present(path))
+    page.locator(".bpe-present").wait_for(state="attached")
+    wait_idle(page)
+    found = page.locator(figure).first
+    found.wait_for(timeout=60_000)
+    top = found.evaluate("e => e.getBoundingClientRect().top + document.querySelector('[data-testid=stMain]').scrollTop")
+    assert top < 570, (name, top)
+    expect(page.get_by_text("About this page").or_(page.locator("[data-testid='stExpander']")).first).to_be_visible()
+    assert_no_exception(page)
