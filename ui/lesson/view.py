@@ -229,10 +229,6 @@ def _link(path: str, label: str, params: dict[str, str], text: str | None = None
     st.markdown(f"🔗 [{label}]({path}{'?' + urlencode(query) if query else ''})")
 
 
-def _chart(spec: dict) -> None:
-    presenter.chart(spec, width="stretch")
-
-
 def _spans(tok, text: str, **special) -> list:
     if "allowed_special" not in special:
         special["disallowed_special"] = ()  # a special token's text typed into an example is text, not an error
@@ -360,7 +356,9 @@ def paragraph_figure(ch: model.Chapter) -> None:
         st.html(render_rows([Row(f"After {vocab - 256} merges", _spans(small, text))]))
         st.dataframe(model.merges_frame(small), hide_index=True, height=210, width="stretch")
     with right:
-        _chart(charts.compression(frame, vocab_size=vocab, height=240, title="Bytes per token against merges"))
+        presenter.chart(
+            charts.compression(frame, vocab_size=vocab, height=240, title="Bytes per token against merges"), width="stretch"
+        )
     _link("/train", "Train your own tokenizer on the Train page", {})
 
 
@@ -467,7 +465,7 @@ def cost_figure(ch: model.Chapter) -> None:
             )
         )
     with right, presenter.fold("The token tax of 22 languages"):
-        _chart(_tax(tuple(OFFICIAL)))
+        presenter.chart(_tax(tuple(OFFICIAL)), width="stretch")
     _link("/compare", "Open on Compare (the token tax is there too)", {"tokenizers": ",".join(OFFICIAL)}, text)
 
 
@@ -588,7 +586,7 @@ def why_figure(q: model.Question, answer: str) -> None:
             )
         )
     elif n in (2, 3):
-        _chart(charts.top_pairs(model.pair_frame(s, top=6)))
+        presenter.chart(charts.top_pairs(model.pair_frame(s, top=6)), width="stretch")
     elif n == 5:
         tok = model.paragraph_tokenizer(256 + dict(q.detail)["merges"])
         st.html(render_rows([Row(f"{len(tok.encode(s))} tokens", _spans(tok, s))]))

@@ -7,7 +7,6 @@ by ``ui.render.chunks``; the diff comes from Compare's ``boundary_diff``.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import streamlit as st
@@ -80,35 +79,9 @@ def _choices() -> dict[str, model.PatternChoice]:
     return model.builtin_choices()
 
 
-def inputs() -> tuple[str, list[model.PatternChoice], Any]:
-    """The text, the seed menu, the patterns and a custom regex; returns the text, the chosen patterns and where the
-    chunks go (``presenter.slot``)."""
-    _follow_shared()
-    text = st.text_area(
-        "Text to split",
-        key=STATE.key("text"),
-        height=140,
-        on_change=_typed,
-        persist_state="session",
-        help="Any text; try the examples in the menu below.",
-    )
-    examples = st.container()  # under the text box; in presenter mode under the chunks, which come up the screen
-    choices = _choices()
-    STATE["patterns"] = [k for k in STATE["patterns"] if k in choices]
-    # every choice in view, full names wrapping onto a second line if need be (a menu's chips were cut: "Qwen…")
-    keys = st.pills(
-        "Split patterns",
-        list(choices),
-        selection_mode="multi",
-        format_func=lambda k: choices[k].label,
-        key=STATE.key("patterns"),
-        persist_state="session",
-        help="The patterns of the encodings BPE Lab knows, and no split at all: click one to add or remove its row.",
-    )
-    figure = presenter.slot()
-    if presenter.on():
-        examples = st.container()
-    c0, c00 = examples.columns([3, 2], vertical_alignment="bottom")
+def _examples() -> None:
+    """The examples menu and the button that takes the text from the other pages."""
+    c0, c00 = st.columns([3, 2], vertical_alignment="bottom")
     c0.selectbox(
         "Examples",
         list(model.SEEDS),
@@ -125,6 +98,37 @@ def inputs() -> tuple[str, list[model.PatternChoice], Any]:
         width="stretch",
         help="The text you typed on Tokenize, Compare or Step through.",
     )
+
+
+def inputs() -> tuple[str, list[model.PatternChoice], Any]:
+    """The text, the seed menu, the patterns and a custom regex; returns the text, the chosen patterns and where the
+    chunks go (``presenter.slot``)."""
+    _follow_shared()
+    text = st.text_area(
+        "Text to split",
+        key=STATE.key("text"),
+        height=140,
+        on_change=_typed,
+        persist_state="session",
+        help="Any text; try the examples in the menu below.",
+    )
+    if not presenter.on():
+        _examples()
+    choices = _choices()
+    STATE["patterns"] = [k for k in STATE["patterns"] if k in choices]
+    # every choice in view, full names wrapping onto a second line if need be (a menu's chips were cut: "Qwen…")
+    keys = st.pills(
+        "Split patterns",
+        list(choices),
+        selection_mode="multi",
+        format_func=lambda k: choices[k].label,
+        key=STATE.key("patterns"),
+        persist_state="session",
+        help="The patterns of the encodings BPE Lab knows, and no split at all: click one to add or remove its row.",
+    )
+    figure = presenter.slot()
+    if presenter.on():  # the examples under the chunks, which come up the screen
+        _examples()
     c2, _ = st.columns([3, 2])
     custom = c2.text_input(
         "…and your own regex",
@@ -155,8 +159,8 @@ def _split_all(text: str, chosen: list[model.PatternChoice]) -> list[tuple[str, 
     return out
 
 
-def results(text: str, chosen: list[model.PatternChoice], figure: Any = None) -> None:
-    """The rows (in ``figure`` when given), the rules, the differing stretches and the probes."""
+def results(text: str, chosen: list[model.PatternChoice], figure: Any) -> None:
+    """The rows (in ``figure``: ``presenter.slot``), the rules, the differing stretches and the probes."""
     if not chosen:
         st.info("Choose one or more split patterns above (or type a regex of your own) to see how they cut the text.", icon="✂️")
         return
@@ -174,7 +178,7 @@ def results(text: str, chosen: list[model.PatternChoice], figure: Any = None) ->
         ChunkRow(label, spans[label], diff.dim.get(label, ()) if diff else (), diff.cuts.get(label, ()) if diff else ())
         for label, _, _ in split
     ]
-    with figure or contextlib.nullcontext():
+    with figure:
         st.html(chunk_rows(rows, show_whitespace=STATE["whitespace"], limit=CHUNK_LIMIT))
         st.caption(
             "Each box is one chunk; BPE then merges bytes inside each box separately. Hover a chunk for its number and bytes."
