@@ -109,8 +109,11 @@ def shot(page, name: str, locator=None) -> None:
     if locator is None:
         page.screenshot(path=path)
     else:
+        # the screen where the element is, not Locator.screenshot, which waits for it to be stable: a spinner may be
+        # gone by then (the screenshot documents; the test has already found the element)
         locator.scroll_into_view_if_needed()
-        locator.screenshot(path=path)
+        box = locator.bounding_box()
+        page.screenshot(path=path, clip=box) if box and box["width"] and box["height"] else page.screenshot(path=path)
 
 
 def select(page, label: str, option: str) -> None:

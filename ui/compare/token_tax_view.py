@@ -188,7 +188,8 @@ def show_token_tax(chosen: Chosen) -> None:
 
     toks = [tok for _, tok, _ in encoded]
     frame, order, table = _kept("tax.frame", source, toks, key, build)
-    spec = _kept("tax.chart", source, toks, key, lambda: charts.token_tax(frame, order, reference))
+    font = charts.PRESENT_FONT if presenter.on() else 12  # the heads wrapped for the size they are drawn at
+    spec = _kept("tax.chart", source, toks, (key, font), lambda: charts.token_tax(frame, order, reference, font=font))
     presenter.chart(spec, width="stretch")
     worst = frame.loc[frame["premium"].idxmax()] if frame["premium"].notna().any() else None
     if worst is not None:

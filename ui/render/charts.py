@@ -422,13 +422,14 @@ def _positive(p) -> bool:
     return isinstance(p, (int, float)) and p > 0 and math.isfinite(p)
 
 
-def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict:
+def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str, *, font: int = 12) -> dict:
     """The premium of each language under each tokenizer (long-form ``frame`` from ``ui.compare.token_tax.tax_frame``).
 
     A grid: one row per language (``order``), one column per tokenizer, headed by its full name (wrapped to the
     column's width); each cell is coloured by the premium (blue: fewer tokens than the reference, orange: more; a log
     scale, so 2× and ½× are as far from 1×) and says it ("1.81×"). It keeps one screen's height whatever the number
-    of tokenizers; grouped bars, one per tokenizer and language, were 2,000 px of thin bars with eight.
+    of tokenizers; grouped bars, one per tokenizer and language, were 2,000 px of thin bars with eight. ``font``: the
+    labels' size the heads are wrapped for (presenter mode's is larger, ``presented`` sets it).
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"language": ["E", "G"], "script": "", "tokenizer": "A", "tokens": [2, 5], "premium": [1.0, 2.5]})
@@ -437,7 +438,12 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
     (['rect', 'text'], {'step': 24})
     """
     labels = list(dict.fromkeys(frame["tokenizer"]))
-    heads, level = column_heads(labels, (CHART_WIDTH - TAX_MARGINS) / max(1, len(labels)))
+    heads, level = column_heads(labels, (CHART_WIDTH - TAX_MARGINS) / max(1, len(labels)) * 12 / font)
+    line_px = round(TAX_LINE * font / 12)
+    slant = SLANT
+    if font > 12:  # larger heads slant less, as far as they still clear each other, so the grid keeps to one screen
+        column = (CHART_WIDTH - TAX_MARGINS) / max(1, len(labels))
+        slant = -round(max(15.0, min(-SLANT, math.degrees(math.asin(min(1.0, 1.2 * font / column))))))
     lines = max((h.count("\n") + 1 for h in heads.values()), default=1)
     heads = {label: "\n" * (lines - 1 - h.count("\n")) + h for label, h in heads.items()}  # all end on one line
     data = frame[["language", "script", "tokenizer", "tokens", "premium"]].copy()
@@ -454,13 +460,13 @@ def token_tax(frame: pd.DataFrame, order: Sequence[str], reference: str) -> dict
         # multi-line labels grow downwards from their first line: raised by the lines below it, they end above the grid
         axis={
             "orient": "top",
-            "labelAngle": 0 if level else SLANT,
+            "labelAngle": 0 if level else slant,
             **({} if level else {"labelAlign": "left", "labelBaseline": "middle"}),
             "labelExpr": "split(datum.label, '\\n')",
             "labelFontSize": 12,
             "labelLimit": 0,
-            "labelPadding": 4 + (lines - 1) * TAX_LINE,
-            "labelLineHeight": TAX_LINE,
+            "labelPadding": 4 + (lines - 1) * line_px,
+            "labelLineHeight": line_px,
             "ticks": False,
             "domain": False,
             **ALL_LABELS,
@@ -815,9 +821,9 @@ def presented(spec: dict, size: int = PRESENT_FONT) -> dict:
     """The chart for presenter mode: its axis, legend and title text at least ``size`` px (a copy; the rest is left
     as it is), as large as the body text there (Vega-Lite's own config, not a zoom).
 
-    >>> out = presented({"encoding": {"y": {"axis": {"labelFontSize": 12}}}, "height": {"step": 24}, "title": "T"})
+    >>> out = presented({"encoding": {"y": {"axis": {"labelFontSize": 12}}}, "height": {"step": 16}, "title": "T"})
     >>> out["encoding"]["y"]["axis"]["labelFontSize"], out["height"], out["config"]["title"]["fontSize"]
-    (22, {'step': 29}, 22)
+    (22, {'step': 24}, 22)
     """
 
     def walk(node):
@@ -826,10 +832,16 @@ def presented(spec: dict, size: int = PRESENT_FONT) -> dict:
             for k in _FONT_KEYS:
                 if isinstance(out.get(k), (int, float)):
                     out[k] = max(out[k], size)
+            # a label's room grows with its text, and a legend in columns takes fewer of them, so no name is cut short
+            if isinstance(out.get("labelLimit"), (int, float)) and out["labelLimit"] > 0:
+                out["labelLimit"] = round(out["labelLimit"] * size / 12)
+                if isinstance(out.get("columns"), int):
+                    out["columns"] = max(1, out["columns"] * 12 // size)
             if isinstance(out.get("title"), dict) and isinstance(out["title"].get("fontSize"), (int, float)):
                 out["title"] = {**out["title"], "fontSize": max(out["title"]["fontSize"], size)}
             if isinstance(out.get("height"), dict) and isinstance(out["height"].get("step"), (int, float)):
-                out["height"] = {**out["height"], "step": max(out["height"]["step"], int(size * 1.35))}  # a row per label
+                # a row per label and no taller, so that a grid of many rows keeps to one screen
+                out["height"] = {**out["height"], "step": max(out["height"]["step"], size + 2)}
             return out
         if isinstance(node, list):
             return [walk(v) for v in node]
