@@ -227,9 +227,49 @@ def sentencepiece_reference(name: str):
     return sentencepiece.SentencePieceProcessor(model_proto=proto.SerializeToString())
 
 
+@functools.cache
+def merge_list_reference(name: str):
+    """Hugging Face tokenizers running a GGUF's SentencePiece-style vocabulary that is ordered by a merge list (Gemma 4's,
+    ``tokenizer.ggml.model`` "gemma4"), written as the tokenizer.json of that kind: spaces as ``▁``, the text cut at
+    runs of newlines as llama.cpp cuts it, BPE by the merges with byte fallback, the user-defined pieces found in any
+    text, the control ones only when ``encode_special_tokens`` is switched off. llama.cpp's own test vectors are the other reference (tests/tokenizer/models/test_llama_cpp.py)."""
+    import tokenizers
+    from tokenizers import AddedToken, Regex, models, normalizers, pre_tokenizers
+
+    from tokenizer.formats import gguf
+
+    meta = gguf.read_metadata(Path(path(name)).read_bytes())
+    tokens, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
+    vocab: dict[str, int] = {}
+    for i, piece in enumerate(tokens):
+        vocab.setdefault(piece, i)
+    merges = [tuple(m.split(" ", 1)) for m in meta["tokenizer.ggml.merges"]]
+    tok = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=merges, byte_fallback=True, fuse_unk=False))
+    tok.normalizer = normalizers.Replace(" ", "\u2581")
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[^\n]+|\n+"), "isolated")
+    tok.add_tokens(
+        [AddedToken(tokens[i], normalized=False, special=False) for i, t in enumerate(types) if t == gguf.USER_DEFINED]
+    )
+    tok.add_special_tokens(
+        [AddedToken(tokens[i], normalized=False, special=True) for i, t in enumerate(types) if t == gguf.CONTROL]
+    )
+    tok.encode_special_tokens = True  # control tokens' strings are text, as llama.cpp's parse_special=false; a caller may switch
+    return tok
+
+
+def is_merge_list(name: str) -> bool:
+    """Whether a SentencePiece-style GGUF is ordered by a merge list (Gemma 4) rather than by scores."""
+    from tokenizer import load_encoding
+
+    model = getattr(load_encoding(name), "model", None)
+    return getattr(model, "merge_rank", None) is not None
+
+
 def reference_encode(name: str) -> Callable[[str], list[int]]:
     """The ids of ordinary text (no special-token strings) under the model's own reference."""
     fmt = registry.spec(name).source.format
+    if fmt == "gguf-spm" and is_merge_list(name):
+        return lambda text: merge_list_reference(name).encode(text, add_special_tokens=False).ids
     if fmt == "gguf-spm":
         return lambda text: sentencepiece_reference(name).encode(text)
     if fmt == "tekken":

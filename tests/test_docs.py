@@ -450,6 +450,7 @@ def test_every_model_family_is_named_where_the_models_are_listed():
         "Mistral": "Mistral",
         "DeepSeek": "DeepSeek",
         "Microsoft": "Phi-4",
+        "Google": "Gemma",
         "TII": "Falcon",
         "BigCode": "StarCoder2",
         "EleutherAI": "GPT-NeoX",

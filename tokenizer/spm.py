@@ -32,11 +32,28 @@ DIFFERENCE = (
     "SentencePiece-style BPE: spaces are ▁ and one goes before the text, merges join characters (not bytes) and "
     "follow each piece's score (not a merge rank), and a character with no piece falls back to <0x..> byte tokens."
 )
+#: The same for a model of this kind ordered by a merge list (Gemma 4).
+MERGE_LIST_DIFFERENCE = (
+    "SentencePiece-style BPE: spaces are ▁, the text is cut at runs of newlines, merges join characters (not bytes) "
+    "in the order of the model's merge list, and a character with no piece falls back to <0x..> byte tokens."
+)
+
+
+def difference(tok: object) -> str | None:
+    """The line that says how ``tok`` differs from byte-level BPE, or None for byte-level BPE."""
+    if getattr(tok, "kind", "bpe") != "sentencepiece":
+        return None
+    return MERGE_LIST_DIFFERENCE if tok.model.merge_rank is not None else DIFFERENCE
 
 
 def difference_note(toks: Iterable[object]) -> str | None:
-    """``DIFFERENCE`` when one of ``toks`` is of this kind (pages show it in one line), else None."""
-    return DIFFERENCE if any(getattr(t, "kind", "bpe") == "sentencepiece" for t in toks) else None
+    """How those of ``toks`` of this kind differ (pages show it in one line: each distinct line once), else None.
+
+    >>> difference_note([]) is None
+    True
+    """
+    lines = dict.fromkeys(d for d in map(difference, toks) if d is not None)
+    return " ".join(lines) or None
 
 
 class SentencePiecePreTokenizer:
@@ -126,7 +143,7 @@ class SentencePieceEngine:
 
     def encode_chunk(self, chunk: str | bytes, max_rank: int | None = None) -> list[int]:
         text = chunk if isinstance(chunk, str) else chunk.decode("utf-8", "replace")
-        return self.model._merge(list(text.replace(" ", SPACE)), self._limit(max_rank))
+        return self.model.merge_text(text.replace(" ", SPACE), self._limit(max_rank))
 
     def encode_bytes(self, data: bytes, max_rank: int | None = -1) -> list[int]:
         return self.encode_chunk(data, max_rank)
@@ -153,7 +170,7 @@ class SentencePieceEngine:
         """``(rank, byte position in data, new id)`` of each merge SentencePiece makes, in the order it makes them."""
         text = data.decode("utf-8", "replace")
         events: list[tuple[int, int, int]] = []
-        self.model._merge(list(text.replace(" ", SPACE)), self._limit(None), events)
+        self.model.merge_text(text.replace(" ", SPACE), self._limit(None), events)
         starts, pos = [], 0
         for ch in text:
             starts.append(pos)
@@ -341,6 +358,11 @@ class SentencePieceTokenizer(Tokenizer):
                     if tid is not None and not self.is_byte_token(tid):
                         wholes.append((at, n, tid))
                     at += n
+                for start, word in model.words(p.chunk):
+                    tid = model.whole_word(word.replace(" ", SPACE))
+                    if tid is not None:  # a run of newlines that is a piece: that piece from step 0, as llama.cpp takes it
+                        at = pos + len(p.chunk[:start].encode("utf-8"))
+                        wholes.append((at, len(word.encode("utf-8")), tid))
                 for _, q, new_id in engine.merge_events(data):
                     rank = self.rank_of.get(new_id)
                     if rank is None:
@@ -392,6 +414,10 @@ def _byte_ids(model: SentencePieceBPE) -> list[int]:
 def _recover(model: SentencePieceBPE) -> tuple[MergeTable, frozenset[int]]:
     """Each merged piece's pair: its characters encoded with the pieces ranked before it, when that gives two tokens,
     else its first cut into two better-ranked pieces; a piece with neither is a token no merge builds."""
+    if model.merge_rank is not None:  # the merges are the file's: each piece's pair is the first merge that makes it
+        made = set(model.merged_ids)
+        unreached = {i for i, (p, t) in enumerate(zip(model.pieces, model.types)) if t == 1 and len(p) > 1 and i not in made}
+        return MergeTable(model.merge_pairs, model.merged_ids), frozenset(unreached)
     pairs, new_ids, unreached = [], [], set()
     for rank, tid in enumerate(model.merged_ids):
         parts = model._merge(list(model.pieces[tid]), rank)

@@ -1,4 +1,4 @@
-"""The SentencePiece-style models (Llama 2 / CodeLlama, Phi-3) on the pages, in AppTest: Tokenize (the server's spans,
+"""The SentencePiece-style models (Llama 2 / CodeLlama, Phi-3, Gemma 4) on the pages, in AppTest: Tokenize (the server's spans,
 since the browser's encoder is byte-level only, and the page says how this kind differs), Compare and its token tax,
 Vocabulary (pieces, byte-fallback tokens, merge trees down to characters); no exception anywhere."""
 
@@ -12,7 +12,7 @@ from model_packages import reference_encode
 from streamlit.testing.v1 import AppTest
 
 from tokenizer import load_encoding, registry
-from tokenizer.spm import DIFFERENCE
+from tokenizer.spm import difference
 from ui.compare import languages
 from ui.vocabulary import model as vocab_model
 
@@ -43,23 +43,20 @@ def test_tokenize_shows_the_servers_spans_and_says_how_this_kind_differs(workspa
     assert data["kind"] == "server" and "SentencePiece" in data["reason"]
     expected = reference_encode(name)(MIXED)
     assert data["server"]["ids"] == expected == table_ids(at)
-    # the view is the model's: the dummy prefix's space first, and the spans cover it byte for byte
-    assert data["server"]["text"] == " " + MIXED and sum(data["server"]["lens"]) == len(data["server"]["text"].encode())
-    assert DIFFERENCE in texts(at)
+    # the view is the model's: the dummy prefix's space first (where it has one), and the spans cover it byte for byte
+    tok = load_encoding(name)
+    prefix = " " if tok.model.add_space_prefix else ""
+    view = data["server"].get("text", MIXED)  # sent when it is not the box's own text
+    assert view == prefix + MIXED and sum(data["server"]["lens"]) == len(view.encode())
+    assert difference(load_encoding(name)) in texts(at)
     tokens = at.dataframe[0].value
-    byte_rows = tokens[tokens["id"].between(3, 258)]
-    # the emoji, the tab and the newlines have no piece: their bytes, each a <0x..> token shown as its byte
-    assert len(byte_rows) == len("🤚🏾\t\n\n".encode()) and set(byte_rows["bytes"]) == {
-        "F0",
-        "9F",
-        "A4",
-        "9A",
-        "8F",
-        "BE",
-        "09",
-        "0A",
-    }
-    assert tokens["text"].iloc[0] == "·Hello"  # the piece ▁Hello: its ▁ is the space the whitespace view shows as ·
+    byte_rows = tokens[tokens["id"].map(tok.is_byte_token)]
+    # the characters with no piece (Llama 2's emoji, tab and newlines): their bytes, each a <0x..> token shown as its byte
+    lacking = "".join(ch for ch in MIXED if ch != " " and ch not in tok.model.piece_to_id).encode()
+    assert len(byte_rows) == len(lacking) and set(byte_rows["bytes"]) == {f"{b:02X}" for b in lacking}
+    assert name != "llama2" or len(lacking) == len("🤚🏾\t\n\n".encode())
+    # the piece ▁Hello: its ▁ is the space the whitespace view shows as ·
+    assert tokens["text"].iloc[0] == ("·Hello" if prefix else "Hello")
 
 
 @pytest.mark.parametrize("name", SPM)
@@ -87,13 +84,15 @@ def test_vocabulary_lists_pieces_and_byte_tokens(workspace, name):
     tok = load_encoding(name)
     assert at.metric[0].value == f"{len(tok.vocab):,}"
     df = at.dataframe[0].value.set_index("id")
-    assert (df.loc[3 + 0x41, "token"], df.loc[3 + 0x41, "piece"], df.loc[3 + 0x41, "kind"]) == ("A", "<0x41>", "byte")
+    a = tok.model.byte_ids[0x41]
+    assert (df.loc[a, "token"], df.loc[a, "piece"], df.loc[a, "kind"]) == ("A", "<0x41>", "byte")
     full = vocab_model.vocab_frame(tok)  # the page's whole table, of which it shows the first thousand rows
     assert full.loc[tok.encode_single_token("A"), "kind"] == "character"
-    assert full.loc[tok.encode_ordinary("the")[0], ["piece", "token", "kind"]].tolist() == ["▁the", "·the", "merged"]
-    assert DIFFERENCE in texts(at)
+    the = "the" if tok.model.add_space_prefix else " the"  # ▁the: after the dummy prefix's space, or a typed one
+    assert full.loc[tok.encode_ordinary(the)[0], ["piece", "token", "kind"]].tolist() == ["▁the", "·the", "merged"]
+    assert difference(load_encoding(name)) in texts(at)
     # a merged piece's tree ends at characters
-    tid = tok.encode_ordinary("the")[0]
+    tid = tok.encode_ordinary(the)[0]
     at.number_input(key="vocab.tree_id").set_value(tid).run()
     assert not at.exception, at.exception
     trees = [h.value for h in at.html if '<div class="bpe-tree">' in h.value]
@@ -115,13 +114,17 @@ def test_step_through_replays_the_merges_by_score_to_the_encoding(workspace, nam
     core = tok.encode_trace(text)
     [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_stepper"]
     r = Replay(json.loads(el.proto.bytes)["trace"])
-    # step 0: the characters (the dummy prefix's space first), each emoji byte its own <0x..> token
-    assert len(r.spans(0)) == len(core.tokens_at(0)) == len(" " + text) - 2 + 2 * 4
+    # step 0: the characters (the dummy prefix's space first, where it has one), a character with no piece its bytes,
+    # each its own <0x..> token (Llama 2's emoji)
+    view = (" " if tok.model.add_space_prefix else "") + text
+    at_start = sum(1 if ch == " " or ch in tok.model.piece_to_id else len(ch.encode()) for ch in view)
+    assert len(r.spans(0)) == len(core.tokens_at(0)) == at_start
+    assert name != "llama2" or at_start == len(view) - 2 + 2 * 4
     assert [s.id for s in r.spans(r.n)] == tok.encode(text) == core.final
     assert r.n == len(core.steps) > 0
     ranks = [s.rank for s in core.steps]
     assert ranks == sorted(ranks)  # by score: the best-scored piece first
-    assert DIFFERENCE in texts(at)
+    assert difference(load_encoding(name)) in texts(at)
 
 
 def test_overlap_compares_a_sentencepiece_vocabulary_with_cl100k(workspace):

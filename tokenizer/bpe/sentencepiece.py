@@ -1,4 +1,4 @@
-"""SentencePiece-style BPE (Llama 2, Mistral v1, Gemma, Phi-3): pieces merged by score, with byte fallback.
+"""SentencePiece-style BPE (Llama 2, Mistral v1, Gemma, Phi-3): pieces merged by score or by merge rank, with byte fallback.
 
 A second kind of BPE beside byte-level BPE. The text is not mapped to bytes first: spaces become
 ``▁`` (U+2581), a ``▁`` is put in front of the text (the "dummy prefix", where the model adds one),
@@ -10,13 +10,20 @@ the byte tokens into bytes, and drops the dummy prefix's space.
 
 This is llama.cpp's ``llm_tokenizer_spm_session`` (src/llama-vocab.cpp), which reproduces the
 ``sentencepiece`` package's BPE; tests/tokenizer/bpe/test_sentencepiece.py checks it against llama.cpp's
-own test vectors for Llama 2's vocabulary. ``tokenizer.spm.SentencePieceTokenizer`` puts it behind the Tokenizer's
+own test vectors for Llama 2's vocabulary.
+
+Gemma 4's vocabulary is the same kind with a list of merges instead of scores (``tokenizer.ggml.model``
+"gemma4", a Hugging Face BPE with byte fallback): the adjacent pair whose merge comes *first in the list*
+is joined, the text is cut at runs of newlines first (a run that is a piece is that piece), and there is
+no dummy prefix. That is llama.cpp's ``llm_tokenizer_bpe_session`` with Gemma 4's rules; its test vectors
+check it (tests/tokenizer/models/test_llama_cpp.py). ``tokenizer.spm.SentencePieceTokenizer`` puts it behind the Tokenizer's
 interface, for the registered models of this kind and every page.
 """
 
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Sequence
 
 #: ``tokenizer.ggml.token_type`` of a byte-fallback token (``<0xNN>``) and of a control token
@@ -25,9 +32,22 @@ SPACE = "\u2581"
 
 
 class SentencePieceBPE:
-    """A SentencePiece BPE vocabulary: ``pieces[i]`` is token i's text, ``scores[i]`` its merge priority."""
+    """A SentencePiece BPE vocabulary: ``pieces[i]`` is token i's text, ``scores[i]`` its merge priority.
 
-    def __init__(self, pieces: Sequence[str], scores: Sequence[float], types: Sequence[int], *, add_space_prefix: bool = True):
+    With ``merges`` (``"left right"`` strings, best first, as a GGUF or a tokenizer.json lists them) the merges'
+    order is the priority instead of the scores; ``split_newlines`` cuts the text at runs of newlines first.
+    """
+
+    def __init__(
+        self,
+        pieces: Sequence[str],
+        scores: Sequence[float],
+        types: Sequence[int],
+        *,
+        add_space_prefix: bool = True,
+        merges: Sequence[str] | None = None,
+        split_newlines: bool = False,
+    ):
         if not (len(pieces) == len(scores) == len(types)):
             raise ValueError(
                 f"pieces, scores and types must have one entry per token ({len(pieces)}, {len(scores)}, {len(types)})"
@@ -46,6 +66,11 @@ class SentencePieceBPE:
         if len(self.byte_ids) != 256:
             raise ValueError(f"a byte-fallback vocabulary has 256 byte tokens <0x00>…<0xFF>; this one has {len(self.byte_ids)}")
         self.special_tokens = {p: i for i, (p, t) in enumerate(zip(self.pieces, self.types)) if t == _CONTROL}
+        self.split_newlines = split_newlines
+        self.merge_rank: dict[int, int] | None = None  # left id * n_vocab + right id -> the merge's place in the list
+        if merges is not None:
+            self._read_merges(merges)
+            return
         # the pieces merges make (two characters or more, neither byte nor control), best score first: a piece's rank
         # orders it as a merge rank orders byte-level BPE's merges (the leftmost pair first on a tie, as in _merge)
         merged = [i for i, (p, t) in enumerate(zip(self.pieces, self.types)) if len(p) > 1 and t in (1, 4)]
@@ -53,16 +78,40 @@ class SentencePieceBPE:
         self.merged_ids: list[int] = merged
         self.rank: dict[int, int] = {tid: r for r, tid in enumerate(merged)}
 
+    def _read_merges(self, merges: Sequence[str]) -> None:
+        """The merge list as ranks; a piece's rank is the place of the first merge that makes it."""
+        n = len(self.pieces)
+        ranks: dict[int, int] = {}
+        self.merged_ids = []
+        self.rank = {}
+        self.merge_pairs: list[tuple[int, int]] = []  # each merged piece's pair: the first merge that makes it
+        for r, line in enumerate(merges):
+            left, sep, right = line.partition(" ")
+            a, b, c = (self.piece_to_id.get(x) for x in (left, right, left + right))
+            if not sep or a is None or b is None or c is None:
+                raise ValueError(f"merge {r} ({line!r}) is not two pieces of the vocabulary whose join is one too")
+            ranks.setdefault(a * n + b, r)
+            if c not in self.rank:
+                self.rank[c] = len(self.merged_ids)
+                self.merged_ids.append(c)
+                self.merge_pairs.append((a, b))
+        self.merge_rank = ranks
+
     @classmethod
     def from_gguf(cls, meta: dict) -> SentencePieceBPE:
-        """From a GGUF's metadata (``formats.gguf.read_metadata``) whose ``tokenizer.ggml.model`` is ``"llama"``."""
-        if meta.get("tokenizer.ggml.model") != "llama":
-            raise ValueError("not a SentencePiece vocabulary: tokenizer.ggml.model is not 'llama'")
+        """From a GGUF's metadata (``formats.gguf.read_metadata``) whose ``tokenizer.ggml.model`` is ``"llama"`` (scores)
+        or ``"gemma4"`` (merges, split at newlines, as llama.cpp reads Gemma 4)."""
+        model = meta.get("tokenizer.ggml.model")
+        if model not in ("llama", "gemma4"):
+            raise ValueError(f"not a SentencePiece-style vocabulary: tokenizer.ggml.model is {model!r}, not 'llama' or 'gemma4'")
+        gemma = model == "gemma4"
         return cls(
             meta["tokenizer.ggml.tokens"],
             meta["tokenizer.ggml.scores"],
             meta["tokenizer.ggml.token_type"],
-            add_space_prefix=meta.get("tokenizer.ggml.add_space_prefix", True),
+            add_space_prefix=meta.get("tokenizer.ggml.add_space_prefix", not gemma),
+            merges=meta["tokenizer.ggml.merges"] if gemma else None,
+            split_newlines=gemma,
         )
 
     @property
@@ -79,8 +128,37 @@ class SentencePieceBPE:
         """The ids of ``text`` (special-token strings are text; no BOS)."""
         if not isinstance(text, str):
             raise ValueError(f"text must be a str, not {type(text).__name__}")
-        chars = list(self.normalize(text.encode("utf-8", "replace").decode("utf-8")))
-        return self._merge(chars)
+        return self.merge_text(self.normalize(text.encode("utf-8", "replace").decode("utf-8")))
+
+    def words(self, view: str) -> list[tuple[int, str]]:
+        """``(character offset, word)``: the stretches of the model's view merged apart (all of it, or each run of
+        newlines and each stretch between them)."""
+        if not self.split_newlines:
+            return [(0, view)] if view else []
+        out, pos = [], 0
+        for w in re.findall(r"[^\n]+|\n+", view):
+            out.append((pos, w))
+            pos += len(w)
+        return out
+
+    def whole_word(self, word: str) -> int | None:
+        """The piece a word is without any merge (a run of newlines that is a piece, as llama.cpp takes Gemma 4's)."""
+        return self.piece_to_id.get(word) if self.split_newlines and word[:1] == "\n" else None
+
+    def merge_text(self, view: str, max_rank: int | None = None, events: list | None = None) -> list[int]:
+        """The ids of the model's view (spaces as ``▁``), word by word (``words``); ``events`` as in ``_merge``, the
+        character indices counted over the whole view."""
+        out: list[int] = []
+        for pos, word in self.words(view):
+            tid = self.whole_word(word)
+            if tid is not None:
+                out.append(tid)
+                continue
+            found: list | None = [] if events is not None else None
+            out.extend(self._merge(list(word), max_rank, found))
+            if events is not None:
+                events.extend((rank, pos + i, new) for rank, i, new in found)
+        return out
 
     def _merge(self, symbols: list[str], max_rank: int | None = None, events: list | None = None) -> list[int]:
         """The ids of ``symbols`` (characters) merged; with ``max_rank`` only the merged pieces ranked below it are
@@ -91,10 +169,19 @@ class SentencePieceBPE:
         nxt = [*range(1, n), -1]
         queue: list[tuple[float, int, int, int]] = []  # (-score, left, right, joined length)
 
+        merge_rank, ids, width = self.merge_rank, self.piece_to_id, len(self.pieces)
+
         def add(left: int, right: int) -> None:
             if left < 0 or right < 0:
                 return
             joined = text[left] + text[right]
+            if merge_rank is not None:  # the first merge in the list first; every piece a merge joins is in ids
+                a, b = ids.get(text[left]), ids.get(text[right])
+                r = None if a is None or b is None else merge_rank.get(a * width + b)
+                if r is None or (max_rank is not None and self.rank[ids[joined]] >= max_rank):
+                    return
+                heapq.heappush(queue, (r, left, right, len(joined)))
+                return
             tid = self.piece_to_id.get(joined)
             if tid is None or (max_rank is not None and self.rank.get(tid, max_rank) >= max_rank):
                 return

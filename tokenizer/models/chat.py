@@ -379,6 +379,46 @@ COMMAND_R_CHAT = ChatFormat(
 )
 
 
+# ----------------------------------------------------------------------------- Google (Gemma 4's GGUF)
+
+_GEMMA4 = "Gemma 4's chat template"
+# <|turn> and <turn|> are control (special) tokens; <|channel> and <channel|> are user-defined tokens of the
+# vocabulary, found in any text, so they are written as text
+_G_TURN, _G_END = "<|turn>", "<turn|>"
+
+
+def _strip_thinking(text: str) -> str:
+    """The template's ``strip_thinking``: what stands between ``<|channel>`` and ``<channel|>`` left out, then trimmed."""
+    return "".join(part.split("<|channel>")[0] for part in text.split("<channel|>")).strip()
+
+
+def _gemma4(msgs: list[dict[str, str]]) -> list[Piece]:
+    """The chat template in Gemma 4's GGUF (``tokenizer.chat_template``), without tools or thinking: ``<bos>``, a
+    first system message as a system turn, then every message as a turn (the assistant's role is ``model``, its
+    thinking left out), contents trimmed, and the model's turn opened with an empty thought channel."""
+    if not msgs:
+        raise _refuse(_GEMMA4, "it reads the first message's role, so an empty conversation is an error: add a message")
+    out = [_t("<bos>")]
+    rest = msgs
+    if msgs[0]["role"] == "system":
+        out += [_t(_G_TURN), _x("system\n" + msgs[0]["content"].strip()), _t(_G_END), _x("\n")]
+        rest = msgs[1:]
+    for m in rest:
+        role = "model" if m["role"] == "assistant" else m["role"]
+        body = _strip_thinking(m["content"]) if role == "model" else m["content"].strip()
+        out += [_t(_G_TURN), _x(f"{role}\n{body}"), _t(_G_END), _x("\n")]
+    return _one_string(out + [_t(_G_TURN), _x("model\n<|channel>thought\n<channel|>")])
+
+
+#: Gemma 4's chat template, as its GGUF carries it (llama.cpp's ggml-vocab-gemma-4.gguf).
+GEMMA4_CHAT = ChatFormat(
+    label="Gemma 4 turns",
+    reference="the chat template in Gemma 4's GGUF (tokenizer.chat_template); its vocabulary encodes the rendered text",
+    layout=_gemma4,
+    framing=("<bos>", _G_TURN, _G_END),
+)
+
+
 # ----------------------------------------------------------------------------- rendering
 
 

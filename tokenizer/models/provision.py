@@ -96,6 +96,15 @@ LLAMA_CPP_TESTS: dict[str, FileSource] = {
     # the SentencePiece-style vocabularies are registered models (llama2, phi3); their vectors are here
     "llama-spm": _vectors("llama-spm", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
     "phi-3": _vectors("phi-3", "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29"),
+    "gemma-4": _vectors("gemma-4", "ba8c596bcd05e97e62566fa994b42eeaeffd6a4e4b4a4abe7b5b689aa6b43bf3"),
+    # Gemma 4's vectors have inputs of their own
+    "gemma-4-inp": FileSource(
+        "ggml-vocab-gemma-4.gguf.inp",
+        "0528aa007b06965f980181d252b5dff7bb170a77af6157bd48bba56885374448",
+        "llama-cpp-test",
+        package=_LLAMA_CPP,
+        member=f"{_MODELS}ggml-vocab-gemma-4.gguf.inp",
+    ),
     # the source of each pre-tokenizer's regexes, which tokenizer/formats/gguf.py transcribes (a test compares them)
     "llama-vocab.cpp": FileSource(
         "llama-vocab.cpp",

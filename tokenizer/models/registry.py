@@ -46,6 +46,7 @@ from ..pretokenize.patterns import (
 from .chat import (
     CHATML_SEP,
     COMMAND_R_CHAT,
+    GEMMA4_CHAT,
     HARMONY_CHAT,
     IM_END,
     IM_SEP,
@@ -624,6 +625,17 @@ _SPECS: tuple[EncodingSpec, ...] = (
         },  # fmt: skip
         aliases=("phi-3", "phi3-mini", "phi-3-mini", "phi3.5", "phi-3.5"),
         models="Phi-3 mini, Phi-3.5 mini (Llama 2's pieces, with chat tokens)",
+    ),
+    EncodingSpec(
+        name="gemma4",
+        label="Gemma 4 (SentencePiece)",
+        family="Google",
+        source=_llama_cpp_vocab("gemma-4", "58b1ba0b57f3b4d7c468ba4ffd91ad85190346a3d7ad7e71d1cabaae8a14bb65", "gguf-spm"),
+        pattern=None,  # SentencePiece-style BPE ordered by its merge list, cut at runs of newlines (tokenizer.spm)
+        special_tokens={"<pad>": 0, "<eos>": 1, "<bos>": 2, "<unk>": 3, "<mask>": 4, "<|turn>": 105, "<turn|>": 106},
+        aliases=("gemma", "gemma-4", "gemma4-e4b", "gemma-4-e4b", "gemma4-26b", "gemma-4-26b"),
+        chat=GEMMA4_CHAT,
+        models="Gemma 4 (262,144 pieces: SentencePiece-style BPE with a merge list and byte fallback)",
     ),
     EncodingSpec(
         name="falcon",

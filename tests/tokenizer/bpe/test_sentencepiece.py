@@ -102,5 +102,5 @@ def test_bad_input_is_a_clear_error():
         sp.decode([sp.n_vocab])
     with pytest.raises(ValueError, match="256 byte tokens"):
         SentencePieceBPE(["a"], [0.0], [1])
-    with pytest.raises(ValueError, match="not a SentencePiece vocabulary"):
+    with pytest.raises(ValueError, match="not a SentencePiece-style vocabulary"):
         SentencePieceBPE.from_gguf({"tokenizer.ggml.model": "gpt2"})

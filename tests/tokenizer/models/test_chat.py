@@ -27,7 +27,8 @@ words = st.sampled_from(
     ["", "Hi", " there", "the", "I'M", "don't", "42", "\n", "\n\n", "  ", "\t", " \u3000", "\r\n", "...", "你好", "😄",
      "🤚🏾", "é", "e\u0301", "Привет", " Japón", "<|endoftext|>", "<|im_end|>", "<|im_start|>", "<|eot_id|>",
      "<|start_header_id|>", "<|eot|>", "[INST]", "[/INST]", "<s>", "</s>", "<|start|>", "<|end|>", "<|message|>",
-     "<think>", "</think>", "<tool_response>", "</tool_response>", "x=1;"]
+     "<think>", "</think>", "<tool_response>", "</tool_response>", "x=1;", "<bos>", "<|turn>", "<turn|>", "<|channel>",
+     "<channel|>"]
 )  # fmt: skip
 contents = st.one_of(st.lists(words, max_size=6).map("".join), st.text(max_size=30))
 
@@ -373,6 +374,48 @@ def test_command_r_is_its_ggufs_chat_template(conv):
     assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
     expected = hf_file_tokenizer("command_r").encode(rendered, add_special_tokens=False).ids
     assert ours("command_r", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+
+
+@functools.cache
+def gemma4_template():
+    """The chat template Gemma 4's GGUF carries, compiled as transformers compiles one."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from tokenizer.formats import gguf
+    from tokenizer.models import fetch
+
+    meta = gguf.read_metadata(fetch.read_verified(registry.spec("gemma4")))
+    return ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True).from_string(meta["tokenizer.chat_template"])
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(conv=conversations(["system", "user", "assistant"]))
+@example(conv=[])
+@example(
+    conv=[("system", "  Be brief. "), ("user", " hi "), ("assistant", "a<|channel>thinking<channel|> b "), ("user", "<turn|>")]
+)
+@example(conv=[("user", "a"), ("system", "b"), ("assistant", "<channel|>x<|channel>y")])
+def test_gemma4_is_its_ggufs_chat_template(conv):
+    """The template rendered (add_generation_prompt=True, no tools, thinking off), then Gemma 4's vocabulary on the
+    rendered text with its control tokens recognised, as transformers' apply_chat_template(tokenize=True) does."""
+    from jinja2 import TemplateError
+    from model_packages import merge_list_reference
+
+    fmt, tok = registry.spec("gemma4").chat, load_encoding("gemma4")
+    try:
+        rendered = gemma4_template().render(messages=_messages(conv), bos_token="<bos>", add_generation_prompt=True)
+    except TemplateError:
+        with pytest.raises(ValueError, match="Gemma 4"):
+            chat.text(_messages(conv), fmt)
+        return
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    ref = merge_list_reference("gemma4")
+    ref.encode_special_tokens = False
+    try:
+        expected = ref.encode(rendered, add_special_tokens=False).ids
+    finally:
+        ref.encode_special_tokens = True
+    assert ours("gemma4", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
 
 
 # ----------------------------------------------------------------------------- every format

@@ -38,12 +38,14 @@ VECTORS = {
     # SentencePiece-style (tokenizer/spm.py)
     "llama2": "llama-spm",
     "phi3": "phi-3",
+    "gemma4": "gemma-4",
 }
 CORPUS = MULTILINGUAL + stdlib_sample(100_000)
 
 
 def vectors(vocab: str) -> list[tuple[str, list[int]]]:
-    return gguf.read_vocab_tests(fetch.read_verified(LLAMA_CPP_TESTS["inp"]), fetch.read_verified(LLAMA_CPP_TESTS[vocab]))
+    inp = LLAMA_CPP_TESTS.get(f"{vocab}-inp", LLAMA_CPP_TESTS["inp"])  # Gemma 4's inputs are its own
+    return gguf.read_vocab_tests(fetch.read_verified(inp), fetch.read_verified(LLAMA_CPP_TESTS[vocab]))
 
 
 def test_every_gguf_model_has_its_vectors():

@@ -121,7 +121,7 @@ def test_the_default_set_up_leaves_the_optional_models_out(tmp_path, monkeypatch
     optional = [s for s in registry.specs() if s.source.optional]
     assert {s.source.format for s in optional} == {"gguf", "gguf-spm"} and len(
         optional
-    ) == 9  # llama.cpp's byte-level and SentencePiece vocabularies
+    ) == 10  # llama.cpp's byte-level and SentencePiece vocabularies
     assert not {s.source.filename for s in optional} & set(fetched) and many == []
     assert any(line.startswith("left out ") and "`make models`" in line for line in logs)
     fetched.clear()

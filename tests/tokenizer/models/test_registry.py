@@ -42,7 +42,8 @@ def test_pattern_and_special_tokens_are_the_packages(record):
         meta = gguf.read_metadata(fetch.read_verified(record), record.name)
         pieces, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
         assert all(types[i] in (gguf.CONTROL, gguf.UNKNOWN) and pieces[i] == t for t, i in record.special_tokens.items())
-        assert meta["tokenizer.ggml.bos_token_id"] == record.special_tokens["<s>"]
+        bos = meta["tokenizer.ggml.bos_token_id"]
+        assert record.special_tokens[pieces[bos]] == bos and pieces[bos] in ("<s>", "<bos>")
         return
     if record.staged:
         # a tokenizer.json (or a GGUF, read as one) splits text itself (no pattern); its special ids are the file's, read
@@ -123,14 +124,14 @@ def test_labels_names_and_aliases_are_unique():
     assert registry.names() == [s.name for s in SPECS]
     assert registry.names()[:4] == ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
     assert {s.family for s in SPECS} == {
-        "OpenAI", "Meta", "Qwen", "Mistral", "DeepSeek", "Microsoft", "TII", "BigCode", "EleutherAI", "MosaicML", "Cohere",
+        "OpenAI", "Meta", "Qwen", "Mistral", "DeepSeek", "Microsoft", "Google", "TII", "BigCode", "EleutherAI", "MosaicML", "Cohere",
     }  # fmt: skip
     families = [s.family for s in SPECS]
     assert families == sorted(families, key=families.index)  # each family's records sit together, in menu order
     ggufs = {s.name for s in SPECS if s.source.format == "gguf"}
     assert ggufs == {"deepseek_llm", "deepseek_coder", "falcon", "starcoder2", "gpt_neox", "mpt", "command_r"}
     spm = {s.name for s in SPECS if s.kind == "sentencepiece"}
-    assert spm == {s.name for s in SPECS if s.source.format == "gguf-spm"} == {"llama2", "phi3"}
+    assert spm == {s.name for s in SPECS if s.source.format == "gguf-spm"} == {"llama2", "phi3", "gemma4"}
     assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken", "deepseek_v4"} | ggufs | spm == set(
         registry.names()
     )

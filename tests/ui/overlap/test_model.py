@@ -3,6 +3,8 @@ tokenizer's tokens as another's pieces; against set algebra, the reference libra
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import tiktoken
 from hypothesis import given, settings
@@ -260,12 +262,20 @@ def test_progress_is_reported_up_to_the_total():
 
 def package_tokens(name: str) -> set[bytes]:
     """A registered encoding's ordinary tokens as its own package lists them."""
-    from model_packages import hf_file_tokenizer, tekkenizer, tiktoken_reference
+    from model_packages import hf_file_tokenizer, is_merge_list, merge_list_reference, tekkenizer, tiktoken_reference
 
     from tokenizer import registry
     from tokenizer.display import unicode_to_bytes
 
     fmt = registry.spec(name).source.format
+    if fmt == "gguf-spm" and is_merge_list(name):  # tokenizers' pieces, the control ones left out: ▁ as a space
+        hf = merge_list_reference(name)
+        specials = {t.content for t in hf.get_added_tokens_decoder().values() if t.special}
+        return {
+            bytes([int(p[3:5], 16)]) if re.fullmatch("<0x[0-9A-F]{2}>", p) else p.replace("\u2581", " ").encode()
+            for p in hf.get_vocab(with_added_tokens=True)
+            if p not in specials
+        }
     if fmt == "gguf-spm":  # the sentencepiece package's pieces: ▁ as a space, <0xNN> as its byte
         from model_packages import sentencepiece_reference
 
