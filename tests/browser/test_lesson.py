@@ -203,7 +203,9 @@ def _solve(page, n: int, form, prompt: str) -> tuple[str, str, str]:
 
 def _answer(form, kind: str, value: str) -> None:
     if kind == "choice":
-        form.locator('[data-testid="stRadio"] [role="radiogroup"] label').filter(has_text=value).first.click()
+        # the label whose whole text is the value: has_text would also match "the" for "he"
+        labels = form.locator('[data-testid="stRadio"] [role="radiogroup"] label')
+        next(o for o in labels.all() if o.text_content() == value).click()
     elif kind == "numbers":
         for box, part in zip(form.locator("input").all(), value.split(",")):
             box.fill(part)
