@@ -22,6 +22,22 @@ PAGES = [
 ]
 
 
+#: the text of every chart on the page drawn smaller than ``least`` px on screen, as [kind, class, px]: Step's SVG
+#: charts scale with their width (font size in viewBox units), Vega-Lite's are drawn at their size, the bars are HTML
+_SMALL_CHART_TEXT = """least => {
+  const out = [];
+  for (const s of document.querySelectorAll('svg.bpe-st-chart')) {
+    const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+    for (const t of s.querySelectorAll('text')) out.push(['step', t.getAttribute('class'), parseFloat(getComputedStyle(t).fontSize) * k]);
+  }
+  const roles = ['axis-label', 'axis-title', 'legend-label', 'legend-title', 'title-text'].map(r => `g.role-${r} text`).join(',');
+  for (const t of document.querySelectorAll(`[data-testid="stVegaLiteChart"] svg :is(${roles})`))
+    out.push(['vega', t.closest('g[class*="role-"]').getAttribute('class'), parseFloat(getComputedStyle(t).fontSize)]);
+  for (const e of document.querySelectorAll('.bpe-st-bars .lbl')) out.push(['bars', 'lbl', parseFloat(getComputedStyle(e).fontSize)]);
+  return out.filter(([, , px]) => px < least - 0.5).map(([k, c, px]) => [k, c, Math.round(px * 10) / 10]);
+}"""
+
+
 def with_present(path: str) -> str:
     return path + ("&" if "?" in path else "?") + "present=1"
 
@@ -44,6 +60,8 @@ def test_every_page_in_presenter_mode_at_1280x720(projector, server, trained, na
     if spans.count():
         size = float(spans.first.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
         assert size >= 28  # about twice the normal 15 px
+    small = page.evaluate(_SMALL_CHART_TEXT, 20)
+    assert not small, f"{name}: chart text under 20 px in presenter mode: {small[:5]}"
     assert_no_exception(page)
     screenshot(page, f"present-{name}")
     if name == "step":  # the stepping view itself comes first (tests/browser/test_step.py checks it is on the first screen)

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { extent, thin } from "../../ui/step/charts.js";
+import { PRESENT_SCALE, extent, layout, thin } from "../../ui/step/charts.js";
 import { changedRegions } from "../../ui/step/spansdom.js";
 import { keyAction, KEYS, parseData, playStep, SPEEDS, withStep } from "../../ui/step/stepper.js";
 
@@ -96,6 +96,20 @@ test("a long line is drawn through evenly spaced steps, both ends included; a fl
   assert.ok(t.every((v, i) => i === 0 || v > t[i - 1]));
   assert.deepEqual(extent([3, 9, 1]), [1, 9]);
   assert.deepEqual(extent([4, 4]), [3, 5]);
+});
+
+test("a chart's layout grows with its text: the plot keeps its height and the labels keep apart", () => {
+  for (const scale of [1, PRESENT_SCALE, 2]) {
+    const { H, PAD, title, tick, axis } = layout(scale);
+    assert.equal(H - PAD.top - PAD.bottom, layout(1).H - layout(1).PAD.top - layout(1).PAD.bottom);
+    // the x ticks' baseline leaves a tick's height above the axis name's, which leaves room for a descender (a
+    // quarter of the text's size) above the bottom; the plot ends above the ticks' digits (0.75 of the size)
+    assert.ok(axis >= 0.25 * 11 * scale, scale);
+    assert.ok(tick - axis >= 11 * scale, scale);
+    assert.ok(PAD.bottom > tick + 0.75 * 11 * scale, scale);
+    assert.ok(title >= 13 * scale && title < PAD.top - 4, scale); // the heading sits above the cursor's top
+  }
+  assert.equal(layout(1).H, 190);
 });
 
 function randomTokens(n, cutChance, idOf) {

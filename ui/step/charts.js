@@ -5,9 +5,17 @@ import { fmtInt } from "../web/spans.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const W = 420;
-const H = 190;
-const PAD = { left: 62, right: 14, top: 34, bottom: 30 };
 const MAX_POINTS = 480;
+// How much larger a chart's text is in presenter mode, where the page's text is 22 px: a chart in a lesson's column
+// is drawn about 600 px wide, where 14 of 420 units is 20 px on screen (stepper.css has the same factor).
+export const PRESENT_SCALE = 14 / 11;
+
+/** The chart's layout for a text scale: its height, margins and baselines (from the top for the title, from the
+ * bottom for the x ticks and the axis name, which keeps room for its descenders) grow with the text. */
+export function layout(scale = 1) {
+  const u = (v) => Math.round(v * scale);
+  return { H: 126 + u(34) + u(30), PAD: { left: u(62), right: 14, top: u(34), bottom: u(30) }, title: u(15), tick: u(16), axis: u(4) };
+}
 
 function svg(tag, attrs = {}, parent = null) {
   const el = document.createElementNS(NS, tag);
@@ -36,14 +44,20 @@ export function extent(values) {
   return [lo, hi];
 }
 
+/** Whether the page is in presenter mode (ui/common/presenter.py puts its marker on the page). */
+function presenting() {
+  return typeof document !== "undefined" && document.querySelector(".bpe-present") !== null;
+}
+
 /** A line chart of values[0..n] against the step, with a cursor: { el, setCursor(k) }. */
-export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "step" }) {
+export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "step", big = presenting() }) {
   const n = values.length - 1;
   const [lo, hi] = extent(values);
+  const { H, PAD, ...at } = layout(big ? PRESENT_SCALE : 1);
   const x = (i) => PAD.left + (n > 0 ? (i / n) * (W - PAD.left - PAD.right) : 0);
   const y = (v) => H - PAD.bottom - ((v - lo) / (hi - lo)) * (H - PAD.top - PAD.bottom);
-  const el = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "bpe-st-chart", role: "img" });
-  const heading = svg("text", { x: 4, y: 15, class: "ttl" }, el);
+  const el = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: big ? "bpe-st-chart big" : "bpe-st-chart", role: "img" });
+  const heading = svg("text", { x: 4, y: at.title, class: "ttl" }, el);
   heading.textContent = title;
   for (const v of [lo, (lo + hi) / 2, hi]) {
     svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: "grid" }, el);
@@ -51,10 +65,10 @@ export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "
     t.textContent = format(v);
   }
   for (const i of [0, Math.round(n / 2), n]) {
-    const t = svg("text", { x: x(i), y: H - 12, class: "tick", "text-anchor": "middle" }, el);
+    const t = svg("text", { x: x(i), y: H - at.tick, class: "tick", "text-anchor": "middle" }, el);
     t.textContent = fmtInt(i);
   }
-  const axis = svg("text", { x: W - PAD.right, y: H - 1, class: "tick", "text-anchor": "end" }, el);
+  const axis = svg("text", { x: W - PAD.right, y: H - at.axis, class: "tick", "text-anchor": "end" }, el);
   axis.textContent = xLabel;
   const d = thin(n + 1)
     .map((i, j) => `${j ? "L" : "M"}${x(i).toFixed(1)},${y(values[i]).toFixed(1)}`)
@@ -62,7 +76,7 @@ export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "
   svg("path", { d, class: "line" }, el);
   const cursor = svg("line", { y1: PAD.top - 4, y2: H - PAD.bottom, class: "cursor" }, el);
   const dot = svg("circle", { r: 4.5, class: "dot" }, el);
-  const label = svg("text", { x: W - PAD.right, y: 15, class: "now", "text-anchor": "end" }, el);
+  const label = svg("text", { x: W - PAD.right, y: at.title, class: "now", "text-anchor": "end" }, el);
   function setCursor(k) {
     k = Math.max(0, Math.min(n, k));
     const cx = x(k);
