@@ -100,14 +100,15 @@ test("a long line is drawn through evenly spaced steps, both ends included; a fl
 
 test("a chart's layout grows with its text: the plot keeps its height and the labels keep apart", () => {
   for (const scale of [1, PRESENT_SCALE, 2]) {
-    const { H, PAD, title, tick, axis } = layout(scale);
+    const { H, PAD, title, now, tick, axis } = layout(scale);
     assert.equal(H - PAD.top - PAD.bottom, layout(1).H - layout(1).PAD.top - layout(1).PAD.bottom);
     // the x ticks' baseline leaves a tick's height above the axis name's, which leaves room for a descender (a
     // quarter of the text's size) above the bottom; the plot ends above the ticks' digits (0.75 of the size)
     assert.ok(axis >= 0.25 * 11 * scale, scale);
     assert.ok(tick - axis >= 11 * scale, scale);
     assert.ok(PAD.bottom > tick + 0.75 * 11 * scale, scale);
-    assert.ok(title >= 13 * scale && title < PAD.top - 4, scale); // the heading sits above the cursor's top
+    assert.ok(title >= 13 * scale && now < PAD.top - 4, scale); // the heading and the value sit above the cursor
+    if (scale > 1) assert.ok(now - title >= 12 * scale, scale); // enlarged, the value has a line of its own
   }
   assert.equal(layout(1).H, 190);
 });

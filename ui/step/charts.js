@@ -7,14 +7,18 @@ const NS = "http://www.w3.org/2000/svg";
 const W = 420;
 const MAX_POINTS = 480;
 // How much larger a chart's text is in presenter mode, where the page's text is 22 px: a chart in a lesson's column
-// is drawn about 600 px wide, where 14 of 420 units is 20 px on screen (stepper.css has the same factor).
-export const PRESENT_SCALE = 14 / 11;
+// is drawn about 600 px wide, where 15.5 of 420 units is 22 px on screen (stepper.css has the same factor).
+export const PRESENT_SCALE = 15.5 / 11;
 
-/** The chart's layout for a text scale: its height, margins and baselines (from the top for the title, from the
- * bottom for the x ticks and the axis name, which keeps room for its descenders) grow with the text. */
+/** The chart's layout for a text scale: its height, margins and baselines (from the top for the title and the
+ * cursor's value, from the bottom for the x ticks and the axis name, which keeps room for its descenders) grow with
+ * the text. Larger than normal, the cursor's value takes a line of its own under the title, which then has the
+ * width to itself. */
 export function layout(scale = 1) {
   const u = (v) => Math.round(v * scale);
-  return { H: 126 + u(34) + u(30), PAD: { left: u(62), right: 14, top: u(34), bottom: u(30) }, title: u(15), tick: u(16), axis: u(4) };
+  const below = scale > 1 ? u(16) : 0;
+  const PAD = { left: u(62), right: 14, top: u(34) + below, bottom: u(30) };
+  return { H: 126 + PAD.top + PAD.bottom, PAD, title: u(15), now: u(15) + below, tick: u(16), axis: u(4) };
 }
 
 function svg(tag, attrs = {}, parent = null) {
@@ -76,7 +80,7 @@ export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "
   svg("path", { d, class: "line" }, el);
   const cursor = svg("line", { y1: PAD.top - 4, y2: H - PAD.bottom, class: "cursor" }, el);
   const dot = svg("circle", { r: 4.5, class: "dot" }, el);
-  const label = svg("text", { x: W - PAD.right, y: at.title, class: "now", "text-anchor": "end" }, el);
+  const label = svg("text", { x: W - PAD.right, y: at.now, class: "now", "text-anchor": "end" }, el);
   function setCursor(k) {
     k = Math.max(0, Math.min(n, k));
     const cx = x(k);
