@@ -7,7 +7,7 @@ const NS = "http://www.w3.org/2000/svg";
 const W = 420;
 const MAX_POINTS = 480;
 // How much larger a chart's text is in presenter mode, where the page's text is 22 px: a chart in a lesson's column
-// is drawn about 600 px wide, where 15.5 of 420 units is 22 px on screen (stepper.css has the same factor).
+// is drawn about 600 px wide, where 15.5 of 420 units is 22 px on screen (stepper.css reads it as --scale).
 export const PRESENT_SCALE = 15.5 / 11;
 
 /** The chart's layout for a text scale: its height, margins and baselines (from the top for the title and the
@@ -57,10 +57,12 @@ function presenting() {
 export function lineChart({ title, values, format = (v) => fmtInt(v), xLabel = "step", big = presenting() }) {
   const n = values.length - 1;
   const [lo, hi] = extent(values);
-  const { H, PAD, ...at } = layout(big ? PRESENT_SCALE : 1);
+  const scale = big ? PRESENT_SCALE : 1;
+  const { H, PAD, ...at } = layout(scale);
   const x = (i) => PAD.left + (n > 0 ? (i / n) * (W - PAD.left - PAD.right) : 0);
   const y = (v) => H - PAD.bottom - ((v - lo) / (hi - lo)) * (H - PAD.top - PAD.bottom);
-  const el = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: big ? "bpe-st-chart big" : "bpe-st-chart", role: "img" });
+  const el = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "bpe-st-chart", role: "img" });
+  el.style.setProperty("--scale", String(scale)); // stepper.css sizes the text by it
   const heading = svg("text", { x: 4, y: at.title, class: "ttl" }, el);
   heading.textContent = title;
   for (const v of [lo, (lo + hi) / 2, hi]) {
