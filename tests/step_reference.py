@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tokenizer import Tokenizer, TrainingTrace
 from tokenizer.trace import EncodeStep, EncodeTrace, Merge, Span, make_spans
-from ui.step.model import chunk_cuts, new_token_highlight, spans_after_merges, steps_below
+from ui.step.model import chunk_cuts, new_token_highlight, steps_below
 from ui.step.payload import VERSION, dumps, encoding_payload  # noqa: F401 (the doctest reads a payload back)
 
 
@@ -23,6 +23,16 @@ def undelta(values: Sequence[int]) -> list[int]:
         acc += v
         out.append(acc)
     return out
+
+
+def spans_after_merges(trace: EncodeTrace, k: int) -> list[Span]:
+    """The text's spans after the tokenizer's first ``k`` merges."""
+    return trace.spans_at(steps_below(trace, k))
+
+
+def encode_lengths(trace: EncodeTrace) -> list[int]:
+    """The token count from step 0 (the bytes) to the end, as the page's curve plots it."""
+    return [trace.initial_count] + [s.n_tokens for s in trace.steps]
 
 
 def step_with_rank(trace: EncodeTrace, rank: int) -> EncodeStep | None:

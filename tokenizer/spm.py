@@ -244,15 +244,6 @@ class SentencePieceTokenizer(Tokenizer):
                 out.setdefault(self.vocab[tid], tid)
         return out
 
-    def model_view(self, text: str, allowed_special=frozenset()) -> str:
-        """The text as the model sees it, whose UTF-8 its tokens' bytes are in order: the dummy prefix's space before
-        each stretch of text, a typed ``▁`` as a space, an allowed special token as its own text."""
-        allowed = self._allowed(clean_text(text), allowed_special, ())
-        return "".join(
-            p.chunk if p.token is None else self.vocab[p.token].decode("utf-8")
-            for p in self.pretokenizer.pieces(clean_text(text), allowed)
-        )
-
     def piece(self, tid: int) -> str:
         """Token ``tid`` as the model's file spells it (``▁the``, ``<0x0A>``, ``<s>``)."""
         return self.model.pieces[check_int(tid, "tid", 0, self.model.n_vocab - 1)]

@@ -123,7 +123,6 @@ class EncodeTrace:
     wholes: tuple[tuple[int, int, int], ...] = ()  # (byte offset, byte length, id)
     source: str | None = None  # the text as typed, when the model's view differs from it
     source_bytes: tuple[tuple[int, int], ...] | None = field(default=None, repr=False)
-    _char_starts: list[int] = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -174,19 +173,6 @@ class EncodeTrace:
         data = self.data
         special_ids = frozenset(t for _, _, t in self.specials)
         return make_spans([(t, data[s:e]) for s, e, t in self.boundaries_at(k)], special_ids)
-
-    def char_offset(self, byte_offset: int) -> int:
-        """The character index holding byte ``byte_offset`` of the text."""
-        byte_offset = check_int(byte_offset, "byte_offset", 0)
-        starts = self._char_starts
-        if starts is None:
-            starts = []
-            pos = 0
-            for ch in self.text:
-                starts.append(pos)
-                pos += len(ch.encode("utf-8"))
-            object.__setattr__(self, "_char_starts", starts)
-        return max(0, bisect_right(starts, byte_offset) - 1)
 
     def source_spans_at(self, k: int) -> list[Span]:
         """Display spans after ``k`` steps, with offsets into the text as typed (``source``).

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from drawn import page_html, render
 from live_view import payload, type_text
 from merge_trees import core_labels, tree_labels
 from model_packages import package_reference, reference_encode
@@ -57,9 +58,8 @@ def rows_sent(at: AppTest) -> dict:
 
 
 def rows_html(at: AppTest) -> str:
-    """The page's HTML: what st.html shows and the rows the component draws."""
-    found = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_lab_compare_rows"]
-    return "".join(h.proto.body for h in at.get("html")) + "".join(json.loads(e.proto.json)["rows"] for e in found)
+    """The page's HTML: what st.html shows and the rows (and the panel under a clicked token) the browser draws."""
+    return page_html(at)
 
 
 @pytest.mark.slow
@@ -349,7 +349,8 @@ def pick(at: AppTest, row: int, index: int, tid: int, *, sig: str | None = None)
     at.session_state["compare.picked"] = {"row": row, "index": index, "id": tid, "sig": sig or rows_sent(at)["tokens"]}
     at.run()
     assert not at.exception, at.exception
-    return rows_sent(at)["tree"]
+    tree = rows_sent(at)["tree"]  # with the panel's HTML as the browser draws it
+    return None if tree is None else tree | {"html": render([{"kind": "panel", "panel": tree["panel"]}])[0]}
 
 
 def test_a_click_shows_how_the_token_was_built_for_every_kind_of_tokenizer(workspace):
@@ -390,10 +391,10 @@ def test_a_stale_or_wrong_click_shows_nothing():
     assert pick(at, 1, 1, ids[1], sig="from other rows") is None
     sig = rows_sent(at)["tokens"]
     sent = rows_sent(at)  # the rows' signature, kept with their HTML in the session's cache: that of the HTML sent
-    assert sent["sig"] == rows.signature(sent["rows"])
+    assert sent["sig"] == rows.signature((sent["rows"], sent["options"]["showWhitespace"]))
     at.text_area(key="compare.text").set_value("Another text entirely").run()  # the old click is about other tokens
     assert rows_sent(at)["tokens"] != sig and rows_sent(at)["tree"] is None
-    assert rows_sent(at)["sig"] == rows.signature(rows_sent(at)["rows"]) != sent["sig"]
+    assert rows_sent(at)["sig"] == rows.signature((rows_sent(at)["rows"], False)) != sent["sig"]
     at.session_state["compare.picked"] = {"row": "0", "index": None, "id": -1, "sig": rows_sent(at)["tokens"]}
     at.run()
     assert not at.exception and rows_sent(at)["tree"] is None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from drawn import drawn
 from reading import read
 from streamlit.testing.v1 import AppTest
 
@@ -49,7 +50,7 @@ def decoded(at: AppTest) -> str:
 
 def drawn_ids(at: AppTest) -> list[int]:
     """The ids of the spans drawn (each span carries its id)."""
-    [html] = [h.value for h in at.html if "The decoded tokens" in h.value]
+    [html] = [h for h in drawn(at) if "The decoded tokens" in h]
     return [int(i) for i in re.findall(r'data-id="(\d+)"', html)]
 
 

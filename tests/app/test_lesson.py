@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from drawn import page_html
 from streamlit.testing.v1 import AppTest
 
 from tests import step_reference as reference
@@ -29,7 +30,7 @@ def run(**query) -> AppTest:
 
 
 def html(at) -> str:
-    return "".join(e.proto.body for e in at.get("html"))
+    return page_html(at)
 
 
 def stepper_data(at) -> dict | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from drawn import drawn
 from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
@@ -46,7 +47,7 @@ def test_unreachable_tokens_of_a_tokenizer_of_yours(workspace):
     df = odd_table(at)
     assert len(df) == 9 and df["why"].str.startswith("split by the pattern").all()
     first = int(df["id"].iloc[0])
-    trees = [h.value for h in at.html if '<div class="bpe-tree">' in h.value]
+    trees = [h for h in drawn(at) if '<div class="bpe-tree">' in h]
     assert any(f"id {first}," in t for t in trees)  # the first row's tree is drawn below the table
     at.segmented_control(key="vocab_odd.kind").set_value("partial").run()
     assert list(odd_table(at).columns) == ["id", "token", "bytes", "rank"] and len(odd_table(at)) == 128

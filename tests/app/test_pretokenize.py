@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from drawn import drawn
 from streamlit.testing.v1 import AppTest
 
 from ui.render.markdown import md
@@ -22,7 +23,7 @@ def run() -> AppTest:
 
 
 def rows_html(at) -> str:
-    [h] = [h.value for h in at.html if 'class="bpe-row"' in h.value]
+    [h] = [h for h in drawn(at) if 'class="bpe-row"' in h]
     return h
 
 

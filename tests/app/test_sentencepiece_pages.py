@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from drawn import drawn
 from live_view import payload, table_ids, type_text
 from model_packages import reference_encode
 from streamlit.testing.v1 import AppTest
@@ -95,7 +96,7 @@ def test_vocabulary_lists_pieces_and_byte_tokens(workspace, name):
     tid = tok.encode_ordinary(the)[0]
     at.number_input(key="vocab.tree_id").set_value(tid).run()
     assert not at.exception, at.exception
-    trees = [h.value for h in at.html if '<div class="bpe-tree">' in h.value]
+    trees = [h for h in drawn(at) if '<div class="bpe-tree">' in h]
     assert any(h.count('class="node') == 2 * len(tok.merge_tree(tid).leaves()) - 1 for h in trees)
 
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from drawn import drawn
 from reading import read
 from streamlit.testing.v1 import AppTest
 
@@ -120,13 +121,13 @@ def test_a_step_beyond_the_end_is_clamped(workspace):
 def test_tokenization_is_built_up_word_by_word(workspace):
     at = run(tokenizer="r50k_base")
     assert at.text_input(key="step.word").value == "tokenization"
-    [ladder] = [h.value for h in at.html if '<table class="bpe-ladder">' in h.value]
+    [ladder] = [h for h in drawn(at) if '<table class="bpe-ladder">' in h]
     tok = load_encoding("r50k_base")
     core = tok.encode_trace("tokenization")
     assert ladder.count("<tr>") == len(core.steps) + 1
     assert f"{len(tok.encode('tokenization'))} tokens</td></tr></table>" in ladder
     at.text_input(key="step.word").input("<b>bold</b>").run()
-    [ladder] = [h.value for h in at.html if '<table class="bpe-ladder">' in h.value]
+    [ladder] = [h for h in drawn(at) if '<table class="bpe-ladder">' in h]
     assert "<b>" not in ladder and "&lt;" in ladder
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from drawn import drawn
 from live_view import payload, table_ids, type_text
 from model_packages import llama_tokenizer, reference_encode
 from reading import read
@@ -438,7 +439,7 @@ def test_a_model_that_is_not_installed_says_how_to_install_it(tmp_path, monkeypa
 
 
 def tree_html(at: AppTest) -> str:
-    found = [h.proto.body for h in at.get("html") if 'class="bpe-tree"' in h.proto.body]
+    found = [h for h in drawn(at) if 'class="bpe-tree"' in h]
     return found[0] if found else ""
 
 

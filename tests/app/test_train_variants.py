@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from drawn import drawn
 from streamlit.testing.v1 import AppTest
 from texts import stdlib_sample
 
@@ -125,7 +126,7 @@ def test_tokens_across_words_from_the_page(workspace):
     assert m["Tokens, plain BPE"] == f"{train(TEXT, 320, 'gpt4').metadata['tokens_after']:,}"
     assert int(m["Tokens that cross words"]) > 0
     # the same text under both, tokens that cross words outlined
-    outlined = [h.value for h in at.html if "bpe-spans" in h.value and re.search(r'class="t[^"]*\bhl\b', h.value)]
+    outlined = [h for h in drawn(at) if "bpe-spans" in h and re.search(r'class="t[^"]*\bhl\b', h)]
     assert outlined
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from drawn import drawn
 from streamlit.testing.v1 import AppTest
 
 from classroom.stores import FolderStore
@@ -33,7 +34,7 @@ def table(at):
 
 
 def tree_html(at) -> str:
-    [html] = [h.value for h in at.html if '<div class="bpe-tree">' in h.value]
+    [html] = [h for h in drawn(at) if '<div class="bpe-tree">' in h]
     return html
 
 

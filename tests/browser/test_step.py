@@ -11,13 +11,14 @@ import statistics
 import time
 
 import pytest
+from drawn import render
 
 from classroom.stores import FolderStore
 from tests import step_reference as reference
 from tokenizer import load_encoding
 from ui.content import corpora
 from ui.content.samples import DEFAULT_TEXT
-from ui.render.spans import render_spans, sr_table
+from ui.render import records
 from ui.step import model
 
 from .conftest import StreamlitServer, assert_no_exception, open_list, screenshot, wait_idle
@@ -230,9 +231,18 @@ def test_first_prev_last_and_the_slider(page, server):
     assert_no_exception(page)
 
 
+def _drawn(view, **options) -> str:
+    """The Python model's view drawn by the renderer every page uses (ui/web/draw.js)."""
+    return render([{"kind": "spans", "tokens": records.tokens(view.spans), "options": options}])[0]
+
+
 def _python_spans(view) -> str:
-    html = render_spans(view.spans, show_whitespace=True, highlight=view.highlight, cuts=view.cuts, tooltips=False)
+    html = _drawn(view, showWhitespace=True, highlight=sorted(view.highlight), cuts=sorted(view.cuts), tooltips=False)
     return html.split('<div class="bpe-sr">')[0]
+
+
+def _python_table(view) -> str:
+    return '<div class="bpe-sr">' + _drawn(view, caption="The text").split('<div class="bpe-sr">')[1]
 
 
 def _same_dom(page, python_html: str, selector: str) -> tuple[list[str], list[str]]:
@@ -262,7 +272,7 @@ def test_the_page_shows_what_the_python_model_shows_encoding(page, server):
         if view.step:
             assert page.locator(".bpe-st-cards .bpe-card .lbl").first.inner_text() == f"Step {k} applies rank {view.step.rank:,}"
     page.wait_for_timeout(600)  # the screen-reader table follows once stepping rests
-    mine, python = _same_dom(page, sr_table(view.spans, caption="The text"), ".bpe-stepper .bpe-st-sr .bpe-sr")
+    mine, python = _same_dom(page, _python_table(view), ".bpe-stepper .bpe-st-sr .bpe-sr")
     assert mine == python
     assert_no_exception(page)
 

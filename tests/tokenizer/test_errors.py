@@ -242,7 +242,6 @@ def _public_calls(tok, tmp_path):
         "pair_counts": (trace.pair_counts, [arg(tok), arg(3)], {"top": arg(None, 5)}),
         "EncodeTrace.tokens_at": (enc_trace.tokens_at, [arg(1)], {}),
         "EncodeTrace.spans_at": (enc_trace.spans_at, [arg(1)], {}),
-        "EncodeTrace.char_offset": (enc_trace.char_offset, [arg(3)], {}),
     }
     return calls
 

@@ -49,11 +49,10 @@ def test_trace_with_allowed_special_keeps_it_whole(tok):
     assert len(trace.chunks) == 3
 
 
-def test_trace_spans_and_char_offsets():
+def test_trace_spans():
     tok = train("héllo héllo", 262, pattern=None)
     trace = tok.encode_trace("héllo")
     assert [s.bytes for s in trace.spans_at(len(trace))] == tok.decode_tokens_bytes(tok.encode("héllo"))
-    assert trace.char_offset(3) == 2  # byte 3 is "l", the third character
 
 
 def test_spans_of_partial_characters_point_at_the_character():

@@ -8,7 +8,8 @@ is ever copied by hand. Prints one JSON document.
   view at every step, for tokenizers trained on random text and for official ones.
 * ``spans``: token bytes of every kind (random bytes, partial characters, controls,
   whitespace, CJK, emoji, combining marks, unassigned and private-use code points,
-  markup) through ``ui/render/spans.py``, ``ui/render/cards.py`` and ``tokenizer/display.py``.
+  markup) through ``tokenizer/display.py``, Python's ``repr`` and ``html.escape``; the palette slot of ids of
+  any size, and the neighbour table ``ui/render/colours.py`` computes for the palette.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -24,8 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests import step_reference as reference  # noqa: E402
 from tokenizer.display import visible  # noqa: E402
-from tokenizer.trace import make_spans  # noqa: E402
-from ui.render import cards, spans  # noqa: E402
+from ui.render.colours import confusable  # noqa: E402
+
+#: The browser's palette (ui/web/spans.js), the one the renderer draws with.
+PALETTE = json.loads(re.search(r"export const PALETTE = (\[[^\]]*\]);", (ROOT / "ui/web/spans.js").read_text()).group(1))
 
 #: Code points of every kind a token can hold.
 POOLS = (
@@ -90,9 +94,6 @@ def spans_cases(seed: int) -> dict:
         b" \n\t\r",
     ]
     out: dict = {"seed": seed}
-    out["token_html"] = [
-        {"bytes": t.hex(), "ws": ws, "html": spans.token_html(t, show_whitespace=ws)} for t in tokens for ws in (False, True)
-    ]
     out["visible"] = [{"bytes": t.hex(), "text": visible(t), "plain": visible(t, whitespace=False)} for t in tokens]
     out["repr"] = [
         {"text": s, "repr": repr(s)}
@@ -100,59 +101,9 @@ def spans_cases(seed: int) -> dict:
     ]
     out["escape"] = [{"text": s, "html": html.escape(s)} for s in ["<script>alert(1)</script>", "a & b", "\"q\" 'q'", "plain"]]
     big = [rng.choice([rng.randrange(256), rng.randrange(100_000), rng.randrange(3_500_000), 2**31 - 1]) for _ in range(2000)]
-    out["colors"] = [
-        {"ids": ids, "colors": spans.colors_for(ids)} for ids in (big, [5] * 50, [rng.randrange(20) for _ in range(500)])
-    ]
-    out["clear"] = [sorted(c) for c in spans._CLEAR]
+    out["slots"] = [{"id": i, "slot": (i * 2654435761 >> 7) % len(PALETTE)} for i in big]
+    out["clear"] = [[j for j, b in enumerate(PALETTE) if not confusable(a, b)] for a in PALETTE]
     out["fmt"] = [{"n": n, "s": f"{n:,}"} for n in (0, 7, 999, 1000, 12345, 1234567, -1234, 10**12)]
-    cases = []
-    for _ in range(40):
-        n = rng.randint(0, 60)
-        # an id has one byte string, as in a real vocabulary (the renderers may keep a token's body by id)
-        by_id: dict[int, bytes] = {}
-        toks = [(t, by_id.setdefault(t, rng.choice(tokens))) for t in (rng.randrange(300_000) for _ in range(n))]
-        special = {t for t, _ in toks if rng.random() < 0.05}
-        sp = make_spans(toks, special)
-        opts = {
-            "show_whitespace": rng.random() < 0.5,
-            "highlight": sorted(rng.sample(range(max(n, 1)), min(n, rng.randint(0, 5)))),
-            "dim": sorted(rng.sample(range(max(n, 1)), min(n, rng.randint(0, 3)))),
-            "cuts": sorted(rng.sample(range(max(n, 1)), min(n, rng.randint(0, 8)))),
-            "limit": rng.choice([None, None, rng.randint(0, 70)]),
-            "empty": rng.choice(["Nothing <here> & 'there'", "Type a text."]),
-            "tooltips": rng.random() < 0.5,
-            "caption": rng.choice(["Tokens", "<GPT-2> & co"]),
-        }
-        cases.append(
-            {
-                "tokens": [[s.id, s.bytes.hex(), s.special] for s in sp],
-                "opts": opts,
-                "html": spans.render_spans(sp, **opts),
-            }
-        )
-    out["render"] = cases
-    out["scroll"] = [
-        {"height": h, "label": label, "html": spans.scroll_box("<p>x</p>", height=h, label=label)}
-        for h, label in ((None, "L"), (420, "Tokens & <more>"), (99.7, "'q'"))
-    ]
-    merges = []
-    for _ in range(60):
-        a, b, new = rng.randrange(300_000), rng.randrange(300_000), rng.randrange(300_000)
-        vocab = {a: rng.choice(tokens), b: rng.choice(tokens), new: rng.choice(tokens)}
-        label = rng.choice(["Step 3 merges", "Step <1> & 'x'"])
-        meta = rng.choice(["", "count 3", "4 places at once · <b>"])
-        merges.append(
-            {
-                "vocab": {str(k): v.hex() for k, v in vocab.items()},
-                "pair": [a, b],
-                "new": new,
-                "label": label,
-                "meta": meta,
-                "html": cards.merge_card(vocab, (a, b), new, label=label, meta=meta),
-            }
-        )
-    out["merge_card"] = merges
-    out["note_card"] = [{"text": t, "html": cards.note_card(t)} for t in ("No merge <here>", "Step 0: every byte & more")]
     return out
 
 
@@ -206,7 +157,7 @@ def replay_cases(seed: int) -> dict:
             v = reference.encoding_view(trace, j)
             step = lambda s: [s.step, s.rank, s.new_id, *s.pair, s.count, s.n_tokens] if s else None  # noqa: E731
             views.append(_view_json(v, v.spans) | {"step": step(v.step), "upcoming": step(v.upcoming)})
-        lengths = list(model.encode_length_frame(trace)["tokens"])
+        lengths = reference.encode_lengths(trace)
         out["cases"].append({"name": name, "payload": json.loads(payload.dumps(p)[1]), "views": views, "lengths": lengths})
     return out
 

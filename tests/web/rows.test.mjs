@@ -5,6 +5,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import mount, { clear, frame, pickAt, place, samePick, spanOf } from "../../ui/compare/rows.js";
+import { rowsHtml } from "../../ui/web/draw.js";
+import { panelHtml } from "../../ui/web/trees.js";
+
+// a panel record as the server sends it (ui/render/records.py panel): "ab" merged from "a" and "b"
+const leaf = (id, ch) => ({ id, data: btoa(ch), rank: null, kids: [] });
+const PANEL = { tree: { id: 11, data: btoa("ab"), rank: 0, kids: [leaf(97, "a"), leaf(98, "<")] }, where: "<x>", special: false, line: "", order: [[0, 97, 98, 11]] };
+const ROWS = [{ label: "A", tokens: { ids: [10, 11], lens: [1, 1], data: btoa("ab"), special: [], start: 0, total: 2 }, dim: [], cuts: [] }];
 
 // ---- a stand-in DOM: elements with classes, attributes, children; closest/querySelectorAll on the selectors rows.js uses
 class El {
@@ -54,7 +61,7 @@ function simple(el, sel) {
 }
 const DOC = { createElement: (tag) => new El(tag) };
 
-/** Rows as render_rows draws them: .bpe-row > .bpe-row-head, .bpe-spans > .t[data-id] (and a cut), the sr table. */
+/** Rows as draw.js rowsHtml draws them: .bpe-row > .bpe-row-head, .bpe-spans > .t[data-id] (and a cut), the sr table. */
 function rows(ids) {
   const root = new El("div", "bpe-pickable");
   for (const rowIds of ids) {
@@ -106,10 +113,11 @@ test("samePick: the same token at the same place", () => {
   assert.equal(samePick({ row: 0, index: 1, id: 5 }, null), false);
 });
 
-test("the frame: the server's HTML, or a note as text (never HTML), and a close button", () => {
+test("the frame: the server's panel record drawn, or a note as text (never HTML), and a close button", () => {
   let closed = 0;
-  const withHtml = frame(DOC, { html: '<div class="bpe-built">x</div>' }, () => closed++);
-  assert.equal(withHtml.innerHTML, '<div class="bpe-built">x</div>');
+  const withHtml = frame(DOC, { panel: PANEL }, () => closed++);
+  assert.equal(withHtml.innerHTML, panelHtml(PANEL));
+  assert.ok(withHtml.innerHTML.includes("under &lt;x&gt;") && withHtml.innerHTML.includes("&lt;"));
   assert.equal(withHtml.getAttribute("role"), "region");
   const note = frame(DOC, { note: "<img src=x onerror=alert(1)>" }, () => closed++);
   const [wait] = note.children;
@@ -125,10 +133,10 @@ test("mount: the rows once per signature, a click reports the pick with the toke
   const parent = new El("div");
   const reports = [];
   const component = (data) => ({ parentElement: parent, data, setStateValue: (k, v) => reports.push([k, v]) });
-  const msg = { sig: "h1", tokens: "t1", rows: "<rows>", tree: null };
+  const msg = { sig: "h1", tokens: "t1", rows: ROWS, options: { showWhitespace: false }, tree: null };
   let cleanup = mount(component(msg));
   const root = parent.querySelectorAll(".bpe-pickable")[0];
-  assert.equal(root.innerHTML, "<rows>");
+  assert.equal(root.innerHTML, rowsHtml(ROWS));
   // stand in for the browser parsing the rows' HTML
   root.append(...rows([[10, 11]]).children);
   root.listeners.click[0]({ target: tokenAt(root, 0, 1) });
@@ -136,15 +144,17 @@ test("mount: the rows once per signature, a click reports the pick with the toke
   assert.equal(root.querySelectorAll(".bpe-built-slot")[0].children[0].textContent, "Building its merge tree…");
   // the server answers: same rows (kept as they are), the panel under the token
   cleanup();
-  cleanup = mount(component({ ...msg, tree: { row: 0, index: 1, id: 11, html: "<panel>" } }));
+  cleanup = mount(component({ ...msg, tree: { row: 0, index: 1, id: 11, panel: PANEL } }));
   assert.equal(parent.querySelectorAll(".bpe-pickable").length, 1);
-  assert.equal(root.querySelectorAll(".bpe-built-slot")[0].innerHTML, "<panel>");
+  assert.equal(root.querySelectorAll(".bpe-built-slot")[0].innerHTML, panelHtml(PANEL));
   root.listeners.click[0]({ target: tokenAt(root, 0, 1) });
   assert.deepEqual(reports.pop(), ["picked", null]);
   assert.equal(root.querySelectorAll(".bpe-built-slot").length, 0);
   cleanup();
   assert.equal(root.listeners.click.length, 0);
   // new rows replace the old ones
-  mount(component({ ...msg, sig: "h2", rows: "<other rows>" }));
-  assert.equal(root.innerHTML, "<other rows>");
+  const other = [{ ...ROWS[0], label: "<B>" }];
+  mount(component({ ...msg, sig: "h2", rows: other }));
+  assert.equal(root.innerHTML, rowsHtml(other));
+  assert.ok(root.innerHTML.includes("<b>&lt;B&gt;</b>"));
 });

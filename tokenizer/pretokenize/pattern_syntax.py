@@ -541,16 +541,6 @@ class SafeCuts:
                 allowed[i, j] = not (y.atoms & banned)
         self._allowed = allowed
 
-    def symbol_of(self, char: str) -> int:
-        """The index of the symbol ``char`` belongs to."""
-        import numpy as np  # imported where used (a module attribute would stop SafeCuts pickling)
-
-        return int(self._symbol_at[np.searchsorted(self._starts, ord(char), side="right") - 1])
-
-    def is_cut(self, text: str, i: int) -> bool:
-        """Whether cutting ``text`` before index ``i`` is safe."""
-        return 0 < i < len(text) and bool(self._allowed[self.symbol_of(text[i - 1]), self.symbol_of(text[i])])
-
     def find(self, text: str, start: int) -> int:
         """The first safe cut at or after ``start`` (strictly inside ``text``), or -1.
 

@@ -8,6 +8,7 @@
 - ``training``: where a training runs (the page's thread, or the server's worker processes)
 - ``cache``: what is kept for every session and what per session (the policy)
 - ``errors``: expected failures as a message on the page
+- ``draw``: spans, rows, pieces and merge trees, sent as records to the browser's one renderer (``ui/web/draw.js``)
 - ``user_text``: the text a user works on (the limit, its modes, the counts); ``upload``: upload limits and decoding
 
 The sample texts and training corpora are in ``ui.content``; the server (the database, the

@@ -142,10 +142,8 @@ def sidebar() -> None:
 def start_up() -> bool:
     """Once per server process: ``tokenizer.configure()``, load OpenAI's three encodings, then ``gc.freeze()``.
 
-    Every full collection during a rerun walks every long-lived object the collector tracks (Streamlit, pandas,
-    Altair, the encodings' tables); ``gc.freeze()`` moves what is alive now into a generation that collections skip
-    (docs/performance.md has the measurement). Only r50k, cl100k and o200k (``provision.ESSENTIAL``): every page
-    starts with one of them; the others load when someone first picks one, not on every server for every session.
+    ``gc.freeze()`` keeps collections during reruns from walking the long-lived tables (docs/performance.md). Only
+    ``provision.ESSENTIAL``, which every page starts with; the others load when someone first picks one.
     """
     tokenizer.configure()  # tiktoken, wherever it is imported, reads the provisioned files offline
     for name in ESSENTIAL:

@@ -70,18 +70,9 @@ def binary_kind(data: bytes) -> str | None:
     for magic, kind in SIGNATURES.items():
         if data.startswith(magic):
             return kind
-    if looks_binary(data):
+    if b"\x00" in data[:8192]:  # NUL bytes near the start: an image, archive or program, not text
         return "a binary file (an image, archive or program: it contains NUL bytes)"
     return None
-
-
-def looks_binary(data: bytes) -> bool:
-    """NUL bytes near the start: an image, archive or executable, not text.
-
-    >>> looks_binary(b"PK\\x03\\x04\\x00\\x00"), looks_binary("héllo".encode("latin-1"))
-    (True, False)
-    """
-    return b"\x00" in data[:8192]
 
 
 def decode_corpus(data: bytes, name: str = "the file", *, replace: bool = False) -> DecodedText:

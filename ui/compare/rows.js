@@ -1,9 +1,11 @@
 // Compare's rows of spans in the page (mounted by ui/compare/rows.py with Streamlit's public st.components.v2.component).
 //
-// The rows are the server's HTML (ui/render/spans.py render_rows, every piece of user text escaped there). A click on
+// The rows are the server's records, drawn by ../web/draw.js (every piece of user text escaped there). A click on
 // a token outlines it at once and tells the server which token it was (setStateValue "picked": row, position, id and
-// the signature of the tokens); the server answers with how that token was built (ui/render/trees.py panel_html), which this
+// the signature of the tokens); the server answers with how that token was built (a panel record, ../web/trees.js), which this
 // puts right under that token's row. Clicking the token again, or the panel's × button, closes it.
+import { rowsHtml } from "../web/draw.js";
+import { panelHtml } from "../web/trees.js";
 
 /** The token span a click landed on, as {row, index, id}: its row among root's rows and its place in that row. */
 export function pickAt(root, target) {
@@ -47,14 +49,15 @@ export function place(root, pick, panel) {
   return true;
 }
 
-/** The panel's frame: a labelled region with a close button, holding the server's HTML (escaped there) or a note. */
-export function frame(doc, { html = "", note = "" }, onClose) {
+/** The panel's frame: a labelled region with a close button, holding how the token was built (a panel record) or a
+ *  note. */
+export function frame(doc, { panel = null, note = "" }, onClose) {
   const slot = doc.createElement("div");
   slot.className = "bpe-built-slot";
   slot.setAttribute("role", "region");
   slot.setAttribute("aria-label", "How the token was built");
-  if (html) {
-    slot.innerHTML = html;
+  if (panel) {
+    slot.innerHTML = panelHtml(panel);
   } else {
     const wait = doc.createElement("div");
     wait.className = "bpe-built";
@@ -91,7 +94,7 @@ export default function mount(component) {
   }
   const { root } = held;
   if (held.sig !== msg.sig) {
-    root.innerHTML = msg.rows || ""; // the server's escaped HTML, as st.html would show it
+    root.innerHTML = rowsHtml(msg.rows || [], msg.options || {});
     held.sig = msg.sig;
   }
   const doc = root.ownerDocument;

@@ -1,8 +1,8 @@
 """Compare's rows of spans as a component you can click (``rows.js``, Streamlit's public ``st.components.v2.component``):
 a click on a token reports it, and the server answers with how that token was built, drawn under its row.
 
-The rows are the HTML ``ui.render.spans.render_rows`` draws (escaped there); the panel is
-``ui.render.trees.panel_html``. The browser keeps the rows while the signature of their HTML is the same, so a
+The server sends the rows and the panel as records (``ui.render.records``), drawn by ``ui/web/draw.js``. The
+browser keeps the rows while their signature is the same, so a
 click costs one small message each way. A pick carries the signature of the tokens it was made on (the
 tokenizers and their ids: showing whitespace keeps it, another text does not), so a click on rows that have
 since changed is ignored.
@@ -35,9 +35,9 @@ def _component():
 
 
 def signature(value: object) -> str:
-    """A short name for one drawing of the rows (its HTML) or for the tokens in them (a tuple of keys and ids).
+    """A short name for one drawing of the rows (their records) or for the tokens in them (a tuple of keys and ids).
 
-    >>> signature("<div>a</div>") == signature("<div>a</div>") != signature("<div>b</div>")
+    >>> signature(("a", 1)) == signature(("a", 1)) != signature(("b", 1))
     True
     """
     return hashlib.blake2b(repr(value).encode("utf-8"), digest_size=8).hexdigest()
@@ -89,8 +89,18 @@ def reported(key: str) -> Any:
     return value.get("picked") if hasattr(value, "get") else None
 
 
-def show(rows_html: str, html_sig: str, tokens_sig: str, *, key: str, tree: dict | None, on_pick: Callable[[], None]) -> None:
-    """Mount the rows. ``html_sig`` is ``signature(rows_html)``, kept by the caller with the HTML; ``tokens_sig`` goes
-    back with every pick; ``tree`` is ``{"row", "index", "id", "html"}`` for the panel under the picked token, or None."""
-    data = {"sig": html_sig, "tokens": tokens_sig, "rows": rows_html, "tree": tree}
+def show(
+    rows: list[dict],
+    show_whitespace: bool,
+    sig: str,
+    tokens_sig: str,
+    *,
+    key: str,
+    tree: dict | None,
+    on_pick: Callable[[], None],
+) -> None:
+    """Mount the rows (``ui.render.records.rows``). ``sig`` is their signature, kept by the caller with them;
+    ``tokens_sig`` goes back with every pick; ``tree`` is ``{"row", "index", "id", "panel"}`` for the panel under the
+    picked token (``records.panel``), or None."""
+    data = {"sig": sig, "tokens": tokens_sig, "rows": rows, "options": {"showWhitespace": show_whitespace}, "tree": tree}
     _component()(key=key, data=data, on_picked_change=on_pick, height="content")

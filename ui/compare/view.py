@@ -2,7 +2,7 @@
 diff, and the built-in sample set's compression leaderboard.
 
 ``pages/compare.py`` calls these in order. Computing lives in ``model``; HTML in
-``ui.render.spans``, charts in ``ui.render.charts``.
+``ui.common.draw`` (records drawn in the browser), charts in ``ui.render.charts``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from tokenizer.spm import difference_note
 from ui.common import cache, errors, presenter, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
-from ui.render import charts, trees
+from ui.render import charts, records
 from ui.render.markdown import md
-from ui.render.spans import Row, render_rows
+from ui.render.records import Row
 
 from . import model
 from . import rows as pickable
@@ -297,12 +297,12 @@ def show_rows(results: Sequence[Tokenized], *, show_whitespace: bool, diff: Boun
     # the same rows come back on most reruns (a toggle below, the leaderboard's measure): drawn once per session
     tokens = tuple((r.key, r.label, tuple(r.ids)) for r in results)
 
-    def draw() -> tuple[str, str]:  # the HTML and its signature (a hash of a few hundred kB: once, with it)
-        html_text = render_rows(rows, show_whitespace=show_whitespace, limit=model.SPAN_LIMIT)
-        return html_text, pickable.signature(html_text)
+    def build() -> tuple[list[dict], str]:  # the records and their signature (a hash of a few hundred kB: once, with it)
+        drawn = records.rows(rows, model.SPAN_LIMIT)
+        return drawn, pickable.signature((drawn, show_whitespace))
 
-    rows_html, html_sig = cache.for_session("compare.rows_html", (tokens, show_whitespace, diff is not None), draw, maxsize=4)
-    _pickable_rows(results, rows_html, html_sig, pickable.signature(tokens))
+    drawn, sig = cache.for_session("compare.rows", (tokens, show_whitespace, diff is not None), build, maxsize=4)
+    _pickable_rows(results, drawn, show_whitespace, sig, pickable.signature(tokens))
     note = (
         "Click a token to see how it was built: its merge tree down to bytes, with each merge's rank, under its row. "
         "Hover a token for its id, bytes and text; a token's colour is the same on every page."
@@ -319,22 +319,22 @@ def _on_pick() -> None:
 
 
 @st.fragment
-def _pickable_rows(results: Sequence[Tokenized], rows_html: str, html_sig: str, tokens_sig: str) -> None:
+def _pickable_rows(results: Sequence[Tokenized], drawn: list[dict], show_whitespace: bool, sig: str, tokens_sig: str) -> None:
     """The rows, and under the clicked token's row how it was built; in a fragment, so a click reruns only this."""
     pick = pickable.check_pick(pickable.parse_pick(STATE["picked"], tokens_sig), [r.spans for r in results], model.SPAN_LIMIT)
     tree = None
     if pick is not None:
         r = results[pick.row]
         with errors.shown(prefix=f"{r.label}: "):
-            tree = {"row": pick.row, "index": pick.index, "id": pick.id, "html": built_html(r, pick.index)}
-    pickable.show(rows_html, html_sig, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick)
+            tree = {"row": pick.row, "index": pick.index, "id": pick.id, "panel": built(r, pick.index)}
+    pickable.show(drawn, show_whitespace, sig, tokens_sig, key=STATE.key("rows"), tree=tree, on_pick=_on_pick)
 
 
-def built_html(result: Tokenized, index: int) -> str:
-    """How the token at ``index`` in ``result`` was built (``trees.panel_html``), under that row's tokenizer."""
+def built(result: Tokenized, index: int) -> dict:
+    """How the token at ``index`` in ``result`` was built (``records.panel``), under that row's tokenizer."""
     tok = result.tok
     span = result.spans[index]
-    return trees.panel_html(tok.merge_tree(span.id), tok.rank_of, where=result.label, special=span.special)
+    return records.panel(tok.merge_tree(span.id), tok.rank_of, where=result.label, special=span.special)
 
 
 def show_stats(text: str, results: Sequence[Tokenized]) -> None:

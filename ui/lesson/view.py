@@ -1,6 +1,6 @@
 """The Lesson page: one chapter at a time, its live figure, what to notice, and questions the app checks.
 
-Every figure is drawn by the components the other pages use (``ui.render.spans`` rows, ``ui.render.chunks``,
+Every figure is drawn by the components the other pages use (``ui.common.draw``'s rows and chunks,
 ``ui.render.charts``, Step through's stepper), from the ``tokenizer`` core; ``model`` holds the chapters'
 texts and the questions. The chapter and the step live in the address bar (``/lesson?chapter=3&step=5``):
 a teacher can link to a step. Back / Next, PageUp / PageDown (and ← → where no stepper takes them) move
@@ -19,15 +19,14 @@ import streamlit as st
 
 from tokenizer import Tokenizer
 from tokenizer.trace import make_spans
-from ui.common import cache, errors, presenter, state, tokenizers, urlstate, workspace
+from ui.common import cache, draw, errors, presenter, state, tokenizers, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.compare import languages
 from ui.compare import token_tax as tax
 from ui.pretokenize import model as pretok
 from ui.render import charts
-from ui.render.chunks import ChunkRow, chunk_rows
 from ui.render.markdown import md
-from ui.render.spans import Row, render_rows, render_spans
+from ui.render.records import Row
 from ui.step import model as step_model
 from ui.step import payload, stepper
 from ui.web import model as web_model
@@ -273,7 +272,7 @@ def bytes_figure(ch: model.Chapter) -> None:
     text = _text(ch)
     chars = _spans(tokenizers.get("chars"), text)
     data = _spans(tokenizers.get("bytes"), text)
-    st.html(render_rows([Row("Characters", chars), Row("UTF-8 bytes", data)]))
+    draw.rows([Row("Characters", chars), Row("UTF-8 bytes", data)])
     with presenter.fold("Each character's code point and bytes"):
         st.dataframe(model.bytes_table(text), hide_index=True, height=min(300, 38 + 35 * len(text)), width="stretch")
     _link("/compare", "Open on Compare (characters against bytes)", {"tokenizers": "chars,bytes"}, text)
@@ -353,7 +352,7 @@ def paragraph_figure(ch: model.Chapter) -> None:
     frame = cache.for_session("lesson.curve", text, lambda: model.compression_frame(tok, text), owner=tok, maxsize=2)
     left, right = st.columns([3, 2])
     with left:
-        st.html(render_rows([Row(f"After {vocab - 256} merges", _spans(small, text))]))
+        draw.rows([Row(f"After {vocab - 256} merges", _spans(small, text))])
         st.dataframe(model.merges_frame(small), hide_index=True, height=210, width="stretch")
     with right:
         presenter.chart(
@@ -384,7 +383,7 @@ def encode_figure(ch: model.Chapter) -> None:
     c1.markdown(f"**Decoded back:** {'the same text ✓' if back == text else 'a different text ✗'}")
     with c2:
         st.markdown('**`decode([128])`**: byte 0x80 alone is no UTF-8 character, so `errors="replace"` gives `�`:')
-        st.html(render_spans(make_spans([(128, bytes([128]))]), caption="Token 128"))
+        draw.spans(make_spans([(128, bytes([128]))]), caption="Token 128")
         st.code(f"decode([128]) == {Tokenizer().decode([128])!r}", language="python")
     _open_on_step(ch.n, tok, model.PARAGRAPH, "encoding", text)
 
@@ -392,19 +391,19 @@ def encode_figure(ch: model.Chapter) -> None:
 def split_figure(ch: model.Chapter) -> None:
     text = _text(ch)
     choices = pretok.builtin_choices()
-    rows = [ChunkRow(f"{choices[k].label} pattern", pretok.chunk_spans(pretok.split(choices[k], text))) for k in ("gpt2", "gpt4")]
-    st.html(chunk_rows(rows))
+    rows = [Row(f"{choices[k].label} pattern", pretok.chunk_spans(pretok.split(choices[k], text))) for k in ("gpt2", "gpt4")]
+    draw.rows(rows, kind="chunks", show_whitespace=True)
     gpt2 = tokenizers.get("r50k_base")
     etrace = cache.for_session("lesson.split", text, lambda: gpt2.encode_trace(text), owner=gpt2, maxsize=4)
     spans = etrace.spans_at(len(etrace.steps))
-    st.html(render_rows([Row("GPT-2's tokens, chunk boundaries dashed", spans, cuts=step_model.chunk_cuts(spans, etrace))]))
+    draw.rows([Row("GPT-2's tokens, chunk boundaries dashed", spans, cuts=step_model.chunk_cuts(spans, etrace))])
     _link("/", "Open on Tokenize (GPT-2)", {"tokenizer": "r50k_base"}, text)
 
 
 def models_figure(ch: model.Chapter) -> None:
     text = _text(ch, height=130)
     rows = [Row(label, _spans(tokenizers.get(name), text)) for name, label in OFFICIAL.items()]
-    st.html(render_rows(rows, show_whitespace=True))
+    draw.rows(rows, show_whitespace=True)
     with presenter.fold("GPT-2's ids 240-270: the last bytes, the first merges"):
         st.dataframe(model.gpt2_ids(tokenizers.get("r50k_base")), hide_index=True, height=240, width="stretch")
     _link("/compare", "Open on Compare (GPT-2, GPT-4, GPT-4o)", {"tokenizers": ",".join(OFFICIAL)}, text)
@@ -427,7 +426,7 @@ def special_figure(ch: model.Chapter) -> None:
         Row("Read as text", _spans(tok, text, disallowed_special=())),
         Row("Allowed as a special token", _spans(tok, text, allowed_special="all")),
     ]
-    st.html(render_rows(rows))
+    draw.rows(rows)
     _link("/", "Open on Tokenize", {"tokenizer": name}, text)
 
 
@@ -459,11 +458,7 @@ def cost_figure(ch: model.Chapter) -> None:
     text = _text(ch)
     left, right = st.columns([3, 2])
     with left:
-        st.html(
-            render_rows(
-                [Row(label, _spans(tokenizers.get(name), text)) for name, label in OFFICIAL.items()], show_whitespace=True
-            )
-        )
+        draw.rows([Row(label, _spans(tokenizers.get(name), text)) for name, label in OFFICIAL.items()], show_whitespace=True)
     with right, presenter.fold("The token tax of 22 languages"):
         presenter.chart(_tax(tuple(OFFICIAL)), width="stretch")
     _link("/compare", "Open on Compare (the token tax is there too)", {"tokenizers": ",".join(OFFICIAL)}, text)
@@ -580,34 +575,24 @@ def why_figure(q: model.Question, answer: str) -> None:
     n = int(q.id.split(".")[0])
     s = q.subject
     if n == 1:
-        st.html(
-            render_rows(
-                [Row("Characters", _spans(tokenizers.get("chars"), s)), Row("UTF-8 bytes", _spans(tokenizers.get("bytes"), s))]
-            )
-        )
+        draw.rows([Row("Characters", _spans(tokenizers.get("chars"), s)), Row("UTF-8 bytes", _spans(tokenizers.get("bytes"), s))])
     elif n in (2, 3):
         presenter.chart(charts.top_pairs(model.pair_frame(s, top=6)), width="stretch")
     elif n == 5:
         tok = model.paragraph_tokenizer(256 + dict(q.detail)["merges"])
-        st.html(render_rows([Row(f"{len(tok.encode(s))} tokens", _spans(tok, s))]))
+        draw.rows([Row(f"{len(tok.encode(s))} tokens", _spans(tok, s))])
     elif n == 6:
         choice = pretok.builtin_choices()["gpt2"]
-        st.html(chunk_rows([ChunkRow("GPT-2 pattern", pretok.chunk_spans(pretok.split(choice, s)))]))
+        draw.rows([Row("GPT-2 pattern", pretok.chunk_spans(pretok.split(choice, s)))], kind="chunks", show_whitespace=True)
     elif n == 7:
-        st.html(
-            render_rows(
-                [Row(OFFICIAL[k], _spans(tokenizers.get(k), s)) for k in ("r50k_base", "cl100k_base")], show_whitespace=True
-            )
-        )
+        draw.rows([Row(OFFICIAL[k], _spans(tokenizers.get(k), s)) for k in ("r50k_base", "cl100k_base")], show_whitespace=True)
     elif n == 8:
         tok = tokenizers.get(dict(q.detail)["encoding"])
-        st.html(
-            render_rows(
-                [
-                    Row("Read as text", _spans(tok, s, disallowed_special=())),
-                    Row("Allowed as a special token", _spans(tok, s, allowed_special="all")),
-                ]
-            )
+        draw.rows(
+            [
+                Row("Read as text", _spans(tok, s, disallowed_special=())),
+                Row("Allowed as a special token", _spans(tok, s, allowed_special="all")),
+            ]
         )
     elif n == 4:
         tok = model.paragraph_tokenizer()
@@ -618,6 +603,6 @@ def why_figure(q: model.Question, answer: str) -> None:
         tid = int(answer.split(":")[0])
         text = tok.vocab[tid].decode("utf-8", "replace")
         rows = [Row(f"Token {tid} itself", make_spans([(tid, tok.vocab[tid])])), Row("Its text, encoded", _spans(tok, text))]
-        st.html(render_rows(rows, show_whitespace=True))
+        draw.rows(rows, show_whitespace=True)
     elif q.id == "9.exact" and answer:
-        st.html(render_rows([Row("GPT-4o (o200k_base)", _spans(tokenizers.get("o200k_base"), answer))], show_whitespace=True))
+        draw.rows([Row("GPT-4o (o200k_base)", _spans(tokenizers.get("o200k_base"), answer))], show_whitespace=True)

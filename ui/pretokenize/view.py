@@ -2,7 +2,7 @@
 by side with the places where they cut differently, each pattern's rule, and a probes table.
 
 ``pages/pretokenize.py`` calls ``page``. Computing lives in ``model``; the rows are drawn
-by ``ui.render.chunks``; the diff comes from Compare's ``boundary_diff``.
+by ``ui.common.draw.chunks``; the diff comes from Compare's ``boundary_diff``.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 
 import streamlit as st
 
-from ui.common import cache, errors, presenter, state, user_text
+from ui.common import cache, draw, errors, presenter, state, user_text
 from ui.compare.model import boundary_diff
 from ui.content import samples
-from ui.render.chunks import ChunkRow, chunk_rows
 from ui.render.markdown import md
+from ui.render.records import Row
 
 from . import model
 
@@ -175,11 +175,11 @@ def results(text: str, chosen: list[model.PatternChoice], figure: Any) -> None:
     splitting = {label: spans[label] for label, c, _ in split if c.pattern is not None}
     diff = boundary_diff(splitting) if STATE["diff"] and len(splitting) > 1 else None
     rows = [
-        ChunkRow(label, spans[label], diff.dim.get(label, ()) if diff else (), diff.cuts.get(label, ()) if diff else ())
+        Row(label, spans[label], diff.dim.get(label, ()) if diff else (), diff.cuts.get(label, ()) if diff else ())
         for label, _, _ in split
     ]
     with figure:
-        st.html(chunk_rows(rows, show_whitespace=STATE["whitespace"], limit=CHUNK_LIMIT))
+        draw.rows(rows, kind="chunks", show_whitespace=STATE["whitespace"], limit=CHUNK_LIMIT)
         st.caption(
             "Each box is one chunk; BPE then merges bytes inside each box separately. Hover a chunk for its number and bytes."
         )

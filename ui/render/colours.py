@@ -1,8 +1,8 @@
 """Colour arithmetic for readable token colours: WCAG contrast and colour-vision-deficiency simulation.
 
-Pure functions (no Streamlit). ``spans.PALETTE`` is checked with them: every token
-background gives the page's text colours a contrast of at least
-``MIN_TEXT_CONTRAST`` (WCAG AAA is 7:1), and ``spans.colors_for`` never gives two
+Pure functions (no Streamlit). The browser's palette (``ui/web/spans.js`` ``PALETTE``) is checked with them
+(tests/ui/render/test_colours.py): every token background gives the page's text colours a contrast of at least
+``MIN_TEXT_CONTRAST`` (WCAG AAA is 7:1), and ``spans.js`` ``colorsFor`` never gives two
 neighbouring tokens colours that a reader with protanopia, deuteranopia or
 tritanopia would see as alike (``confusable``). Token boundaries never depend on
 colour alone: every token also has a thin border (``style.css``).
@@ -27,6 +27,8 @@ CVD_MATRICES: dict[str, tuple[tuple[float, float, float], ...]] = {
 MIN_DELTA_E = 12.0
 #: The least contrast a token background gives the text drawn on it.
 MIN_TEXT_CONTRAST = 7.0
+#: The colours of text drawn on a token: the text, whitespace glyphs, hex bytes (``style.css``).
+TEXT_COLOURS = ("#111111", "#303036", "#5c1010")
 
 
 def rgb(hex_colour: str) -> tuple[int, int, int]:

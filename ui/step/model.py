@@ -8,7 +8,7 @@ applies the j-th merge rank that occurs in the text, everywhere at once.
 Both use one ``EncodeTrace`` of the shown text (``tok.encode_trace``), computed once
 and replayed to any step: the state after k merges is the trace's steps with rank
 below k, which is exactly ``tok.truncated(k).encode(text)`` (a test checks it).
-The cards and the ladder are drawn by ``ui.render.cards``, the curves by
+The cards are drawn in the page (``ui/web/cards.js``), the ladder by ``ui.common.draw``, the curves by
 ``ui.render.charts``.
 """
 
@@ -49,11 +49,6 @@ def steps_below(trace: EncodeTrace, k: int) -> int:
     """
     ranks = [s.rank for s in trace.steps]
     return bisect_left(ranks, k)
-
-
-def spans_after_merges(trace: EncodeTrace, k: int) -> list[Span]:
-    """The text's spans after the tokenizer's first ``k`` merges."""
-    return trace.spans_at(steps_below(trace, k))
 
 
 def new_token_highlight(spans: Sequence[Span], step: EncodeStep | None) -> set[int]:
@@ -335,16 +330,10 @@ def steps_frame(tok: Tokenizer, trace: EncodeTrace) -> pd.DataFrame:
     )
 
 
-def encode_length_frame(trace: EncodeTrace) -> pd.DataFrame:
-    """``step, tokens`` from 0 (the bytes) to the end."""
-    start = trace.initial_count
-    return pd.DataFrame({"step": [0] + [s.step for s in trace.steps], "tokens": [start] + [s.n_tokens for s in trace.steps]})
-
-
 def word_ladder(tok: Tokenizer, word: str) -> list[tuple[str, list[Span], set[int]]]:
     """How one word is built, from its bytes to its tokens: ``(what happened, spans after it, new spans)`` per step.
 
-    The rows ``ui.render.cards.ladder_html`` draws.
+    The rows ``ui.common.draw.ladder`` draws.
 
     >>> from tokenizer import train
     >>> [(what, len(spans), new) for what, spans, new in word_ladder(train("aaabdaaabac", 259, pattern=None), "aaab")]

@@ -21,10 +21,9 @@ from contextlib import nullcontext
 import streamlit as st
 
 from tokenizer.spm import difference_note
-from ui.common import cache, errors, presenter, state, tokenizers, training, urlstate, workspace
+from ui.common import cache, draw, errors, presenter, state, tokenizers, training, urlstate, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
-from ui.render import cards
 from ui.render.markdown import md
 
 from . import model, payload, stepper
@@ -297,7 +296,7 @@ def _word_section(tok) -> None:
         return
     with errors.shown():
         ladder = cache.for_session("step.ladder", word, lambda: model.word_ladder(tok, word), owner=tok, maxsize=16)
-        st.html(cache.for_session("step.ladder_html", word, lambda: cards.ladder_html(ladder), owner=tok, maxsize=16))
+        draw.ladder(ladder)
         st.caption(
             f"{len(ladder) - 1} merge{'s' if len(ladder) != 2 else ''} turn {len(ladder[0][1])} bytes into {len(ladder[-1][1])} "
             f"token{'s' if len(ladder[-1][1]) != 1 else ''}, lowest rank first."

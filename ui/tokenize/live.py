@@ -31,7 +31,7 @@ from tokenizer import Tokenizer
 from tokenizer.models.fetch import data_dir
 from tokenizer.models.provision import ESSENTIAL
 from tokenizer.spm import difference_note
-from ui.common import cache, errors, presenter, state, user_text, workspace
+from ui.common import cache, draw, errors, presenter, state, user_text, workspace
 from ui.common import tokenizers as tk
 from ui.render import trees
 from ui.render.markdown import md
@@ -204,7 +204,7 @@ def tree_panel(tok) -> None:
         head, close = st.columns([6, 1], vertical_alignment="center")
         head.markdown(f"**How token {tid} was built**, from bytes up (click another token to see its own)")
         close.button("Close", key=STATE.key("tree_close"), on_click=_close_tree, width="stretch")
-        st.html(trees.tree_html(tok.merge_tree(tid), tok.rank_of))
+        draw.tree(tok.merge_tree(tid), tok.rank_of)
         st.caption(trees.explain(tok, tid))
 
 

@@ -1,19 +1,18 @@
 """Tokenize's "Cut into pieces of N tokens" section: the text's tokens in pieces of at most N, drawn as bands of
 spans, counted per piece, charted, and downloadable as JSON lines.
 
-``pages/tokenize.py`` calls ``section(inp, res)`` below the spans. Computing lives in
-``pieces``; the bands in ``ui.render.pieces`` (each piece's tokens drawn by
-``render_spans``), the chart in ``ui.render.charts.piece_sizes``. Everything here comes
-from the user's text, so it is kept in this session only.
+``pages/tokenize.py`` calls ``section(inp, res)`` below the spans. Computing lives in ``pieces``; the bands are
+drawn in the browser (``ui.common.draw``), the chart in ``ui.render.charts.piece_sizes``. Everything here comes from
+the user's text, so it is kept in this session only.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, presenter, state
+from ui.common import cache, draw, errors, presenter, state
 from ui.render import charts
-from ui.render.pieces import PieceRow, render_pieces
+from ui.render.records import PieceRow
 
 from . import pieces
 from .model import Input, Result
@@ -81,23 +80,16 @@ def section(inp: Input, res: Result) -> None:
             presenter.chart(charts.piece_sizes(table, int(n)), width="stretch")
         ws = bool(st.session_state.get("tokenize.whitespace", False))  # the page's own switch, above the spans
 
-        def bands() -> str:  # the bands up to SPAN_LIMIT tokens: the pieces beyond are in the table and the download
-            rows, drawn = [], 0
-            for p in cut:
-                if drawn >= SPAN_LIMIT:
-                    break
-                detail = f"{_plural(len(p.spans), 'token')} · {_plural(p.characters, 'character')} · from token {p.first:,}"
-                rows.append(PieceRow(f"Piece {p.index + 1}", detail, p.spans, broken.get(p.index, "")))
-                drawn += len(p.spans)
-            html_text = render_pieces(
-                rows, show_whitespace=ws, limit=SPAN_LIMIT, tooltips=False
-            )  # the spans above have the full ones
-            left = len(cut) - len(rows)
-            if left:
-                html_text += f'<div class="bpe-more">{left:,} more piece{"s" if left != 1 else ""}: see the table.</div>'
-            return html_text
-
-        st.html(cache.for_session("pieces.html", (key, ws), bands, maxsize=2))
+        rows = [
+            PieceRow(
+                f"Piece {p.index + 1}",
+                f"{_plural(len(p.spans), 'token')} · {_plural(p.characters, 'character')} · from token {p.first:,}",
+                p.spans,
+                broken.get(p.index, ""),
+            )
+            for p in cut
+        ]
+        draw.pieces(rows, limit=SPAN_LIMIT, show_whitespace=ws)  # up to SPAN_LIMIT tokens: the rest are in the table
         st.dataframe(
             table,
             hide_index=True,

@@ -1,7 +1,7 @@
 """The Tokenize page's parts: input (text or chat), tokenizing, and what is drawn.
 
 ``pages/tokenize.py`` calls these in order. Computing lives in ``model``; HTML in
-``ui.render.spans``.
+``ui.common.draw``.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.common import cache, errors, presenter, state, urlstate, user_text
+from ui.common import cache, draw, errors, presenter, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
 from ui.render.markdown import md
-from ui.render.spans import render_spans, scroll_box
 
 from . import model
 from .model import Input, Result
@@ -272,14 +271,12 @@ def decode_ids(inp: Input) -> tuple[Input, Result | None]:
             f"**{counts.tokens:,} token{'s' if counts.tokens != 1 else ''}** decode to **{counts.characters:,} characters** ({counts.bytes:,} bytes) under {md(inp.chosen().label)}:"
         )
         st.html(decoded_html(text))
-        st.html(
-            scroll_box(
-                render_spans(
-                    spans, show_whitespace=bool(STATE["whitespace"]), limit=model.SPAN_LIMIT, caption="The decoded tokens"
-                ),
-                height=420,
-                label="The decoded tokens",
-            )
+        draw.spans(
+            spans,
+            show_whitespace=bool(STATE["whitespace"]),
+            limit=model.SPAN_LIMIT,
+            caption="The decoded tokens",
+            scroll=(420, "The decoded tokens"),
         )
         st.button(
             "Tokenize this text",

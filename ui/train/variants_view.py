@@ -17,12 +17,11 @@ import streamlit as st
 from tokenizer.bpe.methods import training_record
 from tokenizer.bpe.parity import join_parallel
 from tokenizer.bpe.superwords import SUPERBPE_PATTERN
-from ui.common import cache, errors, presenter, state, tokenizers, training, workspace
+from ui.common import cache, draw, errors, presenter, state, tokenizers, training, workspace
 from ui.common.tokenizers import USER
 from ui.compare import languages, token_tax
 from ui.render import charts
 from ui.render.markdown import md
-from ui.render.spans import render_spans
 
 from . import model, variants, view
 
@@ -571,5 +570,5 @@ def _side_by_side(excerpt: str, before: tuple, after: tuple, outlined, what: str
                 continue
             spans = tok.encode_spans(excerpt, disallowed_special=())
             highlight = outlined(spans) if last else ()
-            st.html(render_spans(spans, show_whitespace=True, highlight=highlight, caption=caption))
+            draw.spans(spans, show_whitespace=True, highlight=highlight, caption=caption)
             st.caption(f"{len(spans):,} tokens; outlined: {what}." if last else f"{len(spans):,} tokens.")

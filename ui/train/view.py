@@ -13,12 +13,11 @@ import time
 import streamlit as st
 
 from tokenizer.trace import make_spans
-from ui.common import cache, errors, presenter, state, training, upload, workspace
+from ui.common import cache, draw, errors, presenter, state, training, upload, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import charts
 from ui.render.markdown import md
-from ui.render.spans import render_spans
 
 from . import downloads, model
 
@@ -195,7 +194,7 @@ def settings_section(text: str | None, title: str) -> dict | None:
             problems.append(err)
         else:
             st.caption("How it cuts a test sentence:")
-            st.html(render_spans(_chunk_spans(chunks), show_whitespace=True))
+            draw.spans(_chunk_spans(chunks), show_whitespace=True)
     st.text_input(
         "Special tokens",
         key=STATE.key("specials"),

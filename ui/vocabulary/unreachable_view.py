@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import cache, errors, state, tokenizers
+from ui.common import cache, draw, errors, state, tokenizers
 from ui.render import trees
 
 from . import unreachable
@@ -101,4 +101,4 @@ def section(choice: tokenizers.Choice) -> None:
         if mine != key or picked not in set(table["id"]):
             picked = int(table["id"].iloc[0])
         st.markdown(f"**Merge tree of id {picked:,}**")
-        st.html(trees.tree_html(tok.merge_tree(picked), tok.rank_of))
+        draw.tree(tok.merge_tree(picked), tok.rank_of)

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from tokenizer.spm import difference_note
-from ui.common import cache, errors, presenter, state, tokenizers, workspace
+from ui.common import cache, draw, errors, presenter, state, tokenizers, workspace
 from ui.common.tokenizers import USER
 from ui.content import corpora
 from ui.render import charts, trees
@@ -266,7 +266,7 @@ def merge_tree(tok, df: pd.DataFrame) -> None:
         st.warning(md(STATE["tree_note"]), icon="🧩")
     with errors.shown():
         tree = tok.merge_tree(int(tid))
-        st.html(trees.tree_html(tree, tok.rank_of))
+        draw.tree(tree, tok.rank_of)
         st.caption(trees.explain(tok, int(tid)))  # how it was built, and what its rank says of its id
 
 

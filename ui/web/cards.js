@@ -1,5 +1,4 @@
-// Step through's merge cards in the browser: a mirror of ui/render/cards.py (merge_card, note_card), the same
-// HTML for the same merge (tests/web/spans.test.mjs checks it against the Python renderer).
+// Step through's merge cards (left + right → new) and notes, drawn in the page by the stepper (tests/web/spans.test.mjs).
 import { colorsFor, escapeHtml, hexBytes, tokenHtml } from "./spans.js";
 
 function chip(id, bytes, color, isNew = false) {

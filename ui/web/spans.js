@@ -1,14 +1,15 @@
-// Coloured token spans as HTML, in the browser: a mirror of ui/render/spans.py (and of the display helpers of
-// tokenizer/display.py it uses). The same tokens give the same HTML string, character for character
-// (tests/web/spans.test.mjs checks it against the Python renderer on generated cases), so a page that draws
-// its spans here looks exactly like one the server draws, and is styled by the same ui/render/style.css.
+// Coloured token spans as HTML: the app's one renderer of them. draw.js draws the server's records with it, and the
+// live view and Step through draw their own, so every page's spans look alike by construction, styled by
+// ui/render/style.css. Its text helpers (visible, decodeParts) give what tokenizer/display.py gives for the Python
+// tables (tests/web/spans.test.mjs checks them on generated cases).
 //
 // Every piece of user text goes through escapeHtml (Python's html.escape), so pasted <script> or
 // <img onerror=...> is shown as text and never runs. A token is its bytes (a Uint8Array): a token can hold
 // part of a character, which is shown as hex, <F0 9F>, never decoded on its own.
 import { isPrintable } from "./unicode.js";
 
-// Paul Tol's "light" scheme (ui/render/spans.py says why), and for each palette slot the slots that may
+// Paul Tol's "light" scheme, made for colour-blind readers and for labels in black: every colour gives the spans'
+// text at least 7:1 contrast (WCAG AAA), and for each palette slot the slots that may
 // stand right of it (not confusable under colour-vision deficiencies: ui/render/colours.py computes it;
 // the test checks this table against it).
 export const PALETTE = ["#77AADD", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#EEDD88", "#EE8866", "#FFAABB", "#DDDDDD"];
@@ -46,7 +47,7 @@ export function colorIndex(tokenId) {
   return Number(((BigInt(tokenId) * 2654435761n) >> 7n) % BigInt(PALETTE.length));
 }
 
-/** Palette slots, one per id: stable per id, and never alike to the left neighbour's (spans.py colors_for). */
+/** Palette slots, one per id: stable per id, and never alike to the left neighbour's (one colour per token). */
 export function colorSlots(ids) {
   const out = new Array(ids.length);
   const n = PALETTE.length;
@@ -183,7 +184,8 @@ export function visible(bytes, { whitespace = true } = {}) {
   return out;
 }
 
-/** The visible, escaped body of one token (spans.py token_html). */
+/** The visible, escaped body of one token: whitespace glyphs when asked, hex for partial characters and for what
+ *  would draw as nothing. */
 export function tokenHtml(bytes, { showWhitespace }) {
   let out = "";
   for (const [text, ok] of decodeParts(bytes)) {
@@ -240,7 +242,7 @@ export function makeSpans(tokens, specialIds = new Set()) {
   return tokens.map(([id, bytes], index) => ({ index, id, bytes, special: specialIds.has(id) }));
 }
 
-/** The tokens as a table for screen readers, visually hidden (spans.py sr_table). */
+/** The tokens as a table for screen readers, visually hidden: position, id, text and bytes. */
 export function srTable(spans, { caption = "Tokens", total = spans.length } = {}) {
   const head = '<tr><th scope="col">token</th><th scope="col">id</th><th scope="col">text</th><th scope="col">bytes</th></tr>';
   const n = total;
@@ -256,7 +258,7 @@ export function srRows(spans) {
   return rows;
 }
 
-/** HTML for coloured spans: the same string as spans.py render_spans for the same arguments.
+/** HTML for coloured spans, each with its hover text, and the screen-reader table.
  *  highlight, dim and cuts are Sets of span indices; bodies (optional) caches token bodies by id across calls. */
 export function renderSpans(
   spans,
@@ -290,7 +292,7 @@ export function renderSpans(
   return parts.join("");
 }
 
-/** One span's element, as render_spans writes it. bodies: a Map id -> body HTML (a token's bytes are fixed per id). */
+/** One span's element, as renderSpans writes it. bodies: a Map id -> body HTML (a token's bytes are fixed per id). */
 export function spanHtml(s, color, bodies, { showWhitespace = false, tooltips = true, hl = false, dim = false } = {}) {
   let cls = "t";
   if (s.special) cls += " sp";
@@ -306,7 +308,7 @@ export function spanHtml(s, color, bodies, { showWhitespace = false, tooltips = 
   return `<span class="${cls}" style="background:${color}" data-id="${s.id}" title="${title}">${body}</span>`;
 }
 
-/** inner in a box that scrolls past height pixels (null: no box), reachable by the keyboard (spans.py scroll_box). */
+/** inner in a box that scrolls past height pixels (null: no box), reachable by the keyboard. */
 export function scrollBox(inner, { height, label }) {
   if (height == null) return inner;
   return `<div class="bpe-scroll" tabindex="0" role="region" aria-label="${escapeHtml(label)}" style="max-height:${Math.trunc(height)}px">${inner}</div>`;

@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from drawn import render
+
 from tokenizer import train
 from tokenizer.trace import MergeTree, make_spans
 from ui.common.presenter import MARKER
-from ui.render import STYLESHEET, cards, pieces, spans, trees
+from ui.render import STYLESHEET, records
+from ui.render.records import PieceRow, Row
 from ui.step.model import word_ladder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -22,27 +25,34 @@ def every_kind_of_html() -> str:
     sp = make_spans([(1, b"a b\n\t"), (2, emoji[:2]), (3, emoji[2:]), (4, b"<|x|>")], {4})
     m = tok.merge_list[0]
     deep = MergeTree(1000, b"ab", (MergeTree(97, b"a"), MergeTree(98, b"b")))
-    wide = MergeTree(1001, b"abab", (deep, deep))
-    return "".join(
+    wide = MergeTree(1001, b"abab" * 60, (deep, deep))
+    deepest = deep
+    for k in range(10):
+        deepest = MergeTree(2000 + k, deepest.bytes * 2, (deepest, deepest))  # 2,047 nodes: cut, with a note
+    full = {"showWhitespace": True, "highlight": [0], "limit": 3}
+    drawn = render(
         [
-            spans.render_spans(sp, show_whitespace=True, highlight=[0], dim=[1], cuts=[2], limit=3),
-            spans.render_spans([]),
-            spans.render_rows([spans.Row("A", sp)]),
-            cards.merge_card(tok.vocab, m.pair, m.new_id, label="Step 1", meta="count 4"),
-            cards.note_card("note"),
-            cards.ladder_html(word_ladder(tok, "aaab")),
-            cards.ladder_html([("bytes", sp, {0})]),
-            trees.tree_html(tok.merge_tree(m.new_id), tok.rank_of),
-            trees.tree_html(wide, {1000: 0, 1001: 1}, max_nodes=2),
-            MARKER,  # presenter mode's marker (ui.common.presenter)
-            spans.scroll_box("", height=100, label="x"),
-            pieces.render_pieces([pieces.PieceRow("1", "a", sp), pieces.PieceRow("2", "b", sp, "😄")]),
-            trees.panel_html(tok.merge_tree(m.new_id), tok.rank_of, where="mine"),
-            trees.panel_html(MergeTree(4, b"<|x|>"), {}, special=True),
-            trees.tree_html(MergeTree(1002, b"x" * 90, (MergeTree(120, b"x"), MergeTree(1003, b"x" * 89))), {1002: 5}),
-            decoded_html("decoded"),  # Tokenize's Ids mode
+            {"kind": "spans", "tokens": records.tokens(sp, 3), "options": full, "scroll": {"height": 100, "label": "x"}},
+            {"kind": "spans", "tokens": records.tokens([])},
+            {"kind": "rows", "rows": records.rows([Row("A", sp, dim=[1], cuts=[2])])},
+            {"kind": "chunks", "rows": records.rows([Row("A", sp, dim=[1], cuts=[2]), Row("B", [])])},
+            {"kind": "ladder", "rungs": records.ladder(word_ladder(tok, "aaab"))},
+            {"kind": "ladder", "rungs": records.ladder([("bytes", sp, {0})])},
+            {"kind": "tree", "tree": records.tree(tok.merge_tree(m.new_id), tok.rank_of)},
+            {"kind": "tree", "tree": records.tree(wide, {1000: 0, 1001: 1})},
+            {"kind": "tree", "tree": records.tree(deepest, {})},
+            {
+                "kind": "pieces",
+                "rows": records.pieces([PieceRow("1", "a", sp), PieceRow("2", "b", sp, "😄")], 6)[0],
+                "options": {"left": 1},
+            },
+            {"kind": "panel", "panel": records.panel(tok.merge_tree(m.new_id), tok.rank_of, where="mine")},
+            {"kind": "panel", "panel": records.panel(MergeTree(4, b"<|x|>"), {}, special=True)},
         ]
     )
+    # the stepper's cards (ui/web/cards.js) are drawn in the page only: their classes are those of this card
+    card = '<div class="bpe-card"><span class="lbl"></span><span class="chip new"></span><span class="op"></span><span class="meta"></span></div>'
+    return "".join([*drawn, card, MARKER, decoded_html("decoded")])  # MARKER: presenter mode's; decoded: Tokenize's Ids mode
 
 
 def used_classes(html: str) -> set[str]:

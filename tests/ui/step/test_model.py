@@ -26,7 +26,7 @@ def test_spans_after_k_merges_equal_truncated_encode(trained):
     text = CORPUS[:300] + "<|endoftext|>" + CORPUS[300:400]
     etrace = stepper.excerpt_trace(trained, text)
     for k in range(trained.num_merges + 1):
-        spans = stepper.spans_after_merges(etrace, k)
+        spans = reference.spans_after_merges(etrace, k)
         expected = trained.truncated(k).encode(text, allowed_special="all")
         assert [s.id for s in spans] == expected, k
 
@@ -36,7 +36,7 @@ def test_highlight_marks_exactly_what_the_next_merge_merges(trained):
     etrace = stepper.excerpt_trace(trained, text)
     for k in range(trained.num_merges):
         view = reference.training_view(trained, trained.training, etrace, k)
-        after = stepper.spans_after_merges(etrace, k + 1)
+        after = reference.spans_after_merges(etrace, k + 1)
         pair = trained.merge_list[k].pair
         assert len(view.highlight) == 2 * view.next_in_excerpt
         assert len(after) == len(view.spans) - view.next_in_excerpt
@@ -68,7 +68,7 @@ def test_chunk_cuts_follow_the_pattern():
     tok = train(CORPUS, 280, pattern="gpt2")
     text = "Hello world, hello again!"
     etrace = stepper.excerpt_trace(tok, text)
-    spans = stepper.spans_after_merges(etrace, tok.num_merges)
+    spans = reference.spans_after_merges(etrace, tok.num_merges)
     cuts = stepper.chunk_cuts(spans, etrace)
     starts = {spans[i].start for i in cuts}
     assert starts == {5, 11, 12, 18, 24}  # ' world' ',' ' hello' ' again' '!'
@@ -92,8 +92,8 @@ def test_encoding_view_replays_encode(name):
     assert all(mid.spans[i].id == mid.step.new_id for i in mid.highlight)
     df = stepper.steps_frame(tok, trace)
     assert list(df["tokens after"]) == [s.n_tokens for s in trace.steps]
-    lengths = stepper.encode_length_frame(trace)
-    assert lengths["tokens"].iloc[0] == len(text.encode()) and lengths["tokens"].iloc[-1] == len(tok.encode(text))
+    lengths = reference.encode_lengths(trace)
+    assert lengths[0] == len(text.encode()) and lengths[-1] == len(tok.encode(text))
 
 
 def test_word_ladder_builds_tokenization_with_gpt2():
