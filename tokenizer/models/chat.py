@@ -419,6 +419,32 @@ GEMMA4_CHAT = ChatFormat(
 )
 
 
+# ----------------------------------------------------------------------------- Microsoft (Phi-3's GGUF)
+
+
+def _phi3(msgs: list[dict[str, str]]) -> list[Piece]:
+    """The chat template in Phi-3's GGUF (``tokenizer.chat_template``): ``<s>``, each user message as
+    ``<|user|>\ncontent<|end|>\n<|assistant|>\n`` (which opens the reply), each assistant message as
+    ``content<|end|>\n``."""
+    out = [_t("<s>")]
+    for m in msgs:
+        if m["role"] == "user":
+            out += [_t("<|user|>"), _x("\n" + m["content"]), _t("<|end|>"), _x("\n"), _t("<|assistant|>"), _x("\n")]
+        else:
+            out += [_x(m["content"]), _t("<|end|>"), _x("\n")]
+    return _one_string(out)
+
+
+#: Phi-3's chat template, as its GGUF carries it (llama.cpp's ggml-vocab-phi-3.gguf).
+PHI3_CHAT = ChatFormat(
+    label="Phi-3 <|user|> / <|assistant|>",
+    reference="the chat template in Phi-3's GGUF (tokenizer.chat_template); its vocabulary encodes the rendered text",
+    layout=_phi3,
+    framing=("<s>", "<|user|>", "<|end|>", "<|assistant|>"),
+    roles=("user", "assistant"),  # the template writes nothing for a system message, so none is offered
+)
+
+
 # ----------------------------------------------------------------------------- rendering
 
 

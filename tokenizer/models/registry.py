@@ -54,6 +54,7 @@ from .chat import (
     LLAMA3_CHAT,
     LLAMA4_CHAT,
     MISTRAL_V3_CHAT,
+    PHI3_CHAT,
     QWEN3_CHAT,
     QWEN25_CHAT,
     ChatFormat,
@@ -625,6 +626,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
             "<|user|>": 32010,
         },  # fmt: skip
         aliases=("phi-3", "phi3-mini", "phi-3-mini", "phi3.5", "phi-3.5"),
+        chat=PHI3_CHAT,
         models="Phi-3 mini, Phi-3.5 mini (Llama 2's pieces, with chat tokens)",
     ),
     EncodingSpec(
