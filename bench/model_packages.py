@@ -282,6 +282,19 @@ def reference_encode(name: str) -> Callable[[str], list[int]]:
 
 
 @functools.cache
+def llama2_format_tokens():
+    """llama-recipes 0.0.1's ``format_tokens`` (``llama_recipes/inference/chat_utils.py``), Meta's Llama 2 chat layout,
+    run from the file set-up provisioned: installing the package would bring torch and transformers, and the function
+    imports neither (only ``json`` and ``typing``)."""
+    from tokenizer.models import provision
+
+    source = provision.LLAMA2_CHAT_REFERENCE
+    namespace: dict = {}
+    exec(compile(fetch.read_verified(source).decode("utf-8"), source.member, "exec"), namespace)
+    return namespace["format_tokens"]
+
+
+@functools.cache
 def tekkenizer():
     """mistral-common's Tekkenizer on our provisioned file."""
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer

@@ -51,6 +51,7 @@ from .chat import (
     IM_END,
     IM_SEP,
     IM_START,
+    LLAMA2_CHAT,
     LLAMA3_CHAT,
     LLAMA4_CHAT,
     MISTRAL_V3_CHAT,
@@ -503,6 +504,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=None,  # SentencePiece-style: no split, the dummy prefix's ▁, pieces merged by score (tokenizer.spm)
         special_tokens={"<unk>": 0, "<s>": 1, "</s>": 2},
         aliases=("llama-2", "llama2-7b", "llama-2-7b", "codellama", "code-llama", "llama-spm"),
+        chat=LLAMA2_CHAT,
         models="Llama 2 (7B, 13B, 70B), CodeLlama (the same 32,000 pieces; its 7B and 13B add four infilling tokens, not here)",
     ),
     EncodingSpec(

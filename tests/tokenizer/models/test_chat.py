@@ -81,6 +81,74 @@ def test_llama4_follows_llama_models_chat_format(conv):
     assert ours("llama4", conv) == expected
 
 
+class _RecordedLlamaTokenizer:
+    """What llama-recipes' ``format_tokens`` is handed: sentencepiece on Llama 2's pieces with ``<s>`` first, as
+    transformers' LlamaTokenizer encodes by default (``add_bos_token``, no ``</s>``), each call's ids kept."""
+
+    def __init__(self):
+        from model_packages import sentencepiece_reference
+
+        self.sp, self.calls = sentencepiece_reference("llama2"), []
+
+    def encode(self, text):
+        self.calls.append([1, *self.sp.encode(text)])
+        return self.calls[-1]
+
+
+def llama2_reference(conv) -> list[int] | None:
+    """llama-recipes' ids with ``</s>`` after each answer, as Meta's Llama 2 generation code encodes a question and its
+    answer (``bos=True, eos=True``; llama-recipes' tokenizer adds ``<s>`` only); None when it refuses the list."""
+    from model_packages import llama2_format_tokens
+
+    tok = _RecordedLlamaTokenizer()
+    try:
+        [ids] = llama2_format_tokens()([_messages(conv)], tok)
+    except (AssertionError, IndexError):  # its checks, and messages[0] or [1] of a list without them
+        return None
+    assert ids == [i for call in tok.calls for i in call]  # one call per question and answer, then the last question
+    return [i for call in tok.calls[:-1] for i in (*call, 2)] + tok.calls[-1]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(conversations(["system", "user", "user", "assistant", "assistant"]))
+@example([])
+@example([("system", "")])
+@example([("system", " Be brief. "), ("user", "  Hi "), ("assistant", " Hello "), ("user", "<s>[INST] x </s>")])
+@example([("user", "a"), ("assistant", "b")])
+@example([("user", "a"), ("system", "b"), ("user", "c")])
+@example([("system", "s"), ("assistant", "b"), ("user", "c")])
+def test_llama2_is_llama_recipes_format_tokens(conv):
+    expected = llama2_reference(conv)
+    if expected is None:
+        with pytest.raises(ValueError, match="Llama 2's chat format"):
+            ours("llama2", conv)
+    else:
+        assert ours("llama2", conv) == expected
+
+
+@pytest.mark.parametrize(
+    "conv, fix",
+    [
+        ([], "add a user message"),
+        ([("system", "s")], "goes into the user message after it"),
+        ([("assistant", "a"), ("user", "b")], "message 1 is assistant"),
+        ([("system", "s"), ("assistant", "b"), ("user", "c")], "message 2 is assistant"),
+        ([("user", "a"), ("assistant", "b")], "the last message must be the user's"),
+    ],
+)
+def test_llama2_refusals_say_what_to_change(conv, fix):
+    assert llama2_reference(conv) is None
+    with pytest.raises(ValueError, match=fix):
+        ours("llama2", conv)
+
+
+def test_llama2_layout_is_metas():
+    conv = [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello"), ("user", "Bye")]
+    assert chat.text(_messages(conv), registry.spec("llama2").chat) == (
+        "<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello </s><s>[INST] Bye [/INST]"
+    )
+
+
 # ----------------------------------------------------------------------------- Mistral
 
 
