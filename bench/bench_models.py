@@ -11,7 +11,7 @@ does (one ``encode_ordinary``, one ``decode_tokens_bytes``) and used once (a
 nothing is loaded first. The same process then builds the model's own reference from
 the same file and encodes the same text (tiktoken's ``Encoding`` with the package's
 pattern and special tokens; mistral-common's Tekkenizer for Tekken; for gpt-oss,
-tiktoken's o200k_harmony; for DeepSeek V4, tokenizers reading its tokenizer.json), for a ratio. Medians of ``--runs`` processes per model.
+tiktoken's o200k_harmony; for DeepSeek V4 and OLMo 2, tokenizers reading its tokenizer.json), for a ratio. Medians of ``--runs`` processes per model.
 
 **Memory.** One process, as a server that has served everything: OpenAI's three, then
 every other model loaded and used once (the warm-up, a 10,000-character text, an

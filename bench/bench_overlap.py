@@ -46,6 +46,7 @@ PAIRS = [
     ("qwen3.6", "o200k_base"),
     ("o200k_base", "tekken"),
     ("o200k_base", "deepseek_v4"),
+    ("o200k_base", "olmo2"),
 ]
 
 

