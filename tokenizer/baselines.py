@@ -23,6 +23,7 @@ class CharTokenizer:
     [72, 105, 32, 20320]
     """
 
+    kind = "characters"
     name = "characters"
     pattern = None
     pattern_name = "none"

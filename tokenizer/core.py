@@ -84,6 +84,8 @@ class Tokenizer:
     'aaab'
     """
 
+    kind = "bpe"
+
     def __init__(
         self,
         merges: Mapping[Pair, int] | Sequence[Merge] | MergeTable = (),

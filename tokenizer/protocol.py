@@ -20,6 +20,7 @@ from .trace import Span
 
 @runtime_checkable
 class TokenizerLike(Protocol):
+    kind: str  # "bpe" (byte-level), "sentencepiece" (tokenizer.spm) or "characters" (the baseline)
     name: str
     metadata: Mapping[str, Any]
     special_tokens: Mapping[str, int]

@@ -25,6 +25,7 @@ from .bpe.sentencepiece import SPACE, SentencePieceBPE
 from .core import Tokenizer
 from .errors import check_bytes, check_int, clean_text
 from .pretokenize.pretokenizer import Piece, _cut, source_bytes
+from .protocol import TokenizerLike
 from .trace import EncodeTrace, char_spans, steps_from_events
 
 #: How this kind differs from byte-level BPE, in one line (pages show it under the model's name).
@@ -39,14 +40,14 @@ MERGE_LIST_DIFFERENCE = (
 )
 
 
-def difference(tok: object) -> str | None:
+def difference(tok: TokenizerLike) -> str | None:
     """The line that says how ``tok`` differs from byte-level BPE, or None for byte-level BPE."""
-    if getattr(tok, "kind", "bpe") != "sentencepiece":
+    if tok.kind != "sentencepiece":
         return None
     return MERGE_LIST_DIFFERENCE if tok.model.merge_rank is not None else DIFFERENCE
 
 
-def difference_note(toks: Iterable[object]) -> str | None:
+def difference_note(toks: Iterable[TokenizerLike]) -> str | None:
     """How those of ``toks`` of this kind differ (pages show it in one line: each distinct line once), else None.
 
     >>> difference_note([]) is None

@@ -1,4 +1,4 @@
-"""What a newcomer still found (issue 33), each in Chromium at the widths a person uses, with a screenshot of the
+"""What a newcomer still found, each in Chromium at the widths a person uses, with a screenshot of the
 fixed view: pages as tall and as wide as what they show, heatmaps that name every row and column, decoding ids on
 Tokenize, one numbering of a merge on every page, and Compare's tokenizers picked at once and shared by a link."""
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from tokenizer import Tokenizer
+
 #: Unicode scalar values: every code point but the 2,048 surrogates (the characters baseline's vocabulary).
 CODE_POINTS = 0x110000 - 0x800
 
@@ -33,11 +35,10 @@ def vocabulary_size(tok) -> int:
     >>> vocabulary_size(Tokenizer({(97, 98): 256}, special_tokens={"<|end|>": 257})), vocabulary_size(CharTokenizer())
     (257, 1112064)
     """
-    vocab = getattr(tok, "vocab", None)
-    if not isinstance(vocab, Mapping):
+    if not isinstance(tok, Tokenizer):
         return CODE_POINTS
     specials = tok.special_ids
-    return sum(1 for tid in vocab if tid not in specials)
+    return sum(1 for tid in tok.vocab if tid not in specials)
 
 
 def usage_row(label: str, ids_by_text: Mapping[str, Sequence[int]], vocabulary: int) -> dict:

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tokenizer import Tokenizer
 from tokenizer.display import visible
+from tokenizer.spm import SentencePieceTokenizer
 
 #: The most tokenizers the page compares at once (one bit each in a token's mask).
 MAX_TOKENIZERS = 8
@@ -67,16 +69,16 @@ def vocab_of(tok, label: str) -> Vocab:
     >>> len(v), v.ids[b"ab"], v.special
     (257, 256, frozenset({'<|end|>'}))
     """
-    vocab = getattr(tok, "vocab", None)
-    if not isinstance(vocab, Mapping):
+    if not isinstance(tok, Tokenizer):
         raise ValueError(
             f"{label} has no list of tokens to compare (one token per Unicode character: over a million of them); "
             "leave it out, or compare the UTF-8 bytes baseline instead."
         )
     specials = tok.special_ids
-    is_byte = getattr(tok, "is_byte_token", lambda tid: False)  # a SentencePiece byte token: after the character's piece
+    # a SentencePiece byte token comes after the character's own piece
+    is_byte = tok.is_byte_token if isinstance(tok, SentencePieceTokenizer) else lambda tid: False
     ids: dict[bytes, int] = {}
-    for tid, data in vocab.items():
+    for tid, data in tok.vocab.items():
         if tid in specials:
             continue
         seen = ids.get(data)

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from tokenizer import Tokenizer
 from ui.common import cache, draw, errors, presenter, state, urlstate, user_text
 from ui.common import tokenizers as tk
 from ui.content import samples
@@ -260,9 +261,8 @@ def decode_ids(inp: Input) -> tuple[Input, Result | None]:
             spans = tok.spans(ids)
         except ValueError:
             bad = model.unknown_ids(ids, lambda i: _decodes(tok, i))
-            vocab = getattr(tok, "vocab", None)
-            size = len(vocab) if vocab is not None else tok.n_vocab
-            top = getattr(tok, "max_token_value", None) or tok.n_vocab - 1
+            size = len(tok.vocab) if isinstance(tok, Tokenizer) else tok.n_vocab
+            top = tok.max_token_value if isinstance(tok, Tokenizer) else tok.n_vocab - 1
             st.error(md(model.unknown_ids_message(bad, inp.chosen().label, size, top)), icon="🔢")
             return inp, None
         text = tok.decode(ids)

@@ -77,7 +77,7 @@ def vocab_frame(tok: Tokenizer) -> pd.DataFrame:
         }
     )
     df.index = pd.Index(ids, name=None)
-    if getattr(tok, "kind", "bpe") == "sentencepiece":
+    if tok.kind == "sentencepiece":
         # the file's own spelling (▁the, <0x41>) instead of GPT-2's; a piece of one character is where merges start
         df = df.drop(columns=["GPT-2 form"])
         pieces = tok.model.pieces

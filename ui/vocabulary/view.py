@@ -90,7 +90,7 @@ def pick_tokenizer() -> tuple[tokenizers.Choice, pd.DataFrame]:
     m[3].metric("Longest token", f"{longest} byte{'s' if longest != 1 else ''}", border=True)
     if note := difference_note([tok]):
         st.caption(note)
-    if tok.whole_tokens and getattr(tok, "kind", "bpe") == "sentencepiece":
+    if tok.whole_tokens and tok.kind == "sentencepiece":
         st.caption(
             f"{len(tok.whole_tokens):,} pieces are built by no merge (kind *whole*): their own characters, merged by the "
             "better-scored pieces, never end as two pieces that join to them."
@@ -143,7 +143,7 @@ def browse(tok, df: pd.DataFrame) -> None:
         else:
             lo, hi = 1, 1
             c[2].caption("Every token is one byte.")
-        spm = getattr(tok, "kind", "bpe") == "sentencepiece"
+        spm = tok.kind == "sentencepiece"
         kinds = [k for k in model.KINDS if (k != "whole" or tok.whole_tokens) and (k != "character" or spm)]
         if STATE.get("kind") not in kinds:
             STATE["kind"] = "all"
