@@ -7,7 +7,8 @@ import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 
 import { SPACE, SentencePieceBPE, SpmEncoder, isSpmModel, parseSpmModel } from "../../ui/web/spm.js";
-import { spansOf } from "../../ui/web/tokenize.js";
+import { tokenOffsets } from "../../ui/web/bpe.js";
+import { boxOffsets, spansOf } from "../../ui/web/tokenize.js";
 import { ROOT, python } from "./pyfixtures.mjs";
 
 const SEED = Math.floor(Math.random() * 2 ** 31);
@@ -105,6 +106,19 @@ test("special tokens: text unless recognised, and the dummy prefix again after o
   assert.deepEqual(Array.from(enc.encode("a<u>").ids), [id("▁"), id("a"), id("<u>")], "a user-defined piece needs no recognising");
   // a typed ▁ is the space it stands for
   assert.deepEqual(Array.from(enc.encode(SPACE + "a").ids), Array.from(enc.encode(" a").ids));
+});
+
+test("a token's characters in the text box: the view's prefix spaces are no typed character", () => {
+  const { enc } = tiny(["▁", "a", "b", "▁a", "▁b", "你"]);
+  const r = enc.encode("a<s>b 你", { recognise: true });
+  assert.equal(decoder.decode(r.data), " a<s> b 你");
+  assert.deepEqual(Array.from(r.inserted), [0, 5]);
+  const box = boxOffsets(tokenOffsets(r.lens, r.data), r.inserted);
+  const text = "a<s>b 你";
+  const marked = Array.from(r.ids, (_, t) => text.slice(box.start16[t], box.end16[t]));
+  assert.deepEqual(marked, ["a", "<s>", "b", " ", "你"]);
+  assert.deepEqual(Array.from(box.start), [0, 1, 4, 5, 6]);
+  assert.equal(boxOffsets(tokenOffsets(r.lens, r.data), new Uint32Array(0)).start16[1], 2, "nothing inserted: the view's own offsets");
 });
 
 test("no dummy prefix where the model adds none, and lone surrogates become U+FFFD", () => {

@@ -18,7 +18,8 @@
 //
 // The result has bpe.js's shape (ids, lens, special, data, chars), data being the model's view (the text with
 // the dummy prefix's space, a typed ▁ as the space it stands for), whose bytes the tokens are in order: what the
-// server sends for this kind (ui/web/payload.server_result), so tokenize.js draws both alike.
+// server sends for this kind (ui/web/payload.server_result), so tokenize.js draws both alike; ``inserted`` says
+// where the view's prefix spaces are, so the page marks a token's own characters in the text box.
 //
 // Plain ES module, no DOM: the worker (worker.js) runs it, node's test runner tests it.
 import { cleanText, specialRegExp, utf8Length } from "./bpe.js";
@@ -373,7 +374,7 @@ export class SpmEncoder {
    * Encode a text: a generator that yields now and then (so a worker can give way to newer work) and returns
    * the result, as bpe.js Encoder.encodeSteps does. ``recognise``: special-token strings become their ids.
    * Result: ids, lens (bytes per token), special (1 for a special token), data (the model's view as UTF-8),
-   * chars (the text's code points).
+   * chars (the text's code points), inserted (the UTF-16 offsets in the view of the dummy prefix's spaces).
    */
   *encodeSteps(text, { recognise = false, every = EVERY } = {}) {
     text = cleanText(text);
@@ -384,15 +385,21 @@ export class SpmEncoder {
     }
     const out = [];
     const view = [];
+    const inserted = []; // where in the view (UTF-16 units) a dummy prefix's space is, which no typed character made
+    let at = 0;
     let afterToken = true;
     for (const [fragment, tid] of this.fragments(text, recognise)) {
       if (tid !== null) {
         out.push(tid);
         view.push(this.tokenText(tid));
+        at += view[view.length - 1].length;
         afterToken = true;
       } else {
-        const chunk = (this.model.addSpacePrefix && afterToken ? " " : "") + fragment.replaceAll(SPACE, " ");
+        const prefix = this.model.addSpacePrefix && afterToken;
+        if (prefix) inserted.push(at);
+        const chunk = (prefix ? " " : "") + fragment.replaceAll(SPACE, " ");
         view.push(chunk);
+        at += chunk.length;
         yield* this.model.mergeText(chunk.replaceAll(" ", SPACE), out, every);
         afterToken = false;
       }
@@ -406,7 +413,7 @@ export class SpmEncoder {
       lens[i] = this.tokenLength(ids[i]);
       if (specialText.has(ids[i])) special[i] = 1;
     }
-    return { ids, lens, special, data: utf8.encode(view.join("")), chars };
+    return { ids, lens, special, data: utf8.encode(view.join("")), chars, inserted: Uint32Array.from(inserted) };
   }
 
   /** encodeSteps run to the end, at once. */
