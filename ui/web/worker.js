@@ -8,7 +8,8 @@
 //   {type: "encode", seq, key, text, recognise, specials, specialsId}  (specials: null for the model's own;
 //                                        specialsId names them, so a RegExp is built once per set)
 // Messages out:
-//   {type: "ready", key, ms} | {type: "result", seq, key, ids, lens, special, data, chars, ms}
+//   {type: "ready", key, ms} | {type: "result", seq, key, ids, lens, special, data, chars, inserted, ms}
+//                                        (inserted: spm.js's dummy-prefix spaces in data, else undefined)
 //   {type: "error", seq?, key, message}
 // A newer "encode" makes an older one stop at its next pause (every few thousand chunks), so
 // stale work never delays fresh work; results carry their seq and the page keeps only the newest.
@@ -106,7 +107,7 @@ async function encode(msg) {
     if (done) {
       const r = value;
       postMessage(
-        { type: "result", seq: msg.seq, key: msg.key, ids: r.ids, lens: r.lens, special: r.special, data: r.data, chars: r.chars, ms: performance.now() - t0 },
+        { type: "result", seq: msg.seq, key: msg.key, ids: r.ids, lens: r.lens, special: r.special, data: r.data, chars: r.chars, inserted: r.inserted, ms: performance.now() - t0 },
         [r.ids.buffer, r.lens.buffer, r.special.buffer, r.data.buffer],
       );
       return;
