@@ -1,8 +1,8 @@
 // The live Tokenize view (mounted by ui/tokenize/live.py through Streamlit's components v2): a labelled text
 // box, the counts, the coloured spans and the ids, updated as the user types.
 //
-// Rank-based tokenizers encode in a Web Worker (worker.js, bpe.js): the model file comes once (cached by its
-// hashed name), every keystroke is encoded in the page, and no key waits for the server. The server hears the
+// Rank-based and SentencePiece-style tokenizers encode in a Web Worker (worker.js, bpe.js, spm.js): the model file
+// comes once (cached by its hashed name), every keystroke is encoded in the page, and no key waits for the server. The server hears the
 // text only when it needs it: COMMIT_DELAY after typing stops, on leaving the box and on Ctrl+Enter (then the
 // share link, the token table below and the text other pages share catch up). A tokenizer the browser cannot
 // run exactly (a tokenizer.json pipeline, a pattern JavaScript reads differently), a text past the live limit,
