@@ -1,19 +1,22 @@
 """The browser encoder in Chromium against tiktoken and the Python core, and the live view's keystroke latency.
 
-    .venv/bin/python bench/bench_browser.py [--encodings cl100k_base,o200k_base,llama3] [--chars 1000000] [--runs 5]
+    .venv/bin/python bench/bench_browser.py [--encodings cl100k_base,o200k_base,llama3,llama2,gemma4] [--chars 1000000] [--runs 5]
+                                            [--typing cl100k_base,llama2,gemma4]
 
 Starts ``streamlit run serve.py`` on a free port (a workspace of its own) and drives
 Debian's Chromium with Playwright. Four parts:
 
-1. model files: raw and gzipped size of every rank-based encoding's file (what a
-   browser downloads once);
+1. model files: raw and gzipped size of every rank-based and SentencePiece-style
+   encoding's file (what a browser downloads once);
 2. encoding speed: the same text (code and prose in many scripts, ``--chars`` long)
    encoded cold (no chunk cached) by ``bpe.js`` in the page, with the split pattern
    written out (``explicit``) and with the browser's own checked ``\\p{…}`` (``native``),
-   by tiktoken and by the core; medians of ``--runs``, and ratios to tiktoken;
+   by tiktoken and by the core; medians of ``--runs``, and ratios to tiktoken; a
+   SentencePiece-style model (no pattern, no chunk cache) by ``spm.js``, in the
+   ``explicit`` column;
 3. what a first visit costs in the page: reading the model file and building the
    lookup table, and checking the browser's Unicode properties (once per tab);
-4. keystroke to spans on the Tokenize page (cl100k): for a short text and for one of
+4. keystroke to spans on the Tokenize page (``--typing``): for a short text and for one of
    20,000 characters, median and 95th percentile of ``--keys`` keys.
 """
 
@@ -97,21 +100,22 @@ def speed(page, url: str, names: list[str], text: str, runs: int) -> None:
         model_url = url + "/" + web.publish_model(web.model_file(tok, check_shortcuts=False))
         got = page.evaluate(
             """async ([name, url, text, runs]) => {
-                const { bpe, pattern } = window.lab;
+                const { bpe, pattern, spm } = window.lab;
                 let t = performance.now();
                 const buffer = await (await fetch(url)).arrayBuffer();
-                const enc = new bpe.Encoder(bpe.parseModel(buffer));
+                const enc = spm.isSpmModel(buffer) ? new spm.SpmEncoder(spm.parseSpmModel(buffer)) : new bpe.Encoder(bpe.parseModel(buffer));
                 const load = performance.now() - t;
-                const time = () => { const out = []; for (let i = 0; i < runs; i++) { enc.cache.clear(); const t0 = performance.now(); enc.encode(text); out.push(performance.now() - t0); }
+                const time = () => { const out = []; for (let i = 0; i < runs; i++) { enc.cache?.clear(); const t0 = performance.now(); enc.encode(text); out.push(performance.now() - t0); }
                                      out.sort((a, b) => a - b); return out[Math.floor(out.length / 2)]; };
                 const explicit = time();
+                const n = enc.encode(text).ids.length;
+                if (enc.pattern === null) return { load, explicit, check: null, native: null, n, differs: {} };
                 t = performance.now();
                 const diffs = {};
                 for (const [p, r] of Object.entries(enc.pattern.props)) diffs[p] = pattern.finish(pattern.checkProperty(p, r));
                 const check = performance.now() - t;
                 enc.useNative(diffs);
                 const native = time();
-                const n = enc.encode(text).ids.length;
                 const differs = Object.fromEntries(Object.entries(diffs).map(([p, d]) => [p, d ? d.extra.length + d.missing.length : null]));
                 return { load, explicit, check, native, n, differs };
             }""",
@@ -125,6 +129,10 @@ def speed(page, url: str, names: list[str], text: str, runs: int) -> None:
         core_ms = median_ms(core, runs)
         ids = tok.encode(text, disallowed_special=())
         assert got["n"] == len(ids), (name, got["n"], len(ids))
+        if got["native"] is None:  # SentencePiece-style: spm.js, no pattern to split natively
+            r = lambda ms: f"{ms:6.0f} ms"  # noqa: E731
+            print(f"  {name:<13} {'-':>9} {r(core_ms):>13} {r(got['explicit']):>18} {'-':>16}  {got['load']:4.0f}  {'-':>5}")
+            continue
         if ref is not None:
             tik = median_ms(lambda ref=ref: ref.encode(text, disallowed_special=()), runs)
             r = lambda ms, tik=tik: f"{ms:6.0f} ms {ms / tik:4.1f}x"  # noqa: E731
@@ -139,12 +147,12 @@ def speed(page, url: str, names: list[str], text: str, runs: int) -> None:
         print(f"  {'':<13} browser \\p{{…}} differs from regex's Unicode 16 in code points: {got['differs']}")
 
 
-def latency(browser, url: str, keys: int) -> None:
-    print(f"\nKeystroke to spans on the Tokenize page (cl100k_base, {keys} keys, 120 ms apart):")
+def latency(browser, url: str, keys: int, name: str = "cl100k_base") -> None:
+    print(f"\nKeystroke to spans on the Tokenize page ({name}, {keys} keys, 120 ms apart):")
     for label, chars in (("short text", 60), ("20,000 characters", 20_000)):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         text = ("The quick brown fox — 1234567 — 你好世界 😄\n" * (chars // 40 + 1))[:chars]
-        page.goto(url + "/?tokenizer=cl100k_base")
+        page.goto(url + "/?tokenizer=" + name)
         page.wait_for_selector(".bpe-live textarea", timeout=120_000)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
         page.locator(".bpe-live textarea").evaluate(
@@ -175,10 +183,11 @@ def latency(browser, url: str, keys: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--encodings", default="cl100k_base,o200k_base,llama3")
+    ap.add_argument("--encodings", default="cl100k_base,o200k_base,llama3,llama2,gemma4")
     ap.add_argument("--chars", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--keys", type=int, default=30)
+    ap.add_argument("--typing", default="cl100k_base,llama2,gemma4", help="the tokenizers typed into on the Tokenize page")
     args = ap.parse_args()
     tokenizer.configure()
     from playwright.sync_api import sync_playwright
@@ -195,12 +204,13 @@ def main() -> None:
             page.goto(url + "/_stcore/health")
             base = url + "/" + web.publish_assets()
             page.evaluate(
-                "async (base) => { window.lab = { bpe: await import(base + 'bpe.js'), pattern: await import(base + 'pattern.js') }; }",
+                "async (base) => { window.lab = { bpe: await import(base + 'bpe.js'), pattern: await import(base + 'pattern.js'), spm: await import(base + 'spm.js') }; }",
                 base,
             )
             speed(page, url, args.encodings.split(","), code_and_prose(args.chars), args.runs)
             page.close()
-            latency(browser, url, args.keys)
+            for name in args.typing.split(","):
+                latency(browser, url, args.keys, name)
             browser.close()
     finally:
         proc.terminate()

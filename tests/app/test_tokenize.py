@@ -360,8 +360,8 @@ def test_every_open_model_tokenizes_as_its_reference(name):
     expected = reference_encode(name)(MIXED)
     assert table_ids(at) == expected == ours.encode(MIXED)
     data = payload(at)
-    # a tokenizer.json pipeline and a SentencePiece-style model are the server's (ui/web/model.browser_reason)
-    assert data["kind"] == ("server" if ours.pipeline is not None or registry.spec(name).kind == "sentencepiece" else "bpe")
+    # a tokenizer.json pipeline is the server's (ui/web/model.browser_reason); a SentencePiece-style model the browser's
+    assert data["kind"] == ("server" if ours.pipeline is not None else "bpe")
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""The browser encoder in real Chromium gives the Python core's ids, for every rank-based encoding and a trained tokenizer.
+"""The browser encoders in real Chromium give the Python core's ids: bpe.js for every rank-based encoding and a trained
+tokenizer, spm.js for every SentencePiece-style one (Llama 2, Phi-3, Gemma 4), the latter also typed into the page.
 
 The page imports the very modules and model files the app serves: the test publishes
 them with the app's own functions (``ui.web.model``) into the static folder of the
@@ -7,12 +8,15 @@ multilingual and code samples (every script, emoji, combining marks, CRLF, long 
 of whitespace, special-token look-alikes), long and generated ones, under both
 special-token modes; the split patterns also on every code point at the edges of the
 classes they use, with the RegExp written out and with the browser's own ``\\p{…}``
-(after the page's check against regex's tables).
+(after the page's check against regex's tables). The SentencePiece-style models also on llama.cpp's own test
+vectors for their vocabularies, on generated text (hypothesis), and typed into the Tokenize page, where the ids it
+draws are the core's.
 """
 
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import pytest
 import regex
@@ -27,9 +31,14 @@ from tokenizer.pretokenize.patterns import BUILTIN_PATTERNS
 from ui.web import model as web
 from ui.web.jsregex import pattern_spec
 
+from .conftest import wait_idle
+
 pytestmark = pytest.mark.browser
 
 RANK_BASED = [n for n in registry.names() if not registry.spec(n).staged and registry.spec(n).kind == "bpe"]  # what bpe.js runs
+SENTENCEPIECE = [n for n in registry.names() if registry.spec(n).kind == "sentencepiece"]  # what spm.js runs
+#: our encoding -> llama.cpp's vocabulary whose test vectors it passes (tests/tokenizer/models/test_llama_cpp.py)
+VECTORS = {"llama2": "llama-spm", "phi3": "phi-3", "gemma4": "gemma-4"}
 TEXTS = [
     MULTILINGUAL,
     "".join(C_LIKE.format(n=n) for n in range(3)),
@@ -61,10 +70,11 @@ def lab(browser, server):
         """async (base) => {
             const bpe = await import(base + "bpe.js");
             const pattern = await import(base + "pattern.js");
-            window.lab = { bpe, pattern, encoders: {}, diffs: {} };
+            const spm = await import(base + "spm.js");
+            window.lab = { bpe, pattern, spm, encoders: {}, diffs: {} };
             window.lab.load = async (name, url) => {
                 const buffer = await (await fetch(url)).arrayBuffer();
-                window.lab.encoders[name] = new bpe.Encoder(bpe.parseModel(buffer));
+                window.lab.encoders[name] = spm.isSpmModel(buffer) ? new spm.SpmEncoder(spm.parseSpmModel(buffer)) : new bpe.Encoder(bpe.parseModel(buffer));
             };
             window.lab.native = (name) => {
                 const enc = window.lab.encoders[name];
@@ -157,3 +167,87 @@ def test_every_pattern_splits_like_regex_at_every_class_edge(lab, name):
     )
     assert got["explicit"] == expected
     assert got["native"] == expected
+
+
+# ----------------------------------------------------------------------------- SentencePiece-style BPE (spm.js)
+
+#: What SentencePiece-style text handling hinges on: spaces and typed ▁, runs of newlines (Gemma 4 cuts at them),
+#: each model's special and user-defined pieces, a byte token's spelling, characters no vocabulary has (byte fallback).
+SPM_TEXTS = [
+    "Hello world",
+    " Hello world",
+    "  leading and trailing  ",
+    "\u2581typed\u2581\u2581▁ and spaces  ",
+    "a\n\nb\n\n\n\nc \n \r\n\t\n",
+    "<s>x</s><unk> <s> a</s>b<|user|>hi<|end|><|assistant|><|endoftext|>",
+    '<bos><eos><pad><|turn>user\n<turn|><|tool_call><tool_call|><|"|><|channel>',
+    "<0x41> 𓀀 \U0001fae8 \u0888 ꙮ \x00 \ufeff 🦙",
+]
+
+
+@pytest.mark.parametrize("name", SENTENCEPIECE)
+def test_every_sentencepiece_model_gives_the_cores_ids(lab, name):
+    from tokenizer.formats import gguf
+    from tokenizer.models import fetch
+    from tokenizer.models.provision import LLAMA_CPP_TESTS
+
+    tok = load_encoding(name)
+    load(lab, name, tok)
+    check(lab, name, tok, TEXTS + SPM_TEXTS + [LONG])
+    vocab = VECTORS[name]
+    inp = LLAMA_CPP_TESTS.get(f"{vocab}-inp", LLAMA_CPP_TESTS["inp"])  # Gemma 4's inputs are its own
+    cases = gguf.read_vocab_tests(fetch.read_verified(inp), fetch.read_verified(LLAMA_CPP_TESTS[vocab]))
+    assert len(cases) == 46
+    got = encode(lab, name, [t for t, _ in cases], False)
+    assert got == [ids for _, ids in cases]  # llama.cpp's own answers
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    text=st.text(max_size=200)
+    | st.lists(
+        st.sampled_from(SPM_TEXTS + TEXTS[7:12] + [" ", "\n", "\n\n", "\u2581", "<s>", "<|end|>", "<|turn>"]), max_size=8
+    ).map("".join)
+)
+def test_generated_text_gives_the_cores_ids_with_every_sentencepiece_model(lab, text):
+    for name in SENTENCEPIECE:
+        if name not in lab[0].evaluate("Object.keys(window.lab.encoders)"):
+            load(lab, name, load_encoding(name))
+        check(lab, name, load_encoding(name), [text])
+
+
+def _open_tokenize(page, server, name: str) -> None:
+    page.goto(server.url + "/?" + urlencode({"tokenizer": name, "text": "x"}))
+    wait_idle(page, timeout=90_000)
+    page.locator(".bpe-live .bpe-spans").first.wait_for(timeout=90_000)
+
+
+def _typed(page, text: str) -> list[int]:
+    """Type ``text`` at the end of the box, key by key, and read the ids the view draws once it has drawn the last."""
+    box = page.get_by_label("Text", exact=True)
+    box.click()
+    box.press("Control+End")
+    page.keyboard.type(text, delay=5)
+    page.wait_for_function(
+        "() => { const v = document.querySelector('.bpe-live'); return v.dataset.seq === v.dataset.typed && v.dataset.source === 'browser'; }",
+        timeout=30_000,
+    )
+    body = page.locator(".bpe-live-ids").inner_text().strip()
+    return [int(x) for x in body.strip("[]").split(",") if x.strip()]
+
+
+@pytest.mark.parametrize("name", SENTENCEPIECE)
+def test_typing_into_the_tokenize_page_gives_the_cores_ids(page, server, name):
+    """The page's own path: the model file the app publishes, the worker, the live view's drawing."""
+    tok = load_encoding(name)
+    _open_tokenize(page, server, name)
+    typed = "x"
+    for piece in ["  Hello wörld", "\n\n\ndef f():\n    return 1\n", " 你好 🦙 𓀀", "\u2581▁ <s> </s> <|end|> <|turn>", " end "]:
+        typed += piece
+        assert _typed(page, piece) == tok.encode(typed, disallowed_special=()), (name, typed)
+    page.wait_for_timeout(1500)  # the server hears the text (COMMIT_DELAY), so the rerun below keeps it
+    wait_idle(page, timeout=60_000)
+    page.get_by_role("radio", name="Recognise special tokens").click()
+    page.wait_for_timeout(300)
+    wait_idle(page, timeout=60_000)
+    assert _typed(page, "!") == tok.encode(typed + "!", allowed_special="all")

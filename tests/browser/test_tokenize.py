@@ -1,7 +1,7 @@
 """The Tokenize page in a real browser: what a person types, pastes, sees and hovers.
 
-The view follows typing with no Ctrl+Enter: rank-based tokenizers in the page (no
-server message per key), the others on the server, and the page says which.
+The view follows typing with no Ctrl+Enter: rank-based and SentencePiece-style tokenizers
+in the page (no server message per key), the others on the server, and the page says which.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ pytestmark = pytest.mark.browser
 
 XSS = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
 RANK_BASED = [n for n in registry.names() if not registry.spec(n).staged and registry.spec(n).kind == "bpe"]  # what bpe.js runs
+SENTENCEPIECE = [n for n in registry.names() if registry.spec(n).kind == "sentencepiece"]  # what spm.js runs
 #: the issue's budget: the view shows a key's tokens at most this long after it
 BUDGET = 0.5
 
@@ -157,7 +158,7 @@ def test_typing_updates_the_view_without_a_server_message(page, server):
 
 
 @pytest.mark.latency
-@pytest.mark.parametrize("name", [*RANK_BASED, "bytes", "chars", "trained"])
+@pytest.mark.parametrize("name", [*RANK_BASED, *SENTENCEPIECE, "bytes", "chars", "trained"])
 def test_every_rank_based_tokenizer_follows_typing_within_half_a_second(page, server, trained, name):
     key = trained if name == "trained" else name
     open_tokenize(page, server, tokenizer=key, text="Tokens")
@@ -199,18 +200,26 @@ def test_deepseek_is_tokenized_on_the_server_and_the_page_says_so(page, server):
     screenshot(page, "tokenize-deepseek-server", height=1200)
 
 
-@pytest.mark.parametrize("name", [n for n in registry.names() if registry.spec(n).kind == "sentencepiece"])
-def test_a_sentencepiece_model_is_tokenized_on_the_server_over_its_view(page, server, name):
-    """Llama 2, Phi-3: the server's spans over the model's view (the dummy prefix's space first), and the page says why."""
+@pytest.mark.parametrize("name", SENTENCEPIECE)
+def test_a_sentencepiece_model_is_tokenized_live_over_its_view(page, server, name):
+    """Llama 2, Phi-3, Gemma 4: spm.js in the page, the model's view drawn (the dummy prefix's space first), the line
+    that says how the kind differs, and a hovered token marks its own characters in the box, prefix or not."""
     open_tokenize(page, server, tokenizer=name, text="Hello")
-    expect(page.locator(".bpe-live-status")).to_contain_text("tokenized on the server")
-    expect(page.locator(".bpe-live-status")).to_contain_text("SentencePiece-style")
+    expect(page.locator(".bpe-live-status")).to_contain_text("Live: tokenized in your browser")
+    expect(page.get_by_text("SentencePiece-style BPE:", exact=False).first).to_be_visible()
     box(page).click()
     box(page).press("End")
-    key_latencies(page, " wörld 你好 🦙", pause_ms=600)
-    expected = reference_encode(name)("Hello wörld 你好 🦙")
-    assert ids_shown(page) == expected
+    key_latencies(page, " wörld 你好 🦙")
+    text = "Hello wörld 你好 🦙"
+    expected = reference_encode(name)(text)
+    assert ids_shown(page) == expected == load_encoding(name).encode(text, disallowed_special=())
     expect(count(page, "tokens")).to_have_text(str(len(expected)))
+    expect(page.locator(".bpe-live-status")).to_contain_text("Live: tokenized in your browser")
+    words = [w.replace("\u2581", " ").strip() for w in map(load_encoding(name).piece, expected)]
+    spans(page).nth(1).hover()  # "Hello" is one token in each, "▁w…" or "w…" after it
+    expect(page.locator(".bpe-live-backdrop mark")).to_have_text(re.compile(r"^ ?" + re.escape(words[1]) + "$"))
+    spans(page).first.hover()
+    expect(page.locator(".bpe-live-backdrop mark")).to_have_text("Hello")
     assert_no_exception(page)
 
 

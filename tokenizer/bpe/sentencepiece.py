@@ -17,7 +17,8 @@ Gemma 4's vocabulary is the same kind with a list of merges instead of scores (`
 is joined, the text is cut at runs of newlines first (a run that is a piece is that piece), and there is
 no dummy prefix. That is llama.cpp's ``llm_tokenizer_bpe_session`` with Gemma 4's rules; its test vectors
 check it (tests/tokenizer/models/test_llama_cpp.py). ``tokenizer.spm.SentencePieceTokenizer`` puts it behind the Tokenizer's
-interface, for the registered models of this kind and every page.
+interface, for the registered models of this kind and every page; ``ui/web/spm.js`` is this module in the browser, laid
+out the same way (the Tokenize page's live view), held to the same ids by tests/web/spm.test.mjs and the browser suite.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ class EncodingSpec:
     @property
     def kind(self) -> str:
         """``"bpe"`` (byte-level BPE) or ``"sentencepiece"`` (SentencePiece-style BPE: ▁ spaces, merges by score,
-        byte fallback; ``tokenizer.spm``), which the browser's encoder does not run."""
+        byte fallback; ``tokenizer.spm``, and ``ui/web/spm.js`` in the browser)."""
         return "sentencepiece" if self.source.format in SENTENCEPIECE_FORMATS else "bpe"
 
 

@@ -5,9 +5,9 @@ run, how the text is tokenized and gives the component its data
 (``ui.web.payload``):
 
 * a rank-based tokenizer (OpenAI's, the open models', the user's own with a pattern
-  JavaScript can read) goes to the browser as a model file, written once to the
-  static folder (``ui.web.model``) and cached by the browser; the "Characters"
-  baseline is computed in the page;
+  JavaScript can read) or a SentencePiece-style one (Llama 2, Phi-3, Gemma 4) goes to
+  the browser as a model file, written once to the static folder (``ui.web.model``)
+  and cached by the browser; the "Characters" baseline is computed in the page;
 * anything else, a text longer than ``payload.LIVE_LIMIT`` and chat mode are
   tokenized here, and the result goes with the data.
 

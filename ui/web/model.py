@@ -26,6 +26,20 @@ except for a token that does *not* encode to itself but takes the shortcut anywa
 (possible in a tiktoken file whose merges were recovered, never in a trained one):
 ``shortcut_exceptions`` finds those, and they travel as whole tokens.
 
+A SentencePiece-style model (``tokenizer.spm``: pieces merged by score or by a merge list, byte
+fallback) goes as a file of its own kind (``spm_model_file``), which ``spm.js`` reads; little-endian::
+
+    "BPES", SPM_VERSION, n_pieces, n_merges, pieces_bytes, specials_bytes, flags, 0         8 x uint32
+    scores (flags without SPM_MERGES), or the merges by rank: left id, right id             n_pieces float32 | 2 x n_merges x uint32
+    each piece's length in UTF-16 units                                                     n_pieces x uint16
+    each piece's type (``tokenizer.ggml.token_type``: 1 normal, 3 control, 4 user-defined, 6 byte)   n_pieces x uint8
+    the pieces' UTF-8, one after another, then the special tokens as JSON
+
+``flags`` are ``SPM_PREFIX`` (the dummy prefix), ``SPM_NEWLINES`` (cut at runs of newlines first) and
+``SPM_MERGES`` (a merge list orders the merges, not scores). The scores are the GGUF's float32 values
+and the merges the model's own ``merge_rank`` in rank order (a pair listed twice keeps its first place),
+so the browser compares what Python compares.
+
 Files are named by the sha256 of their content, so a browser may keep one forever.
 """
 
@@ -43,6 +57,10 @@ from .jsregex import pattern_spec
 
 MAGIC = b"BPEL"
 VERSION = 2
+#: The SentencePiece-style file's magic, version and flags (``spm_model_file``).
+SPM_MAGIC = b"BPES"
+SPM_VERSION = 1
+SPM_PREFIX, SPM_NEWLINES, SPM_MERGES = 1, 2, 4
 #: The normal forms the browser applies (``bpe.js`` nfcAsPython), by their number in the file's header.
 NORMAL_FORMS = (None, "NFC")
 #: The browser modules, served from the app's static folder (``asset_dir``).
@@ -88,7 +106,9 @@ def browser_reason(tok) -> str | None:
     'its split pattern uses syntax that JavaScript reads differently from Python (here: a lookbehind, ^, \\\\b, a backreference, or a flag)'
     """
     if getattr(tok, "kind", "bpe") == "sentencepiece":
-        return "it is a SentencePiece-style BPE (characters merged by score, byte fallback), which only the server encodes"
+        if tok.max_rank is not None:
+            return "it is a SentencePiece-style BPE cut to its first merged pieces, which only the server encodes"
+        return None
     if getattr(tok, "pipeline", None) is not None:
         return "it splits text with a tokenizer.json pipeline (normalizer and pre-tokenizer stages) that only the server runs"
     if not hasattr(tok, "merge_table"):
@@ -140,6 +160,8 @@ def model_file(tok, *, check_shortcuts: bool = True) -> bytes:
     why = browser_reason(tok)
     if why is not None:
         raise ValueError(f"{tok.name or 'this tokenizer'} cannot be tokenized in the browser: {why}")
+    if getattr(tok, "kind", "bpe") == "sentencepiece":
+        return spm_model_file(tok)
     table = tok.merge_table
     whole = dict(tok.whole_tokens)
     if check_shortcuts:
@@ -182,6 +204,44 @@ def model_file(tok, *, check_shortcuts: bool = True) -> bytes:
         specials,
     ]
     return b"".join(parts)
+
+
+def spm_model_file(tok) -> bytes:
+    """The browser's model of a SentencePiece-style ``tok`` (``tokenizer.spm.SentencePieceTokenizer``; the layout in
+    the module's docstring).
+
+    >>> from tokenizer.bpe.sentencepiece import SentencePieceBPE
+    >>> from tokenizer.spm import SentencePieceTokenizer
+    >>> pieces = ["<unk>", "<s>", "</s>", *(f"<0x{b:02X}>" for b in range(256)), "▁", "a", "▁a"]
+    >>> types = [2, 3, 3, *[6] * 256, 1, 1, 1]
+    >>> data = spm_model_file(SentencePieceTokenizer(SentencePieceBPE(pieces, [0.0] * len(pieces), types)))
+    >>> data[:4], np.frombuffer(data[4:32], dtype="<u4").tolist()
+    (b'BPES', [1, 262, 0, 1556, 28, 1, 0])
+    """
+    m = tok.model
+    n = m.n_vocab
+    flags = (SPM_PREFIX if m.add_space_prefix else 0) | (SPM_NEWLINES if m.split_newlines else 0)
+    if m.merge_rank is not None:
+        flags |= SPM_MERGES
+        keys = np.fromiter(m.merge_rank.keys(), dtype=np.int64, count=len(m.merge_rank))
+        keys = keys[np.argsort(np.fromiter(m.merge_rank.values(), dtype=np.int64, count=len(keys)), kind="stable")]
+        order = np.stack([keys // n, keys % n], axis=1).astype("<u4")
+    else:
+        order = np.array(m.scores, dtype="<f4")
+        if not np.array_equal(order.astype(float), np.array(m.scores, dtype=float)):
+            raise ValueError("a SentencePiece-style model for the browser keeps its scores as float32, as its GGUF does")
+    text = "".join(m.pieces).encode("utf-8")
+    units = np.array([len(p.encode("utf-16-le")) // 2 for p in m.pieces], dtype="<u2")
+    specials = (
+        json.dumps(tok.special_tokens, ensure_ascii=False, separators=(",", ":")).encode("utf-8") if tok.special_tokens else b""
+    )
+    head = np.array(
+        [int.from_bytes(SPM_MAGIC, "little"), SPM_VERSION, n, len(keys) if m.merge_rank is not None else 0, len(text),
+         len(specials), flags, 0],
+        dtype="<u4",
+    )  # fmt: skip
+    types = np.array(m.types, dtype="u1")
+    return b"".join([head.tobytes(), order.tobytes(), units.tobytes(), types.tobytes(), text, specials])
 
 
 def content_name(data: bytes, suffix: str = ".bin") -> str:

@@ -5,8 +5,8 @@ modules are, how to tokenize (in the browser with a model file, or on the server
 the text and its version, the switches, and, when the server tokenizes, its result
 for the text (``server_result``).
 
-Where the browser tokenizes: ``kind`` is ``"bpe"`` (a model file, ``browser_model``)
-or ``"chars"`` (the one-token-per-character baseline, computed in the page); else
+Where the browser tokenizes: ``kind`` is ``"bpe"`` (a model file, ``browser_model``:
+byte-level BPE, or SentencePiece-style BPE, which the worker tells apart by the file) or ``"chars"`` (the one-token-per-character baseline, computed in the page); else
 ``"server"``, with the reason in words (``model.browser_reason``).
 
 Model files of the registry's encodings are named by their content's sha256 (the

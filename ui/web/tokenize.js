@@ -1,8 +1,8 @@
 // The live Tokenize view (mounted by ui/tokenize/live.py through Streamlit's components v2): a labelled text
 // box, the counts, the coloured spans and the ids, updated as the user types.
 //
-// Rank-based tokenizers encode in a Web Worker (worker.js, bpe.js): the model file comes once (cached by its
-// hashed name), every keystroke is encoded in the page, and no key waits for the server. The server hears the
+// Rank-based and SentencePiece-style tokenizers encode in a Web Worker (worker.js, bpe.js, spm.js): the model file
+// comes once (cached by its hashed name), every keystroke is encoded in the page, and no key waits for the server. The server hears the
 // text only when it needs it: COMMIT_DELAY after typing stops, on leaving the box and on Ctrl+Enter (then the
 // share link, the token table below and the text other pages share catch up). A tokenizer the browser cannot
 // run exactly (a tokenizer.json pipeline, a pattern JavaScript reads differently), a text past the live limit,
@@ -80,6 +80,26 @@ export function tokenAt(offsets, at) {
     }
   }
   return -1;
+}
+
+/** Token offsets in the model's view (tokenOffsets) as offsets in the text box: each space the model put in
+ * (``inserted``, sorted UTF-16 offsets in the view: SentencePiece's dummy prefix) moves what follows it back one. */
+export function boxOffsets(offsets, inserted) {
+  if (!inserted || !inserted.length) return offsets;
+  const out = {};
+  for (const [units, points] of [["start16", "start"], ["end16", "end"]]) {
+    const u = Uint32Array.from(offsets[units]);
+    const p = Uint32Array.from(offsets[points]);
+    let k = 0; // inserted spaces before u[t]: the offsets only grow, so one pass
+    for (let t = 0; t < u.length; t++) {
+      while (k < inserted.length && inserted[k] < offsets[units][t]) k++;
+      u[t] -= k;
+      p[t] -= k;
+    }
+    out[units] = u;
+    out[points] = p;
+  }
+  return out;
 }
 
 /** The counts the page shows, as text (the core's definitions: code points, UTF-8 bytes). */
@@ -546,7 +566,7 @@ class LiveView {
   }
 
   offsetsOf() {
-    if (!this.offsets && this.result) this.offsets = tokenOffsets(this.result.lens, this.result.data);
+    if (!this.offsets && this.result) this.offsets = boxOffsets(tokenOffsets(this.result.lens, this.result.data), this.result.inserted);
     return this.offsets;
   }
 

@@ -1,24 +1,32 @@
 // The Tokenize page's Web Worker: it encodes, so typing never waits for a long text (a 3 MB paste
 // included). Messages in:
 //   {type: "model", key, url}            fetch and read a model file (the Cache API keeps it by its
-//                                        hashed name; without it, the browser's HTTP cache)
+//                                        hashed name; without it, the browser's HTTP cache): byte-level
+//                                        BPE (bpe.js) or SentencePiece-style BPE (spm.js), as its magic says
 //   {type: "model", key, buffer}         a model given as bytes
 //   {type: "model", key, kind: "chars"}  the "Characters" baseline (one token per code point)
 //   {type: "encode", seq, key, text, recognise, specials, specialsId}  (specials: null for the model's own;
 //                                        specialsId names them, so a RegExp is built once per set)
 // Messages out:
-//   {type: "ready", key, ms} | {type: "result", seq, key, ids, lens, special, data, chars, ms}
+//   {type: "ready", key, ms} | {type: "result", seq, key, ids, lens, special, data, chars, inserted, ms}
+//                                        (inserted: spm.js's dummy-prefix spaces in data, else undefined)
 //   {type: "error", seq?, key, message}
 // A newer "encode" makes an older one stop at its next pause (every few thousand chunks), so
 // stale work never delays fresh work; results carry their seq and the page keeps only the newest.
 import { CharEncoder, Encoder, parseModel } from "./bpe.js";
 import { OPTIMIZED, checkProperty, explicitSource } from "./pattern.js";
+import { SpmEncoder, isSpmModel, parseSpmModel } from "./spm.js";
 
 const CACHE = "bpe-lab-models-v1";
 const KEEP = 4; // models kept in memory (switching back and forth between tokenizers is instant)
 const models = new Map(); // key -> Promise<Encoder>
 let latest = 0;
 const checked = new Map(); // property -> Promise<{extra, missing} | null>, once per worker
+
+/** The encoder of a model file, of the kind the file is. */
+function encoderOf(buffer) {
+  return isSpmModel(buffer) ? new SpmEncoder(parseSpmModel(buffer)) : new Encoder(parseModel(buffer));
+}
 
 async function fetchModel(url) {
   const cache = typeof caches !== "undefined" ? await caches.open(CACHE).catch(() => null) : null;
@@ -38,7 +46,7 @@ function load(msg) {
     encoder =
       msg.kind === "chars"
         ? Promise.resolve(new CharEncoder())
-        : (msg.buffer ? Promise.resolve(msg.buffer) : fetchModel(msg.url)).then((buffer) => new Encoder(parseModel(buffer)));
+        : (msg.buffer ? Promise.resolve(msg.buffer) : fetchModel(msg.url)).then(encoderOf);
     encoder.then(
       (enc) => {
         postMessage({ type: "ready", key: msg.key, ms: performance.now() - t0 });
@@ -99,7 +107,7 @@ async function encode(msg) {
     if (done) {
       const r = value;
       postMessage(
-        { type: "result", seq: msg.seq, key: msg.key, ids: r.ids, lens: r.lens, special: r.special, data: r.data, chars: r.chars, ms: performance.now() - t0 },
+        { type: "result", seq: msg.seq, key: msg.key, ids: r.ids, lens: r.lens, special: r.special, data: r.data, chars: r.chars, inserted: r.inserted, ms: performance.now() - t0 },
         [r.ids.buffer, r.lens.buffer, r.special.buffer, r.data.buffer],
       );
       return;

@@ -122,6 +122,55 @@ def test_no_registered_encoding_needs_exceptions(name):
     assert model.shortcut_exceptions(load_encoding(name)) == {}
 
 
+def read_spm(data: bytes) -> dict:
+    """A SentencePiece-style model file's sections, read back by the layout the module documents."""
+    head = np.frombuffer(data[:32], dtype="<u4")
+    assert data[:4] == model.SPM_MAGIC and head[1] == model.SPM_VERSION
+    n, n_merges, text_bytes, special_bytes, flags = (int(x) for x in head[2:7])
+    at = 32
+    if flags & model.SPM_MERGES:
+        order = np.frombuffer(data[at : at + 8 * n_merges], dtype="<u4").reshape(-1, 2).tolist()
+        at += 8 * n_merges
+    else:
+        order = np.frombuffer(data[at : at + 4 * n], dtype="<f4").tolist()
+        at += 4 * n
+    units = np.frombuffer(data[at : at + 2 * n], dtype="<u2").tolist()
+    types = list(data[at + 2 * n : at + 3 * n])
+    at += 3 * n
+    text = data[at : at + text_bytes].decode("utf-8").encode("utf-16-le")
+    pieces, pos = [], 0
+    for u in units:
+        pieces.append(text[2 * pos : 2 * (pos + u)].decode("utf-16-le"))
+        pos += u
+    specials = json.loads(data[at + text_bytes :]) if special_bytes else {}
+    assert len(data) == at + text_bytes + special_bytes
+    return {"flags": flags, "order": order, "pieces": pieces, "types": types, "specials": specials}
+
+
+@pytest.mark.parametrize("name", ["llama2", "phi3", "gemma4"])
+def test_a_sentencepiece_model_goes_to_the_browser_whole(name):
+    """Every piece, type and score (or the merge list in rank order, each pair once) and the special tokens."""
+    tok = load_encoding(name)
+    m = tok.model
+    assert model.browser_reason(tok) is None
+    got = read_spm(model.model_file(tok))
+    assert got["pieces"] == m.pieces and got["types"] == m.types and got["specials"] == tok.special_tokens
+    assert bool(got["flags"] & model.SPM_PREFIX) == m.add_space_prefix
+    assert bool(got["flags"] & model.SPM_NEWLINES) == m.split_newlines
+    if m.merge_rank is None:
+        assert got["order"] == m.scores  # float32 in the file as in the GGUF: the same values
+    else:
+        n = m.n_vocab
+        assert [a * n + b for a, b in got["order"]] == sorted(m.merge_rank, key=m.merge_rank.__getitem__)
+
+
+def test_a_sentencepiece_model_cut_to_its_first_pieces_stays_on_the_server():
+    tok = load_encoding("llama2").truncated(100)
+    assert "cut to its first merged pieces" in model.browser_reason(tok)
+    with pytest.raises(ValueError, match="cannot be tokenized in the browser"):
+        model.model_file(tok)
+
+
 def test_what_stays_on_the_server_says_why():
     pipeline, _ = pair(build(normalizer=normalizers.NFC()))
     assert pipeline.pipeline is not None
