@@ -270,3 +270,32 @@ def test_the_architecture_check_sees_every_way_of_importing_streamlit(tmp_path):
         "from streamlit import config\nfrom . import streamlit\n"
     )
     assert _streamlit_imports(f) == {"streamlit", "streamlit.runtime.scriptrunner", "streamlit.errors", "streamlit.config"}
+
+
+def _probes(tree: ast.AST) -> list[str]:
+    """``getattr(tok, ...)`` / ``hasattr(tok, ...)`` calls on a tokenizer, by the names code gives one."""
+    return [
+        f"{n.func.id}({n.args[0].id}, ...) line {n.lineno}"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in ("getattr", "hasattr")
+        and n.args
+        and isinstance(n.args[0], ast.Name)
+        and n.args[0].id in ("tok", "t", "tokenizer", "other")
+    ]
+
+
+def test_tokenizers_are_asked_through_the_protocol_never_probed():
+    """What a tokenizer is comes from ``tok.kind`` and ``isinstance``, not from which attributes it happens to have."""
+    offenders = [
+        f"{p.relative_to(ROOT)}: {probe}"
+        for package in ("tokenizer", "ui", "classroom")
+        for p in sorted((ROOT / package).rglob("*.py"))
+        for probe in _probes(ast.parse(p.read_text(encoding="utf-8")))
+    ]
+    assert offenders == []
+
+
+def test_the_probe_check_sees_a_probe():
+    assert _probes(ast.parse("getattr(tok, 'vocab', None)\nhasattr(x, 'y')")) == ["getattr(tok, ...) line 1"]

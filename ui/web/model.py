@@ -53,6 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tokenizer import Tokenizer, TokenizerLike
+
 from .jsregex import pattern_spec
 
 MAGIC = b"BPEL"
@@ -96,7 +98,7 @@ def browser_modules(ui: Path = UI) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if not n.startswith(SAMPLES)))
 
 
-def browser_reason(tok) -> str | None:
+def browser_reason(tok: TokenizerLike) -> str | None:
     """None when the browser can tokenize exactly as ``tok`` does, else why not (one sentence).
 
     >>> from tokenizer import Tokenizer
@@ -105,15 +107,15 @@ def browser_reason(tok) -> str | None:
     >>> browser_reason(Tokenizer(pattern=r"(?<=a)b"))
     'its split pattern uses syntax that JavaScript reads differently from Python (here: a lookbehind, ^, \\\\b, a backreference, or a flag)'
     """
-    if getattr(tok, "kind", "bpe") == "sentencepiece":
+    if not isinstance(tok, Tokenizer):
+        return "it is not a BPE tokenizer"
+    if tok.kind == "sentencepiece":
         if tok.max_rank is not None:
             return "it is a SentencePiece-style BPE cut to its first merged pieces, which only the server encodes"
         return None
-    if getattr(tok, "pipeline", None) is not None:
+    if tok.pipeline is not None:
         return "it splits text with a tokenizer.json pipeline (normalizer and pre-tokenizer stages) that only the server runs"
-    if not hasattr(tok, "merge_table"):
-        return "it is not a BPE tokenizer"
-    if getattr(tok, "normalizer", None) not in NORMAL_FORMS:
+    if tok.normalizer not in NORMAL_FORMS:
         return f"it puts text in Unicode normal form {tok.normalizer} first, which only the server does"
     if tok.pattern is not None and pattern_spec(tok.pattern) is None:
         return (
@@ -160,7 +162,7 @@ def model_file(tok, *, check_shortcuts: bool = True) -> bytes:
     why = browser_reason(tok)
     if why is not None:
         raise ValueError(f"{tok.name or 'this tokenizer'} cannot be tokenized in the browser: {why}")
-    if getattr(tok, "kind", "bpe") == "sentencepiece":
+    if tok.kind == "sentencepiece":
         return spm_model_file(tok)
     table = tok.merge_table
     whole = dict(tok.whole_tokens)
@@ -185,7 +187,7 @@ def model_file(tok, *, check_shortcuts: bool = True) -> bytes:
             len(whole_data),
             len(pattern),
             len(specials),
-            NORMAL_FORMS.index(getattr(tok, "normalizer", None)),
+            NORMAL_FORMS.index(tok.normalizer),
         ],
         dtype="<u4",
     )

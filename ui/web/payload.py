@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tokenizer import clean_text
+from tokenizer import Tokenizer, TokenizerLike, clean_text
 
 from . import model
 
@@ -120,7 +120,14 @@ def prune(static: Path | None = None, days: float = USER_DAYS) -> int:
 
 
 def server_result(
-    tok, ids: Sequence[int], text: str, *, seq: int, dropped: int = 0, error: str | None = None, send_text: bool = False
+    tok: TokenizerLike | None,
+    ids: Sequence[int],
+    text: str,
+    *,
+    seq: int,
+    dropped: int = 0,
+    error: str | None = None,
+    send_text: bool = False,
 ) -> dict:
     """The server's tokens for the view: ids, each token's byte length, which are special.
 
@@ -146,9 +153,9 @@ def server_result(
         "dropped": dropped,
         "error": error,
     }
-    form = getattr(tok, "normalizer", None)
+    form = tok.normalizer if isinstance(tok, Tokenizer) else None
     view = unicodedata.normalize(form, clean) if form and not clean.isascii() else clean
-    if getattr(tok, "kind", "bpe") == "sentencepiece":
+    if tok is not None and tok.kind == "sentencepiece":
         # the model's view, whose bytes its tokens are in order: the dummy prefix's space, a typed ▁ as a space
         view = b"".join(tok.decode_tokens_bytes(ids)).decode("utf-8", "replace")
     if send_text or view != clean:
