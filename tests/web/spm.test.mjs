@@ -12,7 +12,8 @@ import { boxOffsets, spansOf } from "../../ui/web/tokenize.js";
 import { ROOT, python } from "./pyfixtures.mjs";
 
 const SEED = Math.floor(Math.random() * 2 ** 31);
-const decoder = new TextDecoder();
+// a text may begin with U+FEFF, which is its own character, not a byte-order mark to drop
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 let cached = null;
 
 function fixtures() {
