@@ -34,21 +34,17 @@ def texts(at: AppTest) -> str:
 
 
 @pytest.mark.parametrize("name", SPM)
-def test_tokenize_shows_the_servers_spans_and_says_how_this_kind_differs(workspace, name):
+def test_tokenize_runs_them_in_the_browser_and_says_how_this_kind_differs(workspace, name):
     at = page("tokenize")
     at.selectbox(key="tokenize.tokenizer").set_value(name)
     type_text(at, MIXED)
     at.run()
     assert not at.exception, at.exception
-    data = payload(at)
-    assert data["kind"] == "server" and "SentencePiece" in data["reason"]
-    expected = reference_encode(name)(MIXED)
-    assert data["server"]["ids"] == expected == table_ids(at)
-    # the view is the model's: the dummy prefix's space first (where it has one), and the spans cover it byte for byte
+    # the browser encodes this kind (ui/web/spm.js, held to the core by tests/web/spm.test.mjs and Chromium)
+    assert payload(at)["kind"] == "bpe"
+    assert table_ids(at) == reference_encode(name)(MIXED)
     tok = load_encoding(name)
     prefix = " " if tok.model.add_space_prefix else ""
-    view = data["server"].get("text", MIXED)  # sent when it is not the box's own text
-    assert view == prefix + MIXED and sum(data["server"]["lens"]) == len(view.encode())
     assert difference(load_encoding(name)) in texts(at)
     tokens = at.dataframe[0].value
     byte_rows = tokens[tokens["id"].map(tok.is_byte_token)]
