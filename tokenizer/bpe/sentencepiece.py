@@ -19,6 +19,12 @@ no dummy prefix. That is llama.cpp's ``llm_tokenizer_bpe_session`` with Gemma 4'
 check it (tests/tokenizer/models/test_llama_cpp.py). ``tokenizer.spm.SentencePieceTokenizer`` puts it behind the Tokenizer's
 interface, for the registered models of this kind and every page; ``ui/web/spm.js`` is this module in the browser, laid
 out the same way (the Tokenize page's live view), held to the same ids by tests/web/spm.test.mjs and the browser suite.
+
+The two references differ where a model has user-defined pieces (``rules``): llama.cpp cuts them out of the text
+and starts each stretch after one with the dummy prefix, and would join two pieces into a control piece; the
+``sentencepiece`` package, which reads a ``.model`` file (Mistral's, ``formats.spm_model``), puts one dummy prefix
+before the whole text, keeps a user-defined piece as one symbol inside it, and joins only into ordinary and
+user-defined pieces.
 """
 
 from __future__ import annotations
@@ -29,7 +35,13 @@ from collections.abc import Sequence
 
 #: ``tokenizer.ggml.token_type`` of a byte-fallback token (``<0xNN>``) and of a control token
 _BYTE, _CONTROL = 6, 3
+#: the piece types merges may make under the ``sentencepiece`` package's rules (normal and user-defined)
+_MERGEABLE = (1, 4)
 SPACE = "\u2581"
+#: whose behaviour a model follows where llama.cpp and the sentencepiece package differ (see the module's docstring)
+RULES = ("llama.cpp", "sentencepiece")
+#: ``ids`` key -> the GGUF entry ``tokenizer.ggml.<name>_token_id`` that gives it
+_GGUF_IDS = {"unk": "unknown", "bos": "bos", "eos": "eos", "pad": "padding"}
 
 
 class SentencePieceBPE:
@@ -37,6 +49,8 @@ class SentencePieceBPE:
 
     With ``merges`` (``"left right"`` strings, best first, as a GGUF or a tokenizer.json lists them) the merges'
     order is the priority instead of the scores; ``split_newlines`` cuts the text at runs of newlines first.
+    ``rules`` is ``"llama.cpp"`` (a GGUF's) or ``"sentencepiece"`` (a ``.model`` file's): see the module's docstring.
+    ``ids`` are the ``unk``, ``bos``, ``eos`` and ``pad`` ids the file names (-1: none), kept for writing it again.
     """
 
     def __init__(
@@ -48,7 +62,11 @@ class SentencePieceBPE:
         add_space_prefix: bool = True,
         merges: Sequence[str] | None = None,
         split_newlines: bool = False,
+        rules: str = "llama.cpp",
+        ids: dict[str, int] | None = None,
     ):
+        if rules not in RULES:
+            raise ValueError(f"rules must be one of {', '.join(map(repr, RULES))}, not {rules!r}")
         if not (len(pieces) == len(scores) == len(types)):
             raise ValueError(
                 f"pieces, scores and types must have one entry per token ({len(pieces)}, {len(scores)}, {len(types)})"
@@ -68,6 +86,8 @@ class SentencePieceBPE:
             raise ValueError(f"a byte-fallback vocabulary has 256 byte tokens <0x00>…<0xFF>; this one has {len(self.byte_ids)}")
         self.special_tokens = {p: i for i, (p, t) in enumerate(zip(self.pieces, self.types)) if t == _CONTROL}
         self.split_newlines = split_newlines
+        self.rules = rules
+        self.ids = dict(ids) if ids is not None else self._default_ids()
         self.merge_rank: dict[int, int] | None = None  # left id * n_vocab + right id -> the merge's place in the list
         if merges is not None:
             self._read_merges(merges)
@@ -78,6 +98,15 @@ class SentencePieceBPE:
         merged.sort(key=lambda i: (-self.scores[i], i))
         self.merged_ids: list[int] = merged
         self.rank: dict[int, int] = {tid: r for r, tid in enumerate(merged)}
+
+    def _default_ids(self) -> dict[str, int]:
+        """The first unknown piece, and ``<s>``, ``</s>``, ``<pad>`` when they are control pieces (-1: none)."""
+        unk = next((i for i, t in enumerate(self.types) if t == 2), -1)
+        out = {"unk": unk}
+        for key, piece in (("bos", "<s>"), ("eos", "</s>"), ("pad", "<pad>")):
+            i = self.piece_to_id.get(piece, -1)
+            out[key] = i if i >= 0 and self.types[i] == _CONTROL else -1
+        return out
 
     def _read_merges(self, merges: Sequence[str]) -> None:
         """The merge list as ranks; a piece's rank is the place of the first merge that makes it."""
@@ -113,6 +142,7 @@ class SentencePieceBPE:
             add_space_prefix=meta.get("tokenizer.ggml.add_space_prefix", not gemma),
             merges=meta["tokenizer.ggml.merges"] if gemma else None,
             split_newlines=gemma,
+            ids={k: meta.get(f"tokenizer.ggml.{key}_token_id", -1) for k, key in _GGUF_IDS.items()},
         )
 
     @property
@@ -171,6 +201,7 @@ class SentencePieceBPE:
         queue: list[tuple[float, int, int, int]] = []  # (-score, left, right, joined length)
 
         merge_rank, ids, width = self.merge_rank, self.piece_to_id, len(self.pieces)
+        types = self.types if self.rules == "sentencepiece" else None
 
         def add(left: int, right: int) -> None:
             if left < 0 or right < 0:
@@ -184,7 +215,9 @@ class SentencePieceBPE:
                 heapq.heappush(queue, (r, left, right, len(joined)))
                 return
             tid = self.piece_to_id.get(joined)
-            if tid is None or (max_rank is not None and self.rank.get(tid, max_rank) >= max_rank):
+            if tid is None or (types is not None and types[tid] not in _MERGEABLE):
+                return
+            if max_rank is not None and self.rank.get(tid, max_rank) >= max_rank:
                 return
             heapq.heappush(queue, (-self.scores[tid], left, right, len(joined)))
 

@@ -10,6 +10,7 @@ from .bpe_lab import dumps, from_json
 from .hf import from_hf_json
 from .json_input import decode_text, read_json
 from .minbpe import loads_minbpe
+from .spm_model import from_spm_model, looks_like_model
 from .tiktoken import parse_tiktoken_ranks
 
 #: The longest merged token a loaded file may build, in bytes: far longer than any real vocabulary's.
@@ -68,8 +69,9 @@ def save(tok: Tokenizer, path: str | Path) -> Path:
 def load(path: str | Path, *, pattern: str | None = "gpt4") -> Tokenizer:
     """Load a tokenizer file, whatever its format (detected from the content).
 
-    BPE Lab JSON, Hugging Face tokenizer.json (byte-level BPE), minbpe ``.model`` and
-    tiktoken ranks (which carry no split pattern: ``pattern`` is used for them).
+    BPE Lab JSON, Hugging Face tokenizer.json (byte-level BPE), minbpe ``.model``, a SentencePiece
+    ``.model`` (BPE with byte fallback: ``spm_model``) and tiktoken ranks (which carry no split
+    pattern: ``pattern`` is used for them).
     """
     path, data = read_file(path, "tokenizer file")
     return load_bytes(data, name=path.stem, pattern=pattern)
@@ -80,6 +82,8 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
     JSON goes through ``json_input.read_json`` (size, nesting, duplicated keys)."""
     data = check_bytes(data, "data")
     name = check_str(name, "name")
+    if looks_like_model(data):  # binary protobuf: told apart before the text formats, which it is not
+        return from_spm_model(data, name=name)
     text = decode_text(data, "the file")
     stripped = text.lstrip()
     if stripped.startswith("{"):
@@ -106,7 +110,7 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = "gpt4") -> 
             raise ValueError(f"the tiktoken file is inconsistent: {e}") from None
     raise ValueError(
         "unrecognised tokenizer file: expected BPE Lab JSON, a Hugging Face tokenizer.json, "
-        "a minbpe .model or a tiktoken rank file"
+        "a minbpe .model, a SentencePiece .model or a tiktoken rank file"
     )
 
 

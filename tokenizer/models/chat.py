@@ -321,11 +321,11 @@ def _check_mistral(msgs: list[dict[str, str]]) -> None:
             raise _refuse(_MISTRAL, f"message {i + 1}, the assistant's, is empty: write its answer or remove it")
 
 
-def _mistral_v3(msgs: list[dict[str, str]]) -> list[Piece]:
-    """mistral-common's v3 instruct format: validator, ``InstructRequestNormalizer``, ``InstructTokenizerV3``.
+def _mistral_turns(msgs: list[dict[str, str]]) -> tuple[str | None, list[dict[str, str]]]:
+    """mistral-common's validator and ``InstructRequestNormalizer``: ``(system prompt, turns)``.
 
     Runs of one role are joined (``"\\n\\n"``; a system message ends a run and is taken
-    out), the non-empty system messages go before the last user message's text, the
+    out), the non-empty system messages joined make the system prompt, and the
     conversation starts with a user message (an empty one if needed).
     """
     _check_mistral(msgs)
@@ -338,6 +338,13 @@ def _mistral_v3(msgs: list[dict[str, str]]) -> list[Piece]:
     ]
     if not turns or turns[0]["role"] != "user":
         turns.insert(0, {"role": "user", "content": ""})
+    return system, turns
+
+
+def _mistral_v3(msgs: list[dict[str, str]]) -> list[Piece]:
+    """mistral-common's v3 instruct format (``InstructTokenizerV3``) after ``_mistral_turns``: the system prompt goes
+    before the last user message's text, ``[INST]`` and ``[/INST]`` are tokens, each text encoded on its own."""
+    system, turns = _mistral_turns(msgs)
     last_user = max(i for i, m in enumerate(turns) if m["role"] == "user")
     out = [_t("<s>")]
     for i, m in enumerate(turns):
@@ -349,12 +356,35 @@ def _mistral_v3(msgs: list[dict[str, str]]) -> list[Piece]:
     return out
 
 
-#: mistral-common's InstructTokenizerV3 after its validator and InstructRequestNormalizer, for Tekken v3 files.
+def _mistral_v1(msgs: list[dict[str, str]]) -> list[Piece]:
+    """mistral-common's v1 instruct format (``InstructTokenizerV1``) after ``_mistral_turns``: the system prompt goes
+    before the first user message's text, and ``[INST] content [/INST]`` is text (v1 files have no such tokens)."""
+    system, turns = _mistral_turns(msgs)
+    out = [_t("<s>")]
+    for i, m in enumerate(turns):
+        if m["role"] == "user":
+            content = system + "\n\n" + m["content"] if i == 0 and system else m["content"]
+            out.append(_x(f"[INST] {content} [/INST]"))
+        else:
+            out += [_x(m["content"]), _t("</s>")]
+    return out
+
+
+#: mistral-common's InstructTokenizerV3 after its validator and InstructRequestNormalizer, for Tekken v3 files and the v3
+#: SentencePiece file.
 MISTRAL_V3_CHAT = ChatFormat(
     label="Mistral [INST] (v3)",
     reference="mistral_common/tokens/tokenizers/instruct.py (InstructTokenizerV3), protocol/instruct/normalize.py and validator.py",
     layout=_mistral_v3,
     framing=("<s>", "[INST]", "[/INST]", "</s>"),
+)
+
+#: mistral-common's InstructTokenizerV1 after the same validator and normaliser, for the v1 SentencePiece file.
+MISTRAL_V1_CHAT = ChatFormat(
+    label="Mistral [INST] as text (v1)",
+    reference="mistral_common/tokens/tokenizers/instruct.py (InstructTokenizerV1), protocol/instruct/normalize.py and validator.py",
+    layout=_mistral_v1,
+    framing=("<s>", "</s>"),
 )
 
 

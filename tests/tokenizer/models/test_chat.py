@@ -152,8 +152,12 @@ def test_llama2_layout_is_metas():
 # ----------------------------------------------------------------------------- Mistral
 
 
-def mistral_reference(conv) -> list[int] | None:
-    """mistral-common's front door (validator, normaliser, instruct tokenizer v3); None when it refuses the list."""
+#: the encodings laid out by mistral-common's front door: Tekken and the SentencePiece v3 file (instruct v3), v1 (v1)
+MISTRAL = ["tekken", "mistral_v1", "mistral_v3"]
+
+
+def mistral_reference(conv, name: str = "tekken") -> list[int] | None:
+    """mistral-common's front door (validator, normaliser, the file's instruct tokenizer); None when it refuses the list."""
     from mistral_common.exceptions import MistralCommonException
     from mistral_common.protocol.instruct.messages import AssistantMessage, SystemMessage, UserMessage
     from mistral_common.protocol.instruct.request import ChatCompletionRequest
@@ -161,7 +165,7 @@ def mistral_reference(conv) -> list[int] | None:
     kinds = {"system": SystemMessage, "user": UserMessage, "assistant": AssistantMessage}
     request = ChatCompletionRequest(messages=[kinds[r](content=c) for r, c in conv])
     try:
-        return mistral_tokenizer().encode_chat_completion(request).tokens
+        return mistral_tokenizer(name).encode_chat_completion(request).tokens
     except MistralCommonException:
         return None
 
@@ -175,13 +179,23 @@ def mistral_reference(conv) -> list[int] | None:
 @example([("user", "a"), ("assistant", "")])  # refused: ends with the assistant
 @example([("system", "s")])
 @example([])
-def test_mistral_is_mistral_commons_front_door(conv):
-    expected = mistral_reference(conv)
+@example([("system", "s"), ("user", "a"), ("assistant", "b "), ("user", "c")])  # v1: the system prompt goes first
+@example([("user", "[INST] x [/INST]"), ("assistant", "<s>"), ("user", "[REFERENCE_DOC_3]y")])  # lookalikes are text
+@pytest.mark.parametrize("name", MISTRAL)
+def test_mistral_is_mistral_commons_front_door(name, conv):
+    expected = mistral_reference(conv, name)
     if expected is None:
         with pytest.raises(ValueError, match="Mistral's chat format"):
-            ours("tekken", conv)
+            ours(name, conv)
     else:
-        assert ours("tekken", conv) == expected
+        assert ours(name, conv) == expected
+
+
+def test_mistral_v1_writes_inst_as_text_and_the_system_prompt_first():
+    conv = [("system", "S"), ("user", "a"), ("assistant", "b "), ("user", "c")]
+    assert chat.text(_messages(conv), registry.spec("mistral_v1").chat) == "<s>[INST] S\n\na [/INST]b </s>[INST] c [/INST]"
+    assert chat.text(_messages(conv), registry.spec("mistral_v3").chat) == "<s>[INST]a[/INST]b</s>[INST]S\n\nc[/INST]"
+    assert registry.spec("mistral_v3").chat is registry.spec("tekken").chat  # one layout: InstructTokenizerV3
 
 
 def test_mistral_empty_and_repeated_system_messages_are_left_out():
@@ -201,10 +215,11 @@ def test_mistral_empty_and_repeated_system_messages_are_left_out():
         ([("user", "a"), ("assistant", ""), ("user", "c")], "message 2, the assistant's, is empty"),
     ],
 )
-def test_mistral_refusals_say_what_to_change(conv, fix):
-    assert mistral_reference(conv) is None
+@pytest.mark.parametrize("name", MISTRAL)
+def test_mistral_refusals_say_what_to_change(name, conv, fix):
+    assert mistral_reference(conv, name) is None
     with pytest.raises(ValueError, match=fix):
-        ours("tekken", conv)
+        ours(name, conv)
 
 
 # ----------------------------------------------------------------------------- harmony

@@ -182,3 +182,30 @@ def test_merges_recovered_side_by_side_are_the_ones_recovered_one_at_a_time(tmp_
     assert line.startswith("merges recovered and cached for r50k_base (") and line.index("p50k_base") < line.index("cl100k")
     if (os.cpu_count() or 1) > 1:
         assert line.endswith(f"({min(os.cpu_count(), 3)} at a time)"), line
+
+
+def test_the_records_of_one_package_share_one_download(tmp_path, monkeypatch):
+    """Tekken and Mistral's SentencePiece v1 and v3 files all come from the mistral-common wheel: set-up downloads it
+    once (a stand-in for pip here, holding the very files) and stores each member, checked by its own sha256."""
+    names = ["tekken", "mistral_v1", "mistral_v3"]
+    members = {spec(n).source.member: fetch.read_verified(spec(n)) for n in names}  # before the data folder moves
+    assert {spec(n).source.package for n in names} == {"mistral-common==1.13.1"}
+    calls = []
+
+    def pip(cmd, **kwargs):
+        import zipfile
+
+        calls.append(cmd)
+        with zipfile.ZipFile(Path(cmd[cmd.index("--dest") + 1]) / "mistral_common-1.13.1-py3-none-any.whl", "w") as z:
+            for member, data in members.items():
+                z.writestr(member, data)
+        return subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setenv("BPE_LAB_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(fetch.subprocess, "run", pip)
+    monkeypatch.setattr(provision, "build_encoding", lambda name: None)
+    logs = []
+    assert provision.provision_all(names, log=logs.append) == []
+    assert len(calls) == 1 and "mistral-common==1.13.1" in calls[0]
+    assert [fetch.read_verified(spec(n)) for n in names] == list(members.values())
+    assert sum("from PyPI package mistral-common==1.13.1, sha256 verified" in line for line in logs) == 3

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 import tiktoken_ext.openai_public as openai_public
-from model_packages import TIKTOKEN_MODELS, WHISPER_PATTERN, hf_file_tokenizer, tekkenizer, tiktoken_reference
+from model_packages import (
+    TIKTOKEN_MODELS,
+    WHISPER_PATTERN,
+    hf_file_tokenizer,
+    sentencepiece_reference,
+    tekkenizer,
+    tiktoken_reference,
+)
 
 from tokenizer import load_encoding, registry
 from tokenizer.formats import gguf
@@ -36,6 +43,18 @@ def _reference_pattern_and_specials(record) -> tuple[str, dict[str, int]]:
 
 
 def test_pattern_and_special_tokens_are_the_packages(record):
+    if record.source.format == "spm-model":
+        # a .model file, read by sentencepiece itself: its special tokens are its unknown piece and its named control
+        # pieces (not the [control_N] placeholders), <s> its bos
+        assert record.pattern is None
+        ref = sentencepiece_reference(record.name)
+        named = {
+            ref.id_to_piece(i): i
+            for i in range(ref.get_piece_size())
+            if ref.is_unknown(i) or (ref.is_control(i) and not ref.id_to_piece(i).startswith("[control_"))
+        }
+        assert dict(record.special_tokens) == named and record.special_tokens["<s>"] == ref.bos_id()
+        return
     if record.kind == "sentencepiece":
         # no split pattern (the whole text is merged); its special tokens are the file's control and unknown pieces
         assert record.pattern is None
@@ -132,7 +151,9 @@ def test_labels_names_and_aliases_are_unique():
     ggufs = {s.name for s in SPECS if s.source.format == "gguf"}
     assert ggufs == {"deepseek_llm", "deepseek_coder", "falcon", "starcoder2", "gpt_neox", "mpt", "command_r"}
     spm = {s.name for s in SPECS if s.kind == "sentencepiece"}
-    assert spm == {s.name for s in SPECS if s.source.format == "gguf-spm"} == {"llama2", "phi3", "gemma4"}
+    assert {s.name for s in SPECS if s.source.format == "gguf-spm"} == {"llama2", "phi3", "gemma4"}
+    assert {s.name for s in SPECS if s.source.format == "spm-model"} == {"mistral_v1", "mistral_v3"}
+    assert spm == {"llama2", "phi3", "gemma4", "mistral_v1", "mistral_v3"}
     json_files = {s.name for s in SPECS if s.source.format == "hf-json"}
     assert json_files == {"deepseek_v4", "olmo2"}
     assert set(TIKTOKEN_MODELS) | {"r50k_base", "cl100k_base", "o200k_base", "tekken"} | json_files | ggufs | spm == set(

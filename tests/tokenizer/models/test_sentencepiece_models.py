@@ -1,7 +1,8 @@
-"""The SentencePiece-style models ordered by scores (Llama 2 / CodeLlama, Phi-3; Gemma 4's merge list: test_gemma.py): the registry's Tokenizers give exactly the ids of the
+"""The SentencePiece-style models ordered by scores (Llama 2 / CodeLlama, Phi-3 from GGUFs; Mistral v1 and v3 from
+their .model files; Gemma 4's merge list: test_gemma.py): the registry's Tokenizers give exactly the ids of the
 ``sentencepiece`` package run on the same pieces (bench/model_packages.py ``sentencepiece_reference``), and answer
-what pages ask of any Tokenizer (spans, token bytes, merge trees) consistently. llama.cpp's own vectors for them:
-tests/tokenizer/models/test_llama_cpp.py."""
+what pages ask of any Tokenizer (spans, token bytes, merge trees) consistently. llama.cpp's own vectors for the GGUFs:
+tests/tokenizer/models/test_llama_cpp.py; Mistral's files against mistral-common too: test_mistral_spm.py."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def model(request):
 
 
 def test_they_are_sentencepiece_models():
-    assert SPM == ["llama2", "phi3"]
+    assert SPM == ["llama2", "mistral_v1", "mistral_v3", "phi3"]
     for name in SPM:
         assert isinstance(load_encoding(name), SentencePieceTokenizer) and load_encoding(name).model.merge_rank is None
 
@@ -57,10 +58,13 @@ def test_ids_equal_sentencepieces_on_multilingual_and_code(model):
 
 def test_every_token_decodes_as_in_sentencepiece(model):
     ours, ref = model
-    ids = sorted(set(random.Random(0).sample(range(3, ref.get_piece_size()), 3000)) | set(range(3, 259)))
+    byte_ids = [ours.model.byte_ids[b] for b in range(256)]
+    ordinary = [i for i in range(ref.get_piece_size()) if not ref.is_unknown(i)]
+    ids = sorted(set(random.Random(0).sample(ordinary, 3000)) | set(byte_ids))
     assert [ours.decode([i]) for i in ids] == [ref.decode([i]) for i in ids]
-    for i in range(3, 259):  # the byte-fallback tokens <0x00>..<0xFF> are their bytes
-        assert ours.is_byte_token(i) and ours.vocab[i] == bytes([i - 3]) and ours.piece(i) == f"<0x{i - 3:02X}>"
+    assert byte_ids == list(range(byte_ids[0], byte_ids[0] + 256))  # after the control pieces: 3 for Llama 2, 771 for v3
+    for b, i in enumerate(byte_ids):  # the byte-fallback tokens <0x00>..<0xFF> are their bytes
+        assert ours.is_byte_token(i) and ours.vocab[i] == bytes([b]) and ours.piece(i) == f"<0x{b:02X}>"
 
 
 def test_special_tokens_are_found_only_when_allowed(model):

@@ -276,7 +276,7 @@ def package_tokens(name: str) -> set[bytes]:
             for p in hf.get_vocab(with_added_tokens=True)
             if p not in specials
         }
-    if fmt == "gguf-spm":  # the sentencepiece package's pieces: ▁ as a space, <0xNN> as its byte
+    if fmt in ("gguf-spm", "spm-model"):  # the sentencepiece package's pieces: ▁ as a space, <0xNN> as its byte
         from model_packages import sentencepiece_reference
 
         sp = sentencepiece_reference(name)

@@ -171,6 +171,16 @@ def test_a_sentencepiece_model_cut_to_its_first_pieces_stays_on_the_server():
         model.model_file(tok)
 
 
+@pytest.mark.parametrize("name", ["mistral_v1", "mistral_v3"])
+def test_a_model_read_from_a_sentencepiece_file_stays_on_the_server(name):
+    """spm.js follows llama.cpp's rules; a .model file's are the sentencepiece package's, which only the core has."""
+    tok = load_encoding(name)
+    assert tok.kind == "sentencepiece" and tok.model.rules == "sentencepiece"
+    assert "SentencePiece .model file" in model.browser_reason(tok)
+    with pytest.raises(ValueError, match="cannot be tokenized in the browser"):
+        model.model_file(tok)
+
+
 def test_what_stays_on_the_server_says_why():
     pipeline, _ = pair(build(normalizer=normalizers.NFC()))
     assert pipeline.pipeline is not None
