@@ -360,8 +360,10 @@ def test_every_open_model_tokenizes_as_its_reference(name):
     expected = reference_encode(name)(MIXED)
     assert table_ids(at) == expected == ours.encode(MIXED)
     data = payload(at)
-    # a tokenizer.json pipeline is the server's (ui/web/model.browser_reason); a SentencePiece-style model the browser's
-    assert data["kind"] == ("server" if ours.pipeline is not None else "bpe")
+    # a tokenizer.json pipeline and a .model file's rules are the server's (ui/web/model.browser_reason); a GGUF's
+    # SentencePiece-style model is the browser's
+    on_server = ours.pipeline is not None or registry.spec(name).source.format == "spm-model"
+    assert data["kind"] == ("server" if on_server else "bpe")
 
 
 @pytest.mark.slow

@@ -36,7 +36,8 @@ from .conftest import wait_idle
 pytestmark = pytest.mark.browser
 
 RANK_BASED = [n for n in registry.names() if not registry.spec(n).staged and registry.spec(n).kind == "bpe"]  # what bpe.js runs
-SENTENCEPIECE = [n for n in registry.names() if registry.spec(n).kind == "sentencepiece"]  # what spm.js runs
+# what spm.js runs: a GGUF's SentencePiece-style models (a .model file's rules are the server's)
+SENTENCEPIECE = [n for n in registry.names() if registry.spec(n).source.format == "gguf-spm"]
 #: our encoding -> llama.cpp's vocabulary whose test vectors it passes (tests/tokenizer/models/test_llama_cpp.py)
 VECTORS = {"llama2": "llama-spm", "phi3": "phi-3", "gemma4": "gemma-4"}
 TEXTS = [

@@ -26,7 +26,8 @@ pytestmark = pytest.mark.browser
 
 XSS = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
 RANK_BASED = [n for n in registry.names() if not registry.spec(n).staged and registry.spec(n).kind == "bpe"]  # what bpe.js runs
-SENTENCEPIECE = [n for n in registry.names() if registry.spec(n).kind == "sentencepiece"]  # what spm.js runs
+# what spm.js runs: a GGUF's SentencePiece-style models (a .model file's rules are the server's)
+SENTENCEPIECE = [n for n in registry.names() if registry.spec(n).source.format == "gguf-spm"]
 #: the issue's budget: the view shows a key's tokens at most this long after it
 BUDGET = 0.5
 

@@ -204,6 +204,8 @@ def cases(seed: int, names: list[str]) -> dict:
 
 if __name__ == "__main__":
     names = (
-        sys.argv[2].split(",") if len(sys.argv) > 2 else [n for n in registry.names() if registry.spec(n).kind == "sentencepiece"]
+        sys.argv[2].split(",")
+        if len(sys.argv) > 2
+        else [n for n in registry.names() if registry.spec(n).source.format == "gguf-spm"]
     )
     json.dump(cases(int(sys.argv[1]), names), sys.stdout, ensure_ascii=True)
