@@ -331,12 +331,12 @@ def write_model(tok: SentencePieceTokenizer) -> bytes:
     byte fallback, the identity normalizer with the model's dummy prefix. ``sentencepiece.SentencePieceProcessor``
     loads it and gives the Tokenizer's ids, except where llama.cpp's rules differ (a GGUF's user-defined pieces:
     ``bpe.sentencepiece``). ValueError for what a ``.model`` file cannot hold."""
-    model = getattr(tok, "model", None)
-    if not isinstance(tok, SentencePieceTokenizer) or not isinstance(model, SentencePieceBPE):
+    if not isinstance(tok, SentencePieceTokenizer) or not isinstance(tok.model, SentencePieceBPE):
         raise ValueError(
             "a SentencePiece .model file holds a SentencePiece-style tokenizer (▁ for spaces, pieces by score); "
             "download a byte-level BPE tokenizer as BPE Lab JSON, tiktoken or tokenizer.json instead"
         )
+    model = tok.model
     if model.merge_rank is not None:
         raise ValueError(
             "this model orders its merges by a merge list (as Gemma 4 does), which a .model file cannot hold: "
