@@ -78,6 +78,15 @@ def hf_ids(ref: Tokenizer, text: str, *, specials: bool = True) -> list[int]:
         ref.encode_special_tokens = False
 
 
+def assert_like_tokenizers(ours, ref: Tokenizer, text: str) -> None:
+    """Ids with special tokens recognised and as text, decoding and the trace's last step, all as ``tokenizers``'s."""
+    ids = ours.encode(text, allowed_special="all")
+    assert ids == hf_ids(ref, text)
+    assert ours.encode_ordinary(text) == hf_ids(ref, text, specials=False)
+    assert ours.decode(ids) == ref.decode(ids, skip_special_tokens=False)
+    assert ours.encode_trace(text, allowed_special="all").final == ids
+
+
 # Pieces of text where the pipelines differ: scripts, digits of several kinds, combining
 # marks (decomposed and composed), ligatures and case folds, whitespace runs, emoji with
 # joiners, contractions, Hangul jamo, and the added-token strings the tests use.

