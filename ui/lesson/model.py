@@ -458,8 +458,9 @@ def questions(n: int, seed: int, env: Env | None = None) -> list[Question]:
 def _q1(rng, env) -> list[Question]:
     text = _text_of_bytes(rng)
     expected = len(text.encode("utf-8"))
-    why = f"{len(text)} characters, {expected} bytes: " + ", ".join(
-        f"{visible(c.encode())} {len(c.encode())}" for c in dict.fromkeys(text) if len(c.encode()) > 1
+    wide = [f"{visible(c.encode())} {len(c.encode())}" for c in dict.fromkeys(text) if len(c.encode()) > 1]
+    why = f"{len(text)} characters, {expected} bytes: " + (
+        ", ".join(wide) + "." if wide else "each character is ASCII, one byte."
     )
     return [
         Question(
